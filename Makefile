@@ -1,0 +1,129 @@
+# prec / prep — build, test, fuzz.
+#
+#   make            build ./prep (and the library under build/)
+#   make deps       install missing Debian packages (apt-get as root; prints the command otherwise)
+#   make test       deps + build + every test; ends with "N passed, N failed"
+#   make asan       the same tests, built with AddressSanitizer and UBSan
+#   make fuzz       libFuzzer targets (clang), each run for FUZZ_SECONDS
+#   make install PREFIX=/usr/local
+
+CC      ?= gcc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+PKGS    := zlib libdeflate libelf libdw
+FUZZ_SECONDS ?= 60
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lelf -ldw)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS += $(EXTRA_LDFLAGS)
+
+LIB_SRC  := $(wildcard common/*.c) $(wildcard format/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libprec.a
+
+PREP_SRC := $(wildcard report/*.c)
+PREP_OBJ := $(PREP_SRC:%.c=$(BUILD)/%.o)
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/tests/replay_%)
+TOOL_SRC := $(wildcard tools/*.c)
+TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
+
+BINS := prep
+
+.PHONY: all deps test check-build asan fuzz install clean tests-build
+all: $(BINS)
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+ifeq ($(BUILD),build)
+prep: $(PREP_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_OBJ) $(LIB) $(PKG_LIBS)
+else
+prep: $(BUILD)/prep
+endif
+
+$(BUILD)/prep: $(PREP_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_OBJ) $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(CMOCKA_LIBS) $(PKG_LIBS)
+
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tests/minireader: tests/minireader/minireader.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lz
+
+$(BUILD)/tests/canondump: tests/canon/canondump.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tests/gen_files: tests/canon/gen_files.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tools/%: tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory tests-build
+	@BUILD=$(BUILD) sh tests/run.sh
+
+# Sanitizer build: separate object folder, same tests.
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan CC=$(CC) \
+		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" tests-build
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		BUILD=build/asan sh tests/run.sh
+
+# libFuzzer targets: clang, separate objects, each target run FUZZ_SECONDS on a
+# scratch copy of its committed corpus (new inputs land in build/fuzz/, not in git).
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang \
+		EXTRA_CFLAGS="$(FUZZ_CFLAGS)" build/fuzz/libprec.a
+	@set -e; for src in $(FUZZ_SRC); do \
+		name=$$(basename $$src .c | sed 's/^fuzz_//'); \
+		clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+			-o build/fuzz/fuzz_$$name $$src build/fuzz/libprec.a $(PKG_LIBS); \
+		mkdir -p build/fuzz/corpus_$$name; \
+		cp tests/fuzz/corpus/$$name/* build/fuzz/corpus_$$name/ 2>/dev/null || true; \
+		echo "fuzz_$$name: $(FUZZ_SECONDS) s"; \
+		build/fuzz/fuzz_$$name -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-artifact_prefix=build/fuzz/crash_$$name- build/fuzz/corpus_$$name \
+			2>build/fuzz/fuzz_$$name.log || { tail -40 build/fuzz/fuzz_$$name.log; exit 1; }; \
+		tail -1 build/fuzz/fuzz_$$name.log; \
+	done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build $(BINS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A growable byte buffer.
+ *
+ * Invariants: data is NULL exactly when cap is 0; len <= cap; the bytes
+ * [0, len) are the content and are owned by the buffer. buf_free() releases
+ * them and leaves an empty buffer that can be reused. Pointers into data are
+ * valid until the next call that may grow the buffer (buf_reserve,
+ * buf_append*, buf_put*). Growth is overflow-checked: a request that cannot be
+ * represented fails with -ENOMEM instead of wrapping.
+ */
+#ifndef PREC_COMMON_BUF_H
+#define PREC_COMMON_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+#define BUF_INIT { NULL, 0, 0 }
+
+/* Make room for at least `more` bytes past len. 0 or -ENOMEM. */
+int buf_reserve(struct buf *b, size_t more);
+int buf_append(struct buf *b, const void *p, size_t n);
+int buf_append_zero(struct buf *b, size_t n);
+/* Little-endian fixed-width appends. */
+int buf_put_u8(struct buf *b, uint8_t v);
+int buf_put_u16(struct buf *b, uint16_t v);
+int buf_put_u32(struct buf *b, uint32_t v);
+int buf_put_u64(struct buf *b, uint64_t v);
+void buf_reset(struct buf *b);   /* len = 0, memory kept */
+void buf_free(struct buf *b);    /* NULL-tolerant */
+
+/* Overflow-checked size helpers: 0 on success, -ENOMEM if a*b or a+b wraps. */
+int size_mul(size_t a, size_t b, size_t *out);
+int size_add(size_t a, size_t b, size_t *out);
+
+#endif

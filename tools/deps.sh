@@ -1,0 +1,21 @@
+#!/bin/sh
+# Install the Debian packages prec/prep needs, if any is missing.
+# As root: apt-get install. Otherwise: print the exact command to run.
+set -e
+PKGS="gcc make pkg-config zlib1g-dev libdeflate-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev clang"
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "missing packages:$missing" >&2
+	echo "run: sudo apt-get update && sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq $missing >/dev/null

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The prec.data container: a file header and checksummed, optionally
+ * compressed blocks (format/FORMAT.md is the normative description).
+ *
+ * Writer: blocks are appended as they are produced; data spans from the ring
+ * buffers accumulate in the current DATA block, which is compressed and
+ * written when it is full, on container_writer_flush() and on close. A clean
+ * close appends the INDEX block and patches the file header with its offset.
+ *
+ * Reader: walks the blocks forward, checking every length and CRC. Damage is
+ * reported through the warn callback (one line per event, nothing printed by
+ * the library itself) and counted in struct container_stats; the walk goes on
+ * with the next good block. Only a file that cannot be a prec.data file at
+ * all, or one this code must not read (newer major version, foreign byte
+ * order), fails to open.
+ */
+#ifndef PREC_FORMAT_CONTAINER_H
+#define PREC_FORMAT_CONTAINER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+#define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
+#define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
+#define CONTAINER_VERSION_MAJOR 1
+#define CONTAINER_VERSION_MINOR 0
+#define CONTAINER_HEADER_SIZE 64
+#define CONTAINER_BLOCK_HEADER_SIZE 32
+#define CONTAINER_MAX_RAW (64u << 20)
+#define CONTAINER_MAX_STORED (CONTAINER_MAX_RAW + (64u << 10))
+#define CONTAINER_DEFAULT_BLOCK (1u << 20)
+#define CONTAINER_DEFAULT_LEVEL 1
+#define CONTAINER_MAX_LEVEL 12
+
+enum container_kind {
+	CONTAINER_KIND_SAMPLES = 1,
+	CONTAINER_KIND_COUNTS = 2,
+};
+
+enum container_byte_order {
+	CONTAINER_LITTLE_ENDIAN = 1,
+	CONTAINER_BIG_ENDIAN = 2,
+};
+
+enum block_type {
+	BLOCK_METADATA = 1,
+	BLOCK_EVENT = 2,
+	BLOCK_DATA = 3,
+	BLOCK_BUILD_IDS = 4,
+	BLOCK_COUNTS = 5,
+	BLOCK_INDEX = 6,
+	BLOCK_TYPE_MAX,
+};
+
+enum block_codec {
+	CODEC_STORED = 0,
+	CODEC_ZLIB = 1,
+	CODEC_MAX,
+};
+
+#define BLOCK_FLAG_TRANSFORMED 0x01
+
+struct container_header {
+	uint16_t version_major, version_minor;
+	uint8_t kind;
+	uint8_t byte_order;
+	uint64_t index_offset;
+	uint64_t created_ns;
+};
+
+/* Encode/decode the 64-byte file header (header CRC computed / checked). */
+void container_header_encode(const struct container_header *h, uint8_t out[CONTAINER_HEADER_SIZE]);
+int container_header_decode(const uint8_t *p, size_t len, struct container_header *h,
+			    struct err *err);
+/* The byte order of this machine, as enum container_byte_order. */
+uint8_t container_host_byte_order(void);
+
+const char *block_type_name(unsigned type);   /* "DATA", ... or NULL */
+
+/* ---- writer ---------------------------------------------------------- */
+
+struct container_writer_opts {
+	uint8_t kind;                /* enum container_kind; 0 means SAMPLES */
+	int level;                   /* deflate level for DATA blocks (0..12), 0 = stored;
+					<0 = default */
+	size_t block_size;           /* raw bytes per DATA block; 0 = default (1 MiB) */
+	/* Optional: timestamp of a record (0 if it has none), used for the DATA
+	 * blocks' time ranges. Called only when a block is written out. */
+	uint64_t (*record_time)(void *ctx, const void *rec, size_t len);
+	void *ctx;
+};
+
+struct container_writer;
+
+/* Create (truncate) path and write the file header. */
+int container_writer_open(struct container_writer **out, const char *path,
+			  const struct container_writer_opts *opts, struct err *err);
+/* Append one whole block of `type` with the given raw payload. Non-DATA
+ * blocks are zlib-compressed when that makes them smaller (level 6). Any
+ * pending DATA block is written first, so blocks stay in call order. */
+int container_write_block(struct container_writer *w, unsigned type,
+			  const void *payload, size_t len, struct err *err);
+/* Append records from ring buffer `cpu` (0xFFFFFFFF: synthesized) to the
+ * current DATA block: the bytes p1[0..n1) followed by p2[0..n2) (the two
+ * pieces of a wrapped ring buffer) must hold whole records. */
+int container_write_records(struct container_writer *w, uint32_t cpu,
+			    const void *p1, size_t n1, const void *p2, size_t n2,
+			    struct err *err);
+/* Mark the end of one drain pass (a ROUND_END span). */
+int container_write_round(struct container_writer *w, struct err *err);
+/* Write out the pending DATA block, if any. */
+int container_writer_flush(struct container_writer *w, struct err *err);
+/* Flush, write the INDEX, patch the header, close and free. The writer is
+ * freed even when this fails. */
+int container_writer_close(struct container_writer *w, struct err *err);
+/* Close the file as it is, without index: what a crash would leave (tests). */
+void container_writer_abort(struct container_writer *w);
+
+struct container_writer_stats {
+	uint64_t blocks;
+	uint64_t raw_bytes;     /* payload bytes before compression */
+	uint64_t file_bytes;    /* bytes written to the file */
+	uint64_t records;       /* records in DATA blocks */
+};
+void container_writer_get_stats(const struct container_writer *w,
+				struct container_writer_stats *st);
+
+/* ---- reader ---------------------------------------------------------- */
+
+enum container_problem_kind {
+	PROBLEM_UNFINISHED = 1,     /* no index: the recording did not finish */
+	PROBLEM_BAD_INDEX,          /* index_offset does not point to an INDEX block */
+	PROBLEM_CORRUPT_HEADER,     /* block header unusable; a resync follows */
+	PROBLEM_RESYNC,             /* found the next valid block after damage */
+	PROBLEM_CORRUPT_PAYLOAD,    /* codec, length or CRC failure: block skipped */
+	PROBLEM_CORRUPT_STRUCTURE,  /* payload inconsistent with its type: skipped */
+	PROBLEM_SKIPPED,            /* unknown type, codec or flags: skipped */
+	PROBLEM_TRUNCATED,          /* the file ends inside a block: tail ignored */
+	PROBLEM_SEQ_GAP,            /* a block sequence number is missing */
+};
+
+enum container_skip_reason {
+	SKIP_UNKNOWN_CODEC = 1,
+	SKIP_TRANSFORMED,
+	SKIP_UNKNOWN_FLAGS,
+	SKIP_UNKNOWN_TYPE,
+};
+
+struct container_problem {
+	enum container_problem_kind kind;
+	uint64_t offset;            /* the block (or damage) it is about */
+	uint64_t bytes;             /* RESYNC: bytes skipped; TRUNCATED: bytes ignored */
+	int reason;                 /* SKIPPED: enum container_skip_reason */
+	const char *msg;            /* one line naming the offset, for users */
+};
+
+struct container_reader_opts {
+	/* Called once per problem found, in file order. */
+	void (*warn)(void *ctx, const struct container_problem *p);
+	void *ctx;
+};
+
+struct container_block {
+	uint64_t offset;        /* file offset of the block header */
+	uint16_t type;
+	uint8_t codec;
+	uint8_t flags;
+	uint32_t seq;
+	const uint8_t *data;    /* decoded payload; valid until the next
+				   container_reader_next() or close */
+	size_t len;
+};
+
+struct container_stats {
+	uint64_t blocks;            /* good blocks returned */
+	uint64_t corrupt_blocks;    /* blocks skipped as corrupt */
+	uint64_t skipped_blocks;    /* unknown type / codec / flags */
+	uint64_t bytes_skipped;     /* bytes passed over while resynchronising */
+	uint64_t bytes_ignored;     /* incomplete tail of a cut-short file */
+	bool finished;              /* the file has a valid index (clean close) */
+	bool truncated;             /* the last block was incomplete */
+};
+
+struct container_reader;
+
+int container_reader_open(struct container_reader **out, const char *path,
+			  const struct container_reader_opts *opts, struct err *err);
+/* Read from memory; the bytes are borrowed and must outlive the reader. */
+int container_reader_open_mem(struct container_reader **out, const void *data, size_t len,
+			      const struct container_reader_opts *opts, struct err *err);
+/* Next good block: 1 and *b filled; 0 at the end; negative only for
+ * failures that stop reading (out of memory). Damage is warned, counted and
+ * skipped. */
+int container_reader_next(struct container_reader *r, struct container_block *b,
+			  struct err *err);
+/* Restart the walk at the first block. */
+void container_reader_rewind(struct container_reader *r);
+const struct container_header *container_reader_header(const struct container_reader *r);
+const struct container_stats *container_reader_stats(const struct container_reader *r);
+uint64_t container_reader_size(const struct container_reader *r);
+void container_reader_close(struct container_reader *r);   /* NULL-tolerant */
+
+#endif

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The container writer. Spans of ring-buffer bytes are copied once, into the
+ * payload of the current DATA block; the block is compressed and written when
+ * it reaches opts.block_size. Only record sizes are looked at on the way in
+ * (to keep records whole inside a block); timestamps are read when a block
+ * is written out, and only if the caller asked for time ranges.
+ */
+#include "blocks.h"
+#include "container.h"
+#include "header.h"
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <libdeflate.h>
+
+#define META_LEVEL 6
+
+struct container_writer {
+	int fd;
+	struct container_writer_opts opts;
+	uint64_t offset;                /* where the next block goes */
+	uint32_t seq;
+	struct container_header header;
+
+	struct buf data;                /* current DATA payload (header space first) */
+	uint32_t nr_spans;
+	uint32_t nr_records;
+
+	struct buf packed;              /* compressed payload scratch */
+	struct libdeflate_compressor *zc;
+	int zc_level;                   /* level zc was made for, -1 = none */
+
+	struct index_entry *index;
+	size_t nr_index, cap_index;
+	struct container_writer_stats stats;
+};
+
+static int write_all(int fd, const struct iovec *iov, int n, struct err *err)
+{
+	struct iovec v[2];
+
+	memcpy(v, iov, (size_t)n * sizeof(*v));
+	while (n) {
+		ssize_t done = writev(fd, v, n);
+
+		if (done < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_set(err, -errno, "cannot write: %s", err_str(-errno));
+		}
+		while (n && (size_t)done >= v[0].iov_len) {
+			done -= (ssize_t)v[0].iov_len;
+			memmove(v, v + 1, sizeof(*v) * (size_t)(--n));
+		}
+		if (n) {
+			v[0].iov_base = (uint8_t *)v[0].iov_base + done;
+			v[0].iov_len -= (size_t)done;
+		}
+	}
+	return 0;
+}
+
+/* Compress p into w->packed as a zlib stream at `level` (libdeflate: whole
+ * buffers, about twice zlib's speed at level 1, the same stream format). 1 if
+ * the result is smaller than the input, 0 if storing it raw is better,
+ * negative on failure. */
+static int pack(struct container_writer *w, const uint8_t *p, size_t len, int level)
+{
+	size_t out;
+
+	if (w->zc_level != level) {
+		libdeflate_free_compressor(w->zc);
+		w->zc = libdeflate_alloc_compressor(level);
+		w->zc_level = w->zc ? level : -1;
+		if (!w->zc)
+			return -ENOMEM;
+	}
+	buf_reset(&w->packed);
+	if (len < 2)
+		return 0;
+	if (buf_reserve(&w->packed, len))
+		return -ENOMEM;
+	/* Room for len - 1 bytes: 0 back means it would not be smaller. */
+	out = libdeflate_zlib_compress(w->zc, p, len, w->packed.data, len - 1);
+	w->packed.len = out;
+	return out != 0;
+}
+
+static int index_add(struct container_writer *w, const struct index_entry *e)
+{
+	if (w->nr_index == w->cap_index) {
+		size_t cap = w->cap_index ? 2 * w->cap_index : 64;
+		struct index_entry *n = realloc(w->index, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		w->index = n;
+		w->cap_index = cap;
+	}
+	w->index[w->nr_index++] = *e;
+	return 0;
+}
+
+static int emit_block(struct container_writer *w, unsigned type, const uint8_t *p, size_t len,
+		      int level, uint64_t tmin, uint64_t tmax, struct err *err)
+{
+	struct block_header bh = { .type = (uint16_t)type, .seq = w->seq };
+	struct index_entry ie = { .offset = w->offset, .type = (uint16_t)type, .seq = w->seq,
+				  .time_min = tmin, .time_max = tmax };
+	uint8_t hdr[CONTAINER_BLOCK_HEADER_SIZE];
+	struct iovec iov[2];
+	int packed = 0, ret;
+
+	if (len > CONTAINER_MAX_RAW)
+		return err_set(err, -PREC_ELIMIT, "block of %zu bytes exceeds the %u byte limit",
+			       len, CONTAINER_MAX_RAW);
+	if (level > 0) {
+		packed = pack(w, p, len, level);
+		if (packed < 0)
+			return err_set(err, packed, "cannot compress a %s block",
+				       block_type_name(type));
+	}
+	bh.codec = packed ? CODEC_ZLIB : CODEC_STORED;
+	bh.raw_len = (uint32_t)len;
+	bh.stored_len = packed ? (uint32_t)w->packed.len : (uint32_t)len;
+	bh.raw_crc = crc32_of(p, len);
+	block_header_encode(&bh, hdr);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = sizeof(hdr);
+	iov[1].iov_base = packed ? w->packed.data : (void *)p;
+	iov[1].iov_len = bh.stored_len;
+	ret = write_all(w->fd, iov, 2, err);
+	if (ret)
+		return ret;
+	if (type != BLOCK_INDEX && index_add(w, &ie))
+		return err_set(err, -ENOMEM, "out of memory");
+	w->offset += sizeof(hdr) + bh.stored_len;
+	w->seq++;
+	w->stats.blocks++;
+	w->stats.raw_bytes += len;
+	w->stats.file_bytes = w->offset;
+	return 0;
+}
+
+static void data_block_start(struct container_writer *w)
+{
+	buf_reset(&w->data);
+	w->data.len = DATA_HEADER_SIZE;   /* reserved by buf_reserve in open */
+	w->nr_spans = 0;
+	w->nr_records = 0;
+}
+
+/* Time range of the records in the pending block, through the callback. */
+static void data_time_range(struct container_writer *w, uint64_t *tmin, uint64_t *tmax)
+{
+	struct data_iter it;
+	struct data_span s;
+
+	*tmin = *tmax = 0;
+	if (!w->opts.record_time || data_iter_init(&it, w->data.data, w->data.len, NULL))
+		return;
+	while (data_iter_next(&it, &s, NULL) == 1) {
+		size_t off = 0, rec_len;
+
+		while (record_next(s.records, s.len, off, &rec_len, NULL) == 1) {
+			uint64_t t = w->opts.record_time(w->opts.ctx, s.records + off, rec_len);
+
+			if (t && (!*tmin || t < *tmin))
+				*tmin = t;
+			if (t > *tmax)
+				*tmax = t;
+			off += rec_len;
+		}
+	}
+}
+
+int container_writer_flush(struct container_writer *w, struct err *err)
+{
+	struct data_header dh = { .nr_records = w->nr_records, .nr_spans = w->nr_spans };
+	int ret;
+
+	if (!w->nr_spans)
+		return 0;
+	data_time_range(w, &dh.time_min, &dh.time_max);
+	data_header_encode(&dh, w->data.data);
+	ret = emit_block(w, BLOCK_DATA, w->data.data, w->data.len, w->opts.level,
+			 dh.time_min, dh.time_max, err);
+	w->stats.records += w->nr_records;
+	data_block_start(w);
+	return ret;
+}
+
+int container_write_block(struct container_writer *w, unsigned type,
+			  const void *payload, size_t len, struct err *err)
+{
+	int ret = container_writer_flush(w, err);
+
+	if (ret)
+		return ret;
+	return emit_block(w, type, payload, len, w->opts.level ? META_LEVEL : 0, 0, 0, err);
+}
+
+/* The two pieces of a wrapped ring buffer, seen as one byte sequence. */
+struct pieces {
+	const uint8_t *p1, *p2;
+	size_t n1, n2;
+};
+
+static void pieces_copy(const struct pieces *pc, size_t off, size_t len, uint8_t *out)
+{
+	if (off < pc->n1) {
+		size_t a = pc->n1 - off < len ? pc->n1 - off : len;
+
+		memcpy(out, pc->p1 + off, a);
+		out += a;
+		off += a;
+		len -= a;
+	}
+	if (len)
+		memcpy(out, pc->p2 + (off - pc->n1), len);
+}
+
+static int append_span(struct container_writer *w, uint32_t cpu, uint16_t kind,
+		       const struct pieces *pc, size_t off, size_t len, uint32_t nr_records)
+{
+	int ret = buf_reserve(&w->data, SPAN_HEADER_SIZE + len);
+
+	if (ret)
+		return ret;
+	span_header_encode(cpu, kind, len, w->data.data + w->data.len);
+	w->data.len += SPAN_HEADER_SIZE;
+	if (len)
+		pieces_copy(pc, off, len, w->data.data + w->data.len);
+	w->data.len += len;
+	w->nr_spans++;
+	w->nr_records += nr_records;
+	return 0;
+}
+
+int container_write_records(struct container_writer *w, uint32_t cpu,
+			    const void *p1, size_t n1, const void *p2, size_t n2,
+			    struct err *err)
+{
+	struct pieces pc = { p1, p2, n1, n2 };
+	size_t total = n1 + n2, start = 0, off = 0;
+	uint32_t nr = 0;
+	int ret;
+
+	while (off < total) {
+		struct perf_event_header h;
+		size_t room;
+
+		if (total - off < sizeof(h))
+			return err_set(err, -EINVAL, "cpu %u: %zu bytes left over after the last record",
+				       cpu, total - off);
+		pieces_copy(&pc, off, sizeof(h), (uint8_t *)&h);
+		if (h.size < sizeof(h) || h.size > total - off)
+			return err_set(err, -EINVAL, "cpu %u: record of size %u at byte %zu of %zu",
+				       cpu, h.size, off, total);
+		room = w->opts.block_size - w->data.len;
+		if (off - start + h.size + SPAN_HEADER_SIZE > room) {
+			/* This record does not fit: close the span so far, then the block. */
+			if (off > start) {
+				ret = append_span(w, cpu, SPAN_RECORDS, &pc, start, off - start, nr);
+				if (ret)
+					return err_set(err, ret, "out of memory");
+			}
+			ret = container_writer_flush(w, err);
+			if (ret)
+				return ret;
+			start = off;
+			nr = 0;
+		}
+		off += h.size;
+		nr++;
+	}
+	if (off > start) {
+		ret = append_span(w, cpu, SPAN_RECORDS, &pc, start, off - start, nr);
+		if (ret)
+			return err_set(err, ret, "out of memory");
+	}
+	return 0;
+}
+
+int container_write_round(struct container_writer *w, struct err *err)
+{
+	int ret;
+
+	if (w->data.len + SPAN_HEADER_SIZE > w->opts.block_size) {
+		ret = container_writer_flush(w, err);
+		if (ret)
+			return ret;
+	}
+	ret = append_span(w, SPAN_CPU_SYNTH, SPAN_ROUND_END, NULL, 0, 0, 0);
+	return ret ? err_set(err, ret, "out of memory") : 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void writer_free(struct container_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	libdeflate_free_compressor(w->zc);
+	buf_free(&w->data);
+	buf_free(&w->packed);
+	free(w->index);
+	free(w);
+}
+
+int container_writer_open(struct container_writer **out, const char *path,
+			  const struct container_writer_opts *opts, struct err *err)
+{
+	struct container_writer *w = calloc(1, sizeof(*w));
+	uint8_t hdr[CONTAINER_HEADER_SIZE];
+	struct iovec iov = { hdr, sizeof(hdr) };
+	int ret;
+
+	*out = NULL;
+	if (!w)
+		return err_set(err, -ENOMEM, "out of memory");
+	w->fd = -1;
+	w->zc_level = -1;
+	if (opts)
+		w->opts = *opts;
+	if (!w->opts.kind)
+		w->opts.kind = CONTAINER_KIND_SAMPLES;
+	if (w->opts.level < 0)
+		w->opts.level = CONTAINER_DEFAULT_LEVEL;
+	if (w->opts.level > CONTAINER_MAX_LEVEL) {
+		int level = w->opts.level;
+
+		writer_free(w);
+		return err_set(err, -EINVAL, "compression level %d is not in 0..%d", level,
+			       CONTAINER_MAX_LEVEL);
+	}
+	if (!w->opts.block_size)
+		w->opts.block_size = CONTAINER_DEFAULT_BLOCK;
+	if (w->opts.block_size < (64u << 10) + DATA_HEADER_SIZE + SPAN_HEADER_SIZE)
+		w->opts.block_size = (64u << 10) + DATA_HEADER_SIZE + SPAN_HEADER_SIZE;
+	if (w->opts.block_size > CONTAINER_MAX_RAW)
+		w->opts.block_size = CONTAINER_MAX_RAW;
+	if (buf_reserve(&w->data, w->opts.block_size)) {
+		writer_free(w);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	data_block_start(w);
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		ret = -errno;
+		writer_free(w);
+		return err_set(err, ret, "cannot create '%s': %s", path, err_str(ret));
+	}
+	w->header.version_major = CONTAINER_VERSION_MAJOR;
+	w->header.version_minor = CONTAINER_VERSION_MINOR;
+	w->header.kind = w->opts.kind;
+	w->header.byte_order = container_host_byte_order();
+	w->header.created_ns = now_ns();
+	container_header_encode(&w->header, hdr);
+	ret = write_all(w->fd, &iov, 1, err);
+	if (ret) {
+		writer_free(w);
+		return err_prefix(err, "'%s'", path);
+	}
+	w->offset = CONTAINER_HEADER_SIZE;
+	*out = w;
+	return 0;
+}
+
+int container_writer_close(struct container_writer *w, struct err *err)
+{
+	uint8_t hdr[CONTAINER_HEADER_SIZE];
+	struct buf idx = BUF_INIT;
+	uint64_t index_offset;
+	int ret;
+
+	ret = container_writer_flush(w, err);
+	if (!ret) {
+		ret = index_encode(w->index, w->nr_index, &idx);
+		if (ret)
+			err_set(err, ret, "out of memory");
+	}
+	index_offset = w->offset;
+	if (!ret)
+		ret = emit_block(w, BLOCK_INDEX, idx.data, idx.len, w->opts.level ? META_LEVEL : 0,
+				 0, 0, err);
+	if (!ret) {
+		w->header.index_offset = index_offset;
+		container_header_encode(&w->header, hdr);
+		if (pwrite(w->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+			ret = err_set(err, -EIO, "cannot update the file header: %s",
+				      strerror(errno));
+	}
+	if (!ret && close(w->fd) < 0)
+		ret = err_set(err, -errno, "cannot close: %s", err_str(-errno));
+	w->fd = -1;
+	buf_free(&idx);
+	writer_free(w);
+	return ret;
+}
+
+void container_writer_abort(struct container_writer *w)
+{
+	if (w)
+		writer_free(w);
+}
+
+void container_writer_get_stats(const struct container_writer *w,
+				struct container_writer_stats *st)
+{
+	*st = w->stats;
+}

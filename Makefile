@@ -84,7 +84,7 @@ $(BUILD)/tests/gen_files: tests/canon/gen_files.c $(LIB)
 
 $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lzstd
 
 tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN)
 

@@ -7,13 +7,17 @@
  *   build/tools/bench_writer [-l LEVEL] [-m MIB] [-o FILE] [-r REPEAT]
  *
  * Prints one line per repeat and the median: raw MB/s (wall and CPU), file
- * bytes per sample, compression ratio.
+ * bytes per sample, compression ratio. For comparison it then compresses the
+ * same bytes, in the same 1 MiB pieces, with zstd at level 1, which is what
+ * `perf record -z` uses: perf's own file size and compression speed on this
+ * data, side by side.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "../format/container.h"
 #include "synth.h"
@@ -122,6 +126,31 @@ int main(int argc, char **argv)
 		       opts.level < 0 ? CONTAINER_DEFAULT_LEVEL : opts.level, raw >> 20, nr, mbs[r],
 		       cpu_mbs[r], (double)st.file_bytes / (double)nr,
 		       (double)raw / (double)st.file_bytes);
+	}
+	{
+		/* perf -z: zstd level 1 over the same bytes in 1 MiB pieces. */
+		size_t piece = 1u << 20, out = 0, cap = ZSTD_compressBound(piece);
+		uint8_t *dst = malloc(cap), *src = malloc(piece);
+		ZSTD_CCtx *z = ZSTD_createCCtx();
+		double c0 = now(CLOCK_PROCESS_CPUTIME_ID), ct;
+		size_t fill_len = 0;
+
+		for (size_t i = 0; dst && src && z && i < nspans; i++) {
+			if (fill_len + lens[i] > piece) {
+				out += ZSTD_compressCCtx(z, dst, cap, src, fill_len, 1);
+				fill_len = 0;
+			}
+			memcpy(src + fill_len, spans + i * SPAN, lens[i]);
+			fill_len += lens[i];
+		}
+		if (fill_len && dst && z)
+			out += ZSTD_compressCCtx(z, dst, cap, src, fill_len, 1);
+		ct = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		printf("zstd -1 (perf -z) on the same data: %.0f MB/s CPU, %.2f B/sample, ratio %.1f\n",
+		       (double)raw / 1e6 / ct, (double)out / (double)nr, (double)raw / (double)out);
+		ZSTD_freeCCtx(z);
+		free(dst);
+		free(src);
 	}
 	qsort(mbs, repeat, sizeof(double), cmp_double);
 	qsort(cpu_mbs, repeat, sizeof(double), cmp_double);

@@ -2,7 +2,7 @@
 # Install the Debian packages prec/prep needs, if any is missing.
 # As root: apt-get install. Otherwise: print the exact command to run.
 set -e
-PKGS="gcc make pkg-config zlib1g-dev libdeflate-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev clang"
+PKGS="gcc make pkg-config zlib1g-dev libdeflate-dev libzstd-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev clang"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

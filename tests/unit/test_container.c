@@ -1,0 +1,720 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the container: header, writer, reader, block payloads. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../format/blocks.h"
+#include "../../format/container.h"
+#include "../../format/header.h"
+#include "../../format/record.h"
+#include "../../tools/synth.h"
+
+static char tmpdir[] = "/tmp/test_container.XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc((size_t)n + 1);
+	assert_non_null(p);
+	assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+/* Problems reported by the reader, by kind. */
+struct seen {
+	int kinds[16];
+	uint64_t last_offset, last_bytes;
+	int last_reason;
+};
+
+static void on_problem(void *ctx, const struct container_problem *p)
+{
+	struct seen *s = ctx;
+
+	s->kinds[p->kind]++;
+	s->last_offset = p->offset;
+	s->last_bytes = p->bytes;
+	s->last_reason = p->reason;
+	assert_non_null(p->msg);
+	assert_true(strlen(p->msg) > 0);
+}
+
+/* ---- a reference file -------------------------------------------------- */
+
+#define NR_SAMPLES 3000
+
+static uint8_t records[NR_SAMPLES * 256];
+static size_t records_len;
+
+static void make_records(void)
+{
+	struct synth s;
+
+	synth_init(&s, 42, 7, 500);
+	records_len = 0;
+	for (int i = 0; i < NR_SAMPLES; i++)
+		records_len += synth_sample(&s, records + records_len, 0);
+}
+
+/* Write meta, event, records (in wrapped pieces of ~4 KiB, one round per
+ * 8), build ids, counts; small blocks so that there are several DATA blocks. */
+static void write_reference(const char *path, int level, bool finish)
+{
+	struct container_writer_opts o = { .level = level, .block_size = 70000 };
+	struct container_writer *w;
+	struct perf_event_attr attr;
+	struct event_id ids[1] = { { 7, -1, 500 } };
+	struct metadata m = { 0 };
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+	size_t off = 0;
+	int n = 0;
+
+	assert_int_equal(container_writer_open(&w, path, &o, &err), 0);
+	metadata_set_str(&m, META_HOSTNAME, "host");
+	metadata_set_u64(&m, META_NR_CPUS_ONLINE, 2);
+	assert_int_equal(metadata_encode(&m, &b), 0);
+	assert_int_equal(container_write_block(w, BLOCK_METADATA, b.data, b.len, &err), 0);
+	metadata_free(&m);
+	buf_reset(&b);
+	synth_attr(&attr);
+	assert_int_equal(event_block_encode(&attr, sizeof(attr), "cpu-clock", ids, 1, &b), 0);
+	assert_int_equal(container_write_block(w, BLOCK_EVENT, b.data, b.len, &err), 0);
+	buf_free(&b);
+	while (off < records_len) {
+		size_t end = off, cut;
+
+		/* whole records, about 4 KiB, handed over as two pieces */
+		while (end < records_len && end - off < 4096) {
+			struct perf_event_header h;
+
+			memcpy(&h, records + end, sizeof(h));
+			end += h.size;
+		}
+		cut = off + (end - off) / 3;
+		assert_int_equal(container_write_records(w, (uint32_t)(n & 1), records + off,
+							 cut - off, records + cut, end - cut, &err), 0);
+		if (++n % 8 == 0)
+			assert_int_equal(container_write_round(w, &err), 0);
+		off = end;
+	}
+	if (finish) {
+		assert_int_equal(container_writer_close(w, &err), 0);
+	} else {
+		assert_int_equal(container_writer_flush(w, &err), 0);
+		container_writer_abort(w);
+	}
+}
+
+/* Read a file back: concatenated records of all RECORDS spans, counts. */
+struct readback {
+	struct buf recs;
+	int blocks_by_type[BLOCK_TYPE_MAX];
+	int rounds;
+	struct container_stats stats;
+	struct seen seen;
+};
+
+static int read_back(const char *path, struct readback *rb)
+{
+	struct container_reader_opts o = { on_problem, &rb->seen };
+	struct container_reader *r;
+	struct container_block b;
+	struct err err = { 0 };
+	int ret;
+
+	memset(rb, 0, sizeof(*rb));
+	ret = container_reader_open(&r, path, &o, &err);
+	if (ret)
+		return ret;
+	while ((ret = container_reader_next(r, &b, &err)) == 1) {
+		assert_true(b.type < BLOCK_TYPE_MAX);
+		rb->blocks_by_type[b.type]++;
+		if (b.type == BLOCK_DATA) {
+			struct data_iter it;
+			struct data_span s;
+
+			assert_int_equal(data_iter_init(&it, b.data, b.len, &err), 0);
+			while (data_iter_next(&it, &s, &err) == 1) {
+				if (s.kind == SPAN_ROUND_END)
+					rb->rounds++;
+				else
+					buf_append(&rb->recs, s.records, s.len);
+			}
+		}
+	}
+	assert_int_equal(ret, 0);
+	rb->stats = *container_reader_stats(r);
+	container_reader_close(r);
+	return 0;
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	for (int level = 0; level <= 1; level++) {
+		struct readback rb;
+
+		write_reference(tmp_path("ref.data"), level, true);
+		assert_int_equal(read_back(tmp_path("ref.data"), &rb), 0);
+		assert_int_equal(rb.recs.len, records_len);
+		assert_memory_equal(rb.recs.data, records, records_len);
+		assert_int_equal(rb.blocks_by_type[BLOCK_METADATA], 1);
+		assert_int_equal(rb.blocks_by_type[BLOCK_EVENT], 1);
+		assert_true(rb.blocks_by_type[BLOCK_DATA] > 3);
+		assert_int_equal(rb.blocks_by_type[BLOCK_INDEX], 1);
+		assert_true(rb.rounds > 10);
+		assert_true(rb.stats.finished);
+		assert_false(rb.stats.truncated);
+		assert_int_equal(rb.stats.corrupt_blocks, 0);
+		assert_int_equal(rb.seen.kinds[PROBLEM_UNFINISHED], 0);
+		buf_free(&rb.recs);
+	}
+}
+
+static void test_index_matches_blocks(void **state)
+{
+	struct container_reader *r;
+	struct container_block b;
+	struct index_entry *idx = NULL;
+	size_t nidx = 0, nblocks = 0;
+	uint64_t offsets[256];
+	struct err err = { 0 };
+
+	(void)state;
+	write_reference(tmp_path("idx.data"), 1, true);
+	assert_int_equal(container_reader_open(&r, tmp_path("idx.data"), NULL, &err), 0);
+	while (container_reader_next(r, &b, &err) == 1) {
+		if (b.type == BLOCK_INDEX) {
+			assert_int_equal(b.offset, container_reader_header(r)->index_offset);
+			assert_int_equal(index_decode(b.data, b.len, &idx, &nidx, &err), 0);
+		} else {
+			assert_true(nblocks < 256);
+			offsets[nblocks++] = b.offset;
+		}
+	}
+	assert_int_equal(nidx, nblocks);
+	for (size_t i = 0; i < nidx; i++) {
+		assert_int_equal(idx[i].offset, offsets[i]);
+		assert_int_equal(idx[i].seq, i);
+	}
+	free(idx);
+	container_reader_close(r);
+}
+
+static uint64_t sample_time(void *ctx, const void *rec, size_t len)
+{
+	uint64_t t;
+
+	(void)ctx;
+	(void)len;
+	memcpy(&t, (const uint8_t *)rec + 32, 8);
+	return t;
+}
+
+static void test_time_ranges(void **state)
+{
+	struct container_writer_opts o = { .level = 1, .record_time = sample_time };
+	struct container_writer *w;
+	struct container_reader *r;
+	struct container_block b;
+	struct err err = { 0 };
+	struct data_iter it;
+
+	(void)state;
+	assert_int_equal(container_writer_open(&w, tmp_path("t.data"), &o, &err), 0);
+	assert_int_equal(container_write_records(w, 0, records, records_len, NULL, 0, &err), 0);
+	assert_int_equal(container_writer_close(w, &err), 0);
+	assert_int_equal(container_reader_open(&r, tmp_path("t.data"), NULL, &err), 0);
+	assert_int_equal(container_reader_next(r, &b, &err), 1);
+	assert_int_equal(b.type, BLOCK_DATA);
+	assert_int_equal(data_iter_init(&it, b.data, b.len, &err), 0);
+	assert_int_equal(it.h.nr_records, NR_SAMPLES);
+	assert_int_equal(it.h.time_min, sample_time(NULL, records, 0));
+	assert_true(it.h.time_max > it.h.time_min);
+	container_reader_close(r);
+}
+
+static void test_unfinished_file(void **state)
+{
+	struct readback rb;
+
+	(void)state;
+	write_reference(tmp_path("unf.data"), 1, false);
+	assert_int_equal(read_back(tmp_path("unf.data"), &rb), 0);
+	assert_false(rb.stats.finished);
+	assert_int_equal(rb.seen.kinds[PROBLEM_UNFINISHED], 1);
+	assert_int_equal(rb.recs.len, records_len);
+	buf_free(&rb.recs);
+}
+
+/* Cut the file at every length: never an error, never a crash, and the
+ * records read back are always a prefix of what was written. */
+static void test_truncation_everywhere(void **state)
+{
+	size_t len;
+	uint8_t *full;
+	const char *cut_path = tmp_path("cut.data");
+
+	(void)state;
+	write_reference(tmp_path("full.data"), 1, true);
+	full = slurp(tmp_path("full.data"), &len);
+	for (size_t cut = 0; cut < len; cut += (cut < 200 ? 1 : 97)) {
+		struct readback rb;
+		int fd = open(cut_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int ret;
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, full, cut), (ssize_t)cut);
+		close(fd);
+		ret = read_back(cut_path, &rb);
+		if (cut < CONTAINER_HEADER_SIZE) {
+			assert_int_equal(ret, -PREC_EFORMAT);
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		assert_true(rb.recs.len <= records_len);
+		if (rb.recs.len)
+			assert_memory_equal(rb.recs.data, records, rb.recs.len);
+		if (cut > CONTAINER_HEADER_SIZE && rb.stats.bytes_ignored == 0) {
+			/* cut exactly at a block boundary: nothing ignored */
+			assert_false(rb.stats.truncated);
+		}
+		assert_int_equal(rb.stats.corrupt_blocks, 0);
+		buf_free(&rb.recs);
+	}
+	free(full);
+}
+
+/* Flip every byte in turn: every change is caught by a CRC somewhere. */
+static void test_every_flip_detected(void **state)
+{
+	size_t len;
+	uint8_t *full, *p;
+	const char *path = tmp_path("flip.data");
+	struct container_writer_opts o = { .level = 1 };
+	struct container_writer *w;
+	struct err err = { 0 };
+	size_t small_len = 0;
+
+	(void)state;
+	/* a small, well-formed file: 20 records and an index */
+	assert_int_equal(container_writer_open(&w, tmp_path("small.data"), &o, &err), 0);
+	{
+		size_t off = 0, n = 0;
+
+		while (n < 20) {
+			struct perf_event_header h;
+
+			memcpy(&h, records + off, sizeof(h));
+			off += h.size;
+			n++;
+		}
+		assert_int_equal(container_write_records(w, 1, records, off, NULL, 0, &err), 0);
+		small_len = off;
+	}
+	assert_int_equal(container_writer_close(w, &err), 0);
+	full = slurp(tmp_path("small.data"), &len);
+	p = malloc(len);
+	for (size_t i = 0; i < len; i++) {
+		struct readback rb;
+		int fd, ret;
+
+		memcpy(p, full, len);
+		p[i] ^= 0x20;
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_int_equal(write(fd, p, len), (ssize_t)len);
+		close(fd);
+		ret = read_back(path, &rb);
+		if (ret) {
+			assert_true(i < CONTAINER_HEADER_SIZE);
+		} else {
+			/* Either the damage is reported, or it did not change what
+			 * the file decodes to (e.g. unused padding bits at the end of
+			 * a deflate stream): never a silent wrong answer. */
+			if (rb.stats.corrupt_blocks + rb.stats.skipped_blocks == 0 &&
+			    rb.stats.finished) {
+				assert_int_equal(rb.recs.len, small_len);
+				assert_memory_equal(rb.recs.data, records, small_len);
+			}
+		}
+		buf_free(&rb.recs);
+	}
+	free(p);
+	free(full);
+}
+
+static void test_header_checks(void **state)
+{
+	struct container_header h = { 1, 0, CONTAINER_KIND_SAMPLES, 0, 0, 12345 }, out;
+	uint8_t b[CONTAINER_HEADER_SIZE];
+	struct err err = { 0 };
+
+	(void)state;
+	h.byte_order = container_host_byte_order();
+	container_header_encode(&h, b);
+	assert_int_equal(container_header_decode(b, sizeof(b), &out, &err), 0);
+	assert_int_equal(out.created_ns, 12345);
+	assert_int_equal(container_header_decode(b, 63, &out, &err), -PREC_EFORMAT);
+
+	h.version_major = 2;
+	container_header_encode(&h, b);
+	assert_int_equal(container_header_decode(b, sizeof(b), &out, &err), -PREC_EVERSION);
+	assert_non_null(strstr(err.msg, "2.0"));
+
+	h.version_major = 1;
+	h.byte_order = container_host_byte_order() == 1 ? 2 : 1;
+	container_header_encode(&h, b);
+	assert_int_equal(container_header_decode(b, sizeof(b), &out, &err), -PREC_EENDIAN);
+
+	/* reserved bytes: corrupt for 1.0, accepted for a newer minor */
+	h.byte_order = container_host_byte_order();
+	container_header_encode(&h, b);
+	b[50] = 1;
+	b[20] = b[21] = b[22] = b[23] = 0;
+	{
+		uint32_t crc = crc32_of(b, sizeof(b));
+
+		memcpy(b + 20, &crc, 4);
+	}
+	assert_int_equal(container_header_decode(b, sizeof(b), &out, &err), -PREC_ECORRUPT);
+	h.version_minor = 5;
+	container_header_encode(&h, b);
+	b[50] = 1;
+	b[20] = b[21] = b[22] = b[23] = 0;
+	{
+		uint32_t crc = crc32_of(b, sizeof(b));
+
+		memcpy(b + 20, &crc, 4);
+	}
+	assert_int_equal(container_header_decode(b, sizeof(b), &out, &err), 0);
+
+	h.version_minor = 0;
+	h.kind = 9;
+	container_header_encode(&h, b);
+	assert_int_equal(container_header_decode(b, sizeof(b), &out, &err), -PREC_ECORRUPT);
+}
+
+static void test_open_errors(void **state)
+{
+	struct container_reader *r;
+	struct err err = { 0 };
+	int fd;
+
+	(void)state;
+	assert_int_equal(container_reader_open(&r, tmp_path("missing"), NULL, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "missing"));
+	assert_int_equal(container_reader_open(&r, tmpdir, NULL, &err), -EISDIR);
+	fd = open(tmp_path("empty"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	close(fd);
+	assert_int_equal(container_reader_open(&r, tmp_path("empty"), NULL, &err), -PREC_EFORMAT);
+	assert_non_null(strstr(err.msg, "not a prec.data file"));
+	assert_null(r);
+}
+
+static void test_unknown_block_skipped(void **state)
+{
+	struct container_writer *w;
+	struct err err = { 0 };
+	struct readback rb;
+
+	(void)state;
+	assert_int_equal(container_writer_open(&w, tmp_path("unk.data"), NULL, &err), 0);
+	assert_int_equal(container_write_block(w, 300, "hello", 5, &err), 0);
+	{
+		struct perf_event_header h;
+
+		memcpy(&h, records, sizeof(h));
+		assert_int_equal(container_write_records(w, 0, records, h.size, NULL, 0, &err), 0);
+	}
+	assert_int_equal(container_writer_close(w, &err), 0);
+	assert_int_equal(read_back(tmp_path("unk.data"), &rb), 0);
+	assert_int_equal(rb.stats.skipped_blocks, 1);
+	assert_int_equal(rb.seen.kinds[PROBLEM_SKIPPED], 1);
+	assert_int_equal(rb.seen.last_reason, SKIP_UNKNOWN_TYPE);
+	buf_free(&rb.recs);
+}
+
+static void test_writer_rejects_partial_records(void **state)
+{
+	struct container_writer *w;
+	struct container_writer_opts o = { .level = 13 };
+	struct err err = { 0 };
+	uint8_t bad[16] = { 9, 0, 0, 0, 0, 0, 4, 0 };   /* size 4 < 8 */
+
+	(void)state;
+	assert_int_equal(container_writer_open(&w, tmp_path("lvl.data"), &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "compression level 13"));
+	assert_int_equal(container_writer_open(&w, tmp_path("bad.data"), NULL, &err), 0);
+	assert_int_equal(container_write_records(w, 0, records, 20, NULL, 0, &err), -EINVAL);
+	assert_int_equal(container_write_records(w, 0, bad, sizeof(bad), NULL, 0, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "size 4"));
+	container_writer_abort(w);
+	assert_int_equal(container_writer_open(&w, "/nonexistent/dir/x.data", NULL, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "cannot create"));
+}
+
+static void test_metadata_round_trip(void **state)
+{
+	struct metadata m = { 0 }, back = { 0 };
+	char *argv[] = { "prec", "", "-g" };
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+	const struct meta_item *it;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(metadata_set_u64(&m, META_PAGE_SIZE, 4096), 0);
+	assert_int_equal(metadata_set_str(&m, META_HOSTNAME, "a"), 0);
+	assert_int_equal(metadata_set_str(&m, META_HOSTNAME, "b"), 0);   /* replaces */
+	assert_int_equal(metadata_set_strlist(&m, META_CMDLINE, 3, argv), 0);
+	assert_int_equal(metadata_set_bytes(&m, 4000, 77, "xyz", 3), 0);
+	assert_int_equal(m.nr, 4);
+	assert_int_equal(metadata_encode(&m, &b), 0);
+	assert_int_equal(metadata_decode(&back, b.data, b.len, &err), 0);
+	assert_true(metadata_get_u64(&back, META_PAGE_SIZE, &v));
+	assert_int_equal(v, 4096);
+	assert_string_equal(metadata_get_str(&back, META_HOSTNAME), "b");
+	it = metadata_get(&back, META_CMDLINE);
+	assert_non_null(it);
+	assert_int_equal(it->len, 9);
+	assert_memory_equal(it->value, "prec\0\0-g\0", 9);
+	it = metadata_get(&back, 4000);
+	assert_int_equal(it->kind, 77);
+	assert_false(metadata_get_u64(&back, META_HOSTNAME, &v));
+	assert_null(metadata_get_str(&back, META_ARCH));
+	assert_string_equal(meta_field_find(META_CMDLINE)->name, "cmdline");
+	assert_null(meta_field_find(9999));
+
+	/* malformed payloads */
+	{
+		uint8_t u64_short[12] = { 13, 0, 1, 0, 4, 0, 0, 0, 1, 2, 3, 4 };
+		uint8_t too_long[10] = { 1, 0, 2, 0, 100, 0, 0, 0, 'a', 'b' };
+		uint8_t list_nonul[10] = { 7, 0, 3, 0, 2, 0, 0, 0, 'a', 'b' };
+
+		assert_int_equal(metadata_decode(NULL, u64_short, sizeof(u64_short), &err), -PREC_ECORRUPT);
+		assert_int_equal(metadata_decode(NULL, too_long, sizeof(too_long), &err), -PREC_ECORRUPT);
+		assert_int_equal(metadata_decode(NULL, list_nonul, sizeof(list_nonul), &err), -PREC_ECORRUPT);
+		assert_int_equal(metadata_decode(NULL, too_long, 5, &err), -PREC_ECORRUPT);
+	}
+	metadata_free(&m);
+	metadata_free(&back);
+	buf_free(&b);
+}
+
+static void test_event_round_trip(void **state)
+{
+	uint8_t attr[200];
+	struct event_id ids[3] = { { 1, 0, -1 }, { 2, 1, -1 }, { 0xffffffffffull, -1, 4242 } };
+	struct event_desc ev;
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(attr); i++)
+		attr[i] = (uint8_t)i;
+	assert_int_equal(event_block_encode(attr, sizeof(attr), "cycles:u", ids, 3, &b), 0);
+	assert_int_equal(event_block_decode(b.data, b.len, &ev, &err), 0);
+	assert_int_equal(ev.attr_size, 200);
+	assert_memory_equal(ev.attr_bytes, attr, 200);
+	assert_memory_equal(&ev.attr, attr, sizeof(ev.attr));
+	assert_string_equal(ev.name, "cycles:u");
+	assert_int_equal(ev.nr_ids, 3);
+	assert_int_equal(ev.ids[2].id, 0xffffffffffull);
+	assert_int_equal(ev.ids[2].cpu, -1);
+	assert_int_equal(ev.ids[2].tid, 4242);
+	event_desc_free(&ev);
+	/* wrong sizes */
+	assert_int_equal(event_block_decode(b.data, b.len - 1, &ev, &err), -PREC_ECORRUPT);
+	assert_int_equal(event_block_decode(b.data, 10, &ev, &err), -PREC_ECORRUPT);
+	b.data[0] = 10;   /* attr_size 10 < 64 */
+	assert_int_equal(event_block_decode(b.data, b.len, &ev, &err), -PREC_ECORRUPT);
+	assert_non_null(strstr(err.msg, "attr size"));
+	assert_int_equal(event_block_encode(attr, 20, "x", NULL, 0, &b), -EINVAL);
+	buf_free(&b);
+}
+
+static void test_build_ids_counts_index(void **state)
+{
+	struct build_id_entry in[2] = { { .size = 20, .path = "/bin/true" },
+					{ .size = 8, .flags = 1, .path = "[kernel.kallsyms]" } }, *out;
+	struct count_reading cr[2] = { { 1, 0, -1, 1, 5, 6, 7, 8 }, { 2, -1, 99, 2, 9, 10, 11, 12 } }, *cout;
+	struct index_entry ie[1] = { { 64, BLOCK_DATA, 3, 100, 200 } }, *iout;
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+	size_t n;
+
+	(void)state;
+	memset(in[0].id, 0xab, 20);
+	memset(in[1].id, 0x11, 8);
+	assert_int_equal(build_ids_encode(in, 2, &b), 0);
+	assert_int_equal(build_ids_decode(b.data, b.len, &out, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[1].path, "[kernel.kallsyms]");
+	assert_int_equal(out[1].size, 8);
+	assert_int_equal(out[1].flags, 1);
+	assert_memory_equal(out[0].id, in[0].id, 20);
+	build_ids_free(out, n);
+	assert_int_equal(build_ids_decode(b.data, b.len - 1, &out, &n, &err), -PREC_ECORRUPT);
+	b.data[0] = 0;   /* id size 0 */
+	assert_int_equal(build_ids_decode(b.data, b.len, &out, &n, &err), -PREC_ECORRUPT);
+
+	buf_reset(&b);
+	assert_int_equal(counts_encode(cr, 2, &b), 0);
+	assert_int_equal(b.len, 8 + 2 * 48);
+	assert_int_equal(counts_decode(b.data, b.len, &cout, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_memory_equal(cout, cr, sizeof(cr));
+	free(cout);
+	assert_int_equal(counts_decode(b.data, b.len - 8, &cout, &n, &err), -PREC_ECORRUPT);
+	assert_int_equal(block_payload_validate(BLOCK_COUNTS, b.data, b.len + 0, &err), 0);
+
+	buf_reset(&b);
+	assert_int_equal(index_encode(ie, 1, &b), 0);
+	assert_int_equal(index_decode(b.data, b.len, &iout, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(iout[0].offset, 64);
+	assert_int_equal(iout[0].seq, 3);
+	assert_int_equal(iout[0].time_max, 200);
+	free(iout);
+	b.data[18] = 1;   /* reserved field of entry 0 */
+	assert_int_equal(index_decode(b.data, b.len, &iout, &n, &err), -PREC_ECORRUPT);
+	buf_free(&b);
+}
+
+static void test_data_payload_checks(void **state)
+{
+	uint8_t p[DATA_HEADER_SIZE + SPAN_HEADER_SIZE + 16];
+	struct data_header h = { 0, 0, 1, 1 };
+	struct err err = { 0 };
+	struct perf_event_header rec = { PERF_RECORD_SWITCH, 0, 16 };
+
+	(void)state;
+	data_header_encode(&h, p);
+	span_header_encode(0, SPAN_RECORDS, 16, p + DATA_HEADER_SIZE);
+	memset(p + DATA_HEADER_SIZE + SPAN_HEADER_SIZE, 0, 16);
+	memcpy(p + DATA_HEADER_SIZE + SPAN_HEADER_SIZE, &rec, sizeof(rec));
+	assert_int_equal(block_payload_validate(BLOCK_DATA, p, sizeof(p), &err), 0);
+	/* wrong record count */
+	h.nr_records = 2;
+	data_header_encode(&h, p);
+	assert_int_equal(block_payload_validate(BLOCK_DATA, p, sizeof(p), &err), -PREC_ECORRUPT);
+	assert_non_null(strstr(err.msg, "records"));
+	h.nr_records = 1;
+	data_header_encode(&h, p);
+	/* span longer than the payload */
+	span_header_encode(0, SPAN_RECORDS, 1000, p + DATA_HEADER_SIZE);
+	assert_int_equal(block_payload_validate(BLOCK_DATA, p, sizeof(p), &err), -PREC_ECORRUPT);
+	/* record size 0 */
+	span_header_encode(0, SPAN_RECORDS, 16, p + DATA_HEADER_SIZE);
+	rec.size = 0;
+	memcpy(p + DATA_HEADER_SIZE + SPAN_HEADER_SIZE, &rec, sizeof(rec));
+	assert_true(block_payload_validate(BLOCK_DATA, p, sizeof(p), &err) < 0);
+	/* unknown span kind, round end with length */
+	rec.size = 16;
+	memcpy(p + DATA_HEADER_SIZE + SPAN_HEADER_SIZE, &rec, sizeof(rec));
+	span_header_encode(0, 7, 16, p + DATA_HEADER_SIZE);
+	assert_int_equal(block_payload_validate(BLOCK_DATA, p, sizeof(p), &err), -PREC_ECORRUPT);
+	span_header_encode(0, SPAN_ROUND_END, 16, p + DATA_HEADER_SIZE);
+	assert_int_equal(block_payload_validate(BLOCK_DATA, p, sizeof(p), &err), -PREC_ECORRUPT);
+	/* too short for its data header */
+	assert_int_equal(block_payload_validate(BLOCK_DATA, p, 10, &err), -PREC_ECORRUPT);
+	/* unknown types pass */
+	assert_int_equal(block_payload_validate(500, p, 3, &err), 0);
+}
+
+static void test_big_record_spans_split(void **state)
+{
+	/* 200 KiB of records into 70,000-byte blocks: split at record edges. */
+	struct container_writer_opts o = { .level = 0, .block_size = 70000 };
+	struct container_writer *w;
+	struct err err = { 0 };
+	struct readback rb;
+	size_t off = 0;
+
+	(void)state;
+	while (off < 200000) {
+		struct perf_event_header h;
+
+		memcpy(&h, records + off, sizeof(h));
+		off += h.size;
+	}
+	assert_int_equal(container_writer_open(&w, tmp_path("split.data"), &o, &err), 0);
+	assert_int_equal(container_write_records(w, 3, records, 1001 * 8, records + 1001 * 8,
+						 off - 1001 * 8, &err), 0);
+	assert_int_equal(container_writer_close(w, &err), 0);
+	assert_int_equal(read_back(tmp_path("split.data"), &rb), 0);
+	assert_int_equal(rb.blocks_by_type[BLOCK_DATA], 3);
+	assert_int_equal(rb.recs.len, off);
+	assert_memory_equal(rb.recs.data, records, off);
+	buf_free(&rb.recs);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	make_records();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_index_matches_blocks),
+		cmocka_unit_test(test_time_ranges),
+		cmocka_unit_test(test_unfinished_file),
+		cmocka_unit_test(test_truncation_everywhere),
+		cmocka_unit_test(test_every_flip_detected),
+		cmocka_unit_test(test_header_checks),
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_unknown_block_skipped),
+		cmocka_unit_test(test_writer_rejects_partial_records),
+		cmocka_unit_test(test_metadata_round_trip),
+		cmocka_unit_test(test_event_round_trip),
+		cmocka_unit_test(test_build_ids_counts_index),
+		cmocka_unit_test(test_data_payload_checks),
+		cmocka_unit_test(test_big_record_spans_split),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -312,6 +312,25 @@ static int table_check(const uint8_t *p, size_t len, size_t size, const char *wh
 	return 0;
 }
 
+/* Check a table payload and allocate room for its entries (at least one, so
+ * that an empty table is not a NULL result); leaves c after the header. */
+static int table_open(const uint8_t *p, size_t len, size_t size, const char *what,
+		      size_t elem_size, struct cursor *c, uint32_t *nr, void **out,
+		      struct err *err)
+{
+	int ret = table_check(p, len, size, what, nr, err);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	*out = calloc(*nr ? *nr : 1, elem_size);
+	if (!*out)
+		return err_set(err, -ENOMEM, "%s block: out of memory", what);
+	*c = cur_make(p, len);
+	cur_skip(c, 8);
+	return 0;
+}
+
 #define COUNT_SIZE 48
 #define INDEX_ENTRY_SIZE 32
 
@@ -339,18 +358,14 @@ int counts_encode(const struct count_reading *r, size_t n, struct buf *out)
 int counts_decode(const uint8_t *p, size_t len, struct count_reading **out, size_t *n,
 		  struct err *err)
 {
-	struct cursor c = cur_make(p, len);
+	struct cursor c;
 	uint32_t nr;
-	int ret = table_check(p, len, COUNT_SIZE, "COUNTS", &nr, err);
+	int ret = table_open(p, len, COUNT_SIZE, "COUNTS", sizeof(**out), &c, &nr,
+			     (void **)out, err);
 
-	*out = NULL;
 	*n = 0;
 	if (ret)
 		return ret;
-	*out = calloc(nr ? nr : 1, sizeof(**out));
-	if (!*out)
-		return err_set(err, -ENOMEM, "COUNTS block: out of memory");
-	cur_skip(&c, 8);
 	for (uint32_t i = 0; i < nr; i++) {
 		struct count_reading *r = &(*out)[i];
 		uint32_t cpu = 0, tid = 0;
@@ -392,18 +407,14 @@ int index_encode(const struct index_entry *e, size_t n, struct buf *out)
 int index_decode(const uint8_t *p, size_t len, struct index_entry **out, size_t *n,
 		 struct err *err)
 {
-	struct cursor c = cur_make(p, len);
+	struct cursor c;
 	uint32_t nr;
-	int ret = table_check(p, len, INDEX_ENTRY_SIZE, "INDEX", &nr, err);
+	int ret = table_open(p, len, INDEX_ENTRY_SIZE, "INDEX", sizeof(**out), &c, &nr,
+			     (void **)out, err);
 
-	*out = NULL;
 	*n = 0;
 	if (ret)
 		return ret;
-	*out = calloc(nr ? nr : 1, sizeof(**out));
-	if (!*out)
-		return err_set(err, -ENOMEM, "INDEX block: out of memory");
-	cur_skip(&c, 8);
 	for (uint32_t i = 0; i < nr; i++) {
 		struct index_entry *e = &(*out)[i];
 		uint16_t reserved = 0;

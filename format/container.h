@@ -92,6 +92,10 @@ struct container_writer_opts {
 	 * blocks' time ranges. Called only when a block is written out. */
 	uint64_t (*record_time)(void *ctx, const void *rec, size_t len);
 	void *ctx;
+	/* Compress and write DATA blocks on a worker thread, so that the caller
+	 * (the recorder's drain) only copies bytes. record_time is then called
+	 * from that thread. */
+	bool background;
 };
 
 struct container_writer;
@@ -106,7 +110,9 @@ int container_write_block(struct container_writer *w, unsigned type,
 			  const void *payload, size_t len, struct err *err);
 /* Append records from ring buffer `cpu` (0xFFFFFFFF: synthesized) to the
  * current DATA block: the bytes p1[0..n1) followed by p2[0..n2) (the two
- * pieces of a wrapped ring buffer) must hold whole records. */
+ * pieces of a wrapped ring buffer) must hold whole records. With
+ * opts.background, a failure to write an earlier block is reported by a
+ * later call (the next flush, write_block or close). */
 int container_write_records(struct container_writer *w, uint32_t cpu,
 			    const void *p1, size_t n1, const void *p2, size_t n2,
 			    struct err *err);
@@ -126,8 +132,8 @@ struct container_writer_stats {
 	uint64_t file_bytes;    /* bytes written to the file */
 	uint64_t records;       /* records in DATA blocks */
 };
-void container_writer_get_stats(const struct container_writer *w,
-				struct container_writer_stats *st);
+/* Waits for the background thread, if any, to finish its block. */
+void container_writer_get_stats(struct container_writer *w, struct container_writer_stats *st);
 
 /* ---- reader ---------------------------------------------------------- */
 

@@ -5,6 +5,14 @@
  * it reaches opts.block_size. Only record sizes are looked at on the way in
  * (to keep records whole inside a block); timestamps are read when a block
  * is written out, and only if the caller asked for time ranges.
+ *
+ * With opts.background, full DATA blocks are handed to a worker thread that
+ * compresses and writes them while the caller fills the next one (two
+ * payload buffers, swapped). The caller waits only when the worker is still
+ * busy with the previous block, and before it writes anything else itself,
+ * so blocks reach the file in call order. Everything that touches the file,
+ * the compressor or the index runs either in the worker while it owns a
+ * block, or in the caller after waiting for the worker to be idle.
  */
 #include "blocks.h"
 #include "container.h"
@@ -13,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -40,6 +49,18 @@ struct container_writer {
 	struct index_entry *index;
 	size_t nr_index, cap_index;
 	struct container_writer_stats stats;
+
+	/* background compression (opts.background) */
+	bool bg;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct buf pending;             /* the DATA payload the worker owns */
+	uint32_t pending_spans, pending_records;
+	bool busy;                      /* pending holds a block to write */
+	bool stop;
+	int bg_ret;                     /* first failure of the worker */
+	struct err bg_err;
 };
 
 static int write_all(int fd, const struct iovec *iov, int n, struct err *err)
@@ -157,14 +178,15 @@ static void data_block_start(struct container_writer *w)
 	w->nr_records = 0;
 }
 
-/* Time range of the records in the pending block, through the callback. */
-static void data_time_range(struct container_writer *w, uint64_t *tmin, uint64_t *tmax)
+/* Time range of the records in a DATA payload, through the callback. */
+static void data_time_range(const struct container_writer *w, const struct buf *payload,
+			    uint64_t *tmin, uint64_t *tmax)
 {
 	struct data_iter it;
 	struct data_span s;
 
 	*tmin = *tmax = 0;
-	if (!w->opts.record_time || data_iter_init(&it, w->data.data, w->data.len, NULL))
+	if (!w->opts.record_time || data_iter_init(&it, payload->data, payload->len, NULL))
 		return;
 	while (data_iter_next(&it, &s, NULL) == 1) {
 		size_t off = 0, rec_len;
@@ -181,20 +203,107 @@ static void data_time_range(struct container_writer *w, uint64_t *tmin, uint64_t
 	}
 }
 
+/* Complete a DATA payload's header and write the block. */
+static int emit_data(struct container_writer *w, struct buf *payload, uint32_t nr_spans,
+		     uint32_t nr_records, struct err *err)
+{
+	struct data_header dh = { .nr_records = nr_records, .nr_spans = nr_spans };
+	int ret;
+
+	data_time_range(w, payload, &dh.time_min, &dh.time_max);
+	data_header_encode(&dh, payload->data);
+	ret = emit_block(w, BLOCK_DATA, payload->data, payload->len, w->opts.level,
+			 dh.time_min, dh.time_max, err);
+	if (!ret)
+		w->stats.records += nr_records;
+	return ret;
+}
+
+static void *bg_worker(void *arg)
+{
+	struct container_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct err err = { 0 };
+		int ret;
+
+		while (!w->busy && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->busy)
+			break;
+		pthread_mutex_unlock(&w->lock);
+		ret = emit_data(w, &w->pending, w->pending_spans, w->pending_records, &err);
+		pthread_mutex_lock(&w->lock);
+		if (ret && !w->bg_ret) {
+			w->bg_ret = ret;
+			w->bg_err = err;
+		}
+		w->busy = false;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Wait until the worker owns no block; report its first failure, if any. */
+static int bg_wait_idle(struct container_writer *w, struct err *err)
+{
+	int ret;
+
+	if (!w->bg)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	while (w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	ret = w->bg_ret;
+	if (ret && err)
+		*err = w->bg_err;
+	pthread_mutex_unlock(&w->lock);
+	return ret;
+}
+
+static void bg_stop(struct container_writer *w)
+{
+	if (!w->bg)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	w->bg = false;
+}
+
 int container_writer_flush(struct container_writer *w, struct err *err)
 {
-	struct data_header dh = { .nr_records = w->nr_records, .nr_spans = w->nr_spans };
+	struct buf tmp;
 	int ret;
 
 	if (!w->nr_spans)
 		return 0;
-	data_time_range(w, &dh.time_min, &dh.time_max);
-	data_header_encode(&dh, w->data.data);
-	ret = emit_block(w, BLOCK_DATA, w->data.data, w->data.len, w->opts.level,
-			 dh.time_min, dh.time_max, err);
-	w->stats.records += w->nr_records;
+	if (!w->bg) {
+		ret = emit_data(w, &w->data, w->nr_spans, w->nr_records, err);
+		data_block_start(w);
+		return ret;
+	}
+	ret = bg_wait_idle(w, err);
+	if (ret)
+		return ret;
+	/* Hand the full payload over and keep filling the other buffer. */
+	tmp = w->pending;
+	w->pending = w->data;
+	w->data = tmp;
+	pthread_mutex_lock(&w->lock);
+	w->pending_spans = w->nr_spans;
+	w->pending_records = w->nr_records;
+	w->busy = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
 	data_block_start(w);
-	return ret;
+	return 0;
 }
 
 int container_write_block(struct container_writer *w, unsigned type,
@@ -202,6 +311,8 @@ int container_write_block(struct container_writer *w, unsigned type,
 {
 	int ret = container_writer_flush(w, err);
 
+	if (!ret)
+		ret = bg_wait_idle(w, err);
 	if (ret)
 		return ret;
 	return emit_block(w, type, payload, len, w->opts.level ? META_LEVEL : 0, 0, 0, err);
@@ -312,10 +423,12 @@ static uint64_t now_ns(void)
 
 static void writer_free(struct container_writer *w)
 {
+	bg_stop(w);
 	if (w->fd >= 0)
 		close(w->fd);
 	libdeflate_free_compressor(w->zc);
 	buf_free(&w->data);
+	buf_free(&w->pending);
 	buf_free(&w->packed);
 	free(w->index);
 	free(w);
@@ -353,7 +466,8 @@ int container_writer_open(struct container_writer **out, const char *path,
 		w->opts.block_size = (64u << 10) + DATA_HEADER_SIZE + SPAN_HEADER_SIZE;
 	if (w->opts.block_size > CONTAINER_MAX_RAW)
 		w->opts.block_size = CONTAINER_MAX_RAW;
-	if (buf_reserve(&w->data, w->opts.block_size)) {
+	if (buf_reserve(&w->data, w->opts.block_size) ||
+	    (w->opts.background && buf_reserve(&w->pending, w->opts.block_size))) {
 		writer_free(w);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
@@ -376,6 +490,19 @@ int container_writer_open(struct container_writer **out, const char *path,
 		return err_prefix(err, "'%s'", path);
 	}
 	w->offset = CONTAINER_HEADER_SIZE;
+	if (w->opts.background) {
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, NULL);
+		ret = -pthread_create(&w->thread, NULL, bg_worker, w);
+		if (ret) {
+			pthread_mutex_destroy(&w->lock);
+			pthread_cond_destroy(&w->cond);
+			writer_free(w);
+			return err_set(err, ret, "cannot start the compression thread: %s",
+				       err_str(ret));
+		}
+		w->bg = true;
+	}
 	*out = w;
 	return 0;
 }
@@ -388,6 +515,9 @@ int container_writer_close(struct container_writer *w, struct err *err)
 	int ret;
 
 	ret = container_writer_flush(w, err);
+	if (!ret)
+		ret = bg_wait_idle(w, err);
+	bg_stop(w);
 	if (!ret) {
 		ret = index_encode(w->index, w->nr_index, &idx);
 		if (ret)
@@ -418,8 +548,8 @@ void container_writer_abort(struct container_writer *w)
 		writer_free(w);
 }
 
-void container_writer_get_stats(const struct container_writer *w,
-				struct container_writer_stats *st)
+void container_writer_get_stats(struct container_writer *w, struct container_writer_stats *st)
 {
+	bg_wait_idle(w, NULL);
 	*st = w->stats;
 }

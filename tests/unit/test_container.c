@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,9 +88,12 @@ static void make_records(void)
 
 /* Write meta, event, records (in wrapped pieces of ~4 KiB, one round per
  * 8), build ids, counts; small blocks so that there are several DATA blocks. */
+static bool background;   /* write_reference() with the compression thread */
+
 static void write_reference(const char *path, int level, bool finish)
 {
-	struct container_writer_opts o = { .level = level, .block_size = 70000 };
+	struct container_writer_opts o = { .level = level, .block_size = 70000,
+					   .background = background };
 	struct container_writer *w;
 	struct perf_event_attr attr;
 	struct event_id ids[1] = { { 7, -1, 500 } };
@@ -200,6 +205,45 @@ static void test_round_trip(void **state)
 	}
 }
 
+static void test_round_trip_background(void **state)
+{
+	background = true;
+	test_round_trip(state);
+	background = false;
+}
+
+/* A write failure is never lost: with or without the compression thread,
+ * it comes back from a later call (here: past a file size limit). */
+static void test_write_failure_reported(void **state)
+{
+	struct rlimit old, lim;
+
+	(void)state;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 100000;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (int bg = 0; bg <= 1; bg++) {
+		struct container_writer_opts o = { .level = 0, .block_size = 70000, .background = bg };
+		struct container_writer *w;
+		struct err err = { 0 };
+		int ret = 0;
+
+		assert_int_equal(container_writer_open(&w, tmp_path("big.data"), &o, &err), 0);
+		for (int i = 0; i < 4 && !ret; i++)
+			ret = container_write_records(w, 0, records, records_len, NULL, 0, &err);
+		if (!ret)
+			ret = container_writer_close(w, &err);
+		else
+			container_writer_abort(w);
+		assert_int_equal(ret, -EFBIG);
+		assert_non_null(strstr(err.msg, "cannot write"));
+	}
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+}
+
 static void test_index_matches_blocks(void **state)
 {
 	struct container_reader *r;
@@ -240,16 +284,16 @@ static uint64_t sample_time(void *ctx, const void *rec, size_t len)
 	return t;
 }
 
-static void test_time_ranges(void **state)
+static void check_time_ranges(bool bg)
 {
-	struct container_writer_opts o = { .level = 1, .record_time = sample_time };
+	struct container_writer_opts o = { .level = 1, .record_time = sample_time,
+					   .background = bg };
 	struct container_writer *w;
 	struct container_reader *r;
 	struct container_block b;
 	struct err err = { 0 };
 	struct data_iter it;
 
-	(void)state;
 	assert_int_equal(container_writer_open(&w, tmp_path("t.data"), &o, &err), 0);
 	assert_int_equal(container_write_records(w, 0, records, records_len, NULL, 0, &err), 0);
 	assert_int_equal(container_writer_close(w, &err), 0);
@@ -261,6 +305,13 @@ static void test_time_ranges(void **state)
 	assert_int_equal(it.h.time_min, sample_time(NULL, records, 0));
 	assert_true(it.h.time_max > it.h.time_min);
 	container_reader_close(r);
+}
+
+static void test_time_ranges(void **state)
+{
+	(void)state;
+	check_time_ranges(false);
+	check_time_ranges(true);
 }
 
 static void test_unfinished_file(void **state)
@@ -700,6 +751,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_background),
+		cmocka_unit_test(test_write_failure_reported),
 		cmocka_unit_test(test_index_matches_blocks),
 		cmocka_unit_test(test_time_ranges),
 		cmocka_unit_test(test_unfinished_file),

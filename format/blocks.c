@@ -17,7 +17,7 @@ int event_block_encode(const void *attr, uint32_t attr_size, const char *name,
 	int ret;
 
 	if (attr_size < EVENT_ATTR_MIN || attr_size > EVENT_ATTR_MAX ||
-	    name_len > EVENT_NAME_MAX || nr_ids > EVENT_IDS_MAX)
+	    name_len > EVENT_BLOCK_NAME_MAX || nr_ids > EVENT_IDS_MAX)
 		return -EINVAL;
 	ret = buf_put_u32(out, attr_size);
 	ret = ret ? ret : buf_put_u32(out, (uint32_t)name_len);
@@ -46,7 +46,7 @@ static int event_block_check(struct cursor *c, uint32_t *attr_size, uint32_t *na
 	if (*attr_size < EVENT_ATTR_MIN || *attr_size > EVENT_ATTR_MAX)
 		return err_set(err, -PREC_ECORRUPT, "EVENT block: attr size %u outside %u..%u",
 			       *attr_size, EVENT_ATTR_MIN, EVENT_ATTR_MAX);
-	if (*name_len > EVENT_NAME_MAX)
+	if (*name_len > EVENT_BLOCK_NAME_MAX)
 		return err_set(err, -PREC_ECORRUPT, "EVENT block: name of %u bytes", *name_len);
 	if (*nr_ids > EVENT_IDS_MAX)
 		return err_set(err, -PREC_ECORRUPT, "EVENT block: %u ids", *nr_ids);
@@ -207,7 +207,7 @@ int build_ids_encode(const struct build_id_entry *e, size_t n, struct buf *out)
 	for (size_t i = 0; i < n && !ret; i++) {
 		size_t plen = strlen(e[i].path);
 
-		if (!e[i].size || e[i].size > BUILD_ID_MAX || plen > EVENT_NAME_MAX)
+		if (!e[i].size || e[i].size > BUILD_ID_MAX || plen > EVENT_BLOCK_NAME_MAX)
 			return -EINVAL;
 		ret = buf_put_u8(out, e[i].size);
 		ret = ret ? ret : buf_put_u8(out, e[i].flags);
@@ -234,7 +234,7 @@ static int build_ids_walk(const uint8_t *p, size_t len, struct build_id_entry *o
 		if (!cur_le8(&c, &size) || !cur_le8(&c, &flags) || !cur_le16(&c, &plen))
 			return err_set(err, -PREC_ECORRUPT,
 				       "BUILD_IDS block: entry at payload offset %zu does not fit", at);
-		if (!size || size > BUILD_ID_MAX || plen > EVENT_NAME_MAX)
+		if (!size || size > BUILD_ID_MAX || plen > EVENT_BLOCK_NAME_MAX)
 			return err_set(err, -PREC_ECORRUPT,
 				       "BUILD_IDS block: entry at payload offset %zu: id size %u, path length %u",
 				       at, size, plen);

@@ -108,7 +108,7 @@ void metadata_free(struct metadata *m);
 
 #define EVENT_ATTR_MIN 64u
 #define EVENT_ATTR_MAX 4096u
-#define EVENT_NAME_MAX 4096u
+#define EVENT_BLOCK_NAME_MAX 4096u
 #define EVENT_IDS_MAX (1u << 20)
 
 struct event_id {

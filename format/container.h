@@ -92,6 +92,11 @@ struct container_writer_opts {
 	 * blocks' time ranges. Called only when a block is written out. */
 	uint64_t (*record_time)(void *ctx, const void *rec, size_t len);
 	void *ctx;
+	/* Optional: called for every record that is not a SAMPLE, as it is
+	 * copied in (the recorder collects MMAP2 file names and build ids this
+	 * way, without a second pass). The bytes are contiguous and valid only
+	 * during the call. */
+	void (*on_sideband)(void *ctx, const void *rec, size_t len);
 	/* Compress and write DATA blocks on a worker thread, so that the caller
 	 * (the recorder's drain) only copies bytes. record_time is then called
 	 * from that thread. */
@@ -131,6 +136,8 @@ struct container_writer_stats {
 	uint64_t raw_bytes;     /* payload bytes before compression */
 	uint64_t file_bytes;    /* bytes written to the file */
 	uint64_t records;       /* records in DATA blocks */
+	uint64_t by_type[32];   /* records taken, by header.type (< 32) */
+	uint64_t lost_samples;  /* sum of LOST.lost and LOST_SAMPLES.lost */
 };
 /* Waits for the background thread, if any, to finish its block. */
 void container_writer_get_stats(struct container_writer *w, struct container_writer_stats *st);

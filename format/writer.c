@@ -338,20 +338,49 @@ static void pieces_copy(const struct pieces *pc, size_t off, size_t len, uint8_t
 		memcpy(out, pc->p2 + (off - pc->n1), len);
 }
 
+/* Count the records just copied in (by type, and what LOST records say was
+ * lost) and hand the side-band ones to the caller's hook. */
+static void account(struct container_writer *w, const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+		uint64_t lost;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.type < sizeof(w->stats.by_type) / sizeof(w->stats.by_type[0]))
+			w->stats.by_type[h.type]++;
+		if (h.type == PERF_RECORD_LOST && h.size >= 24) {
+			memcpy(&lost, p + off + 16, 8);         /* after header and id */
+			w->stats.lost_samples += lost;
+		} else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16) {
+			memcpy(&lost, p + off + 8, 8);
+			w->stats.lost_samples += lost;
+		}
+		if (h.type != PERF_RECORD_SAMPLE && w->opts.on_sideband)
+			w->opts.on_sideband(w->opts.ctx, p + off, h.size);
+		off += h.size;
+	}
+}
+
 static int append_span(struct container_writer *w, uint32_t cpu, uint16_t kind,
 		       const struct pieces *pc, size_t off, size_t len, uint32_t nr_records)
 {
 	int ret = buf_reserve(&w->data, SPAN_HEADER_SIZE + len);
+	uint8_t *records;
 
 	if (ret)
 		return ret;
 	span_header_encode(cpu, kind, len, w->data.data + w->data.len);
 	w->data.len += SPAN_HEADER_SIZE;
+	records = w->data.data + w->data.len;
 	if (len)
-		pieces_copy(pc, off, len, w->data.data + w->data.len);
+		pieces_copy(pc, off, len, records);
 	w->data.len += len;
 	w->nr_spans++;
 	w->nr_records += nr_records;
+	account(w, records, len);
 	return 0;
 }
 

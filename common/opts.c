@@ -91,6 +91,10 @@ static int parse_long(const struct opt *table, int argc, char **argv, int *i, st
 	}
 	if (eq)
 		return set_value(o, eq + 1, false, err);
+	if (o->flags & OPT_OPTARG) {
+		*(long *)o->dest = o->def;
+		return 0;
+	}
 	if (*i + 1 >= argc)
 		return err_set(err, -EINVAL, "option '--%s' needs a value (%s)", o->long_name,
 			       o->argname ? o->argname : "VALUE");
@@ -115,6 +119,10 @@ static int parse_short(const struct opt *table, int argc, char **argv, int *i, s
 		}
 		if (p[1])
 			return set_value(o, p + 1, false, err);
+		if (o->flags & OPT_OPTARG) {
+			*(long *)o->dest = o->def;
+			return 0;
+		}
 		if (*i + 1 >= argc)
 			return err_set(err, -EINVAL, "option '-%c' needs a value (%s)", *p,
 				       o->argname ? o->argname : "VALUE");
@@ -160,7 +168,8 @@ void opts_usage(FILE *f, const char *usage_line, const struct opt *table)
 			n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s%s",
 				      (o->flags & OPT_NEGATABLE) ? "[no-]" : "", o->long_name);
 		if (takes_arg(o) && o->argname && n < (int)sizeof(left))
-			snprintf(left + n, sizeof(left) - (size_t)n, " <%s>", o->argname);
+			snprintf(left + n, sizeof(left) - (size_t)n,
+				 (o->flags & OPT_OPTARG) ? "[=<%s>]" : " <%s>", o->argname);
 		fprintf(f, "%-32s %s\n", left, o->help);
 	}
 }

@@ -29,6 +29,9 @@ enum opt_type {
 };
 
 #define OPT_NEGATABLE 0x1
+/* OPT_INT whose value is optional: -z5 or --level=5 give one, a bare -z or
+ * --level sets `def` (perf's -z). */
+#define OPT_OPTARG 0x2
 
 struct opt;
 typedef int (*opt_cb)(const struct opt *o, const char *arg, struct err *err);
@@ -41,6 +44,7 @@ struct opt {
 	const char *argname;    /* for the help; NULL for flags */
 	const char *help;
 	long min, max;          /* OPT_INT range */
+	long def;               /* OPT_INT with OPT_OPTARG: the value when none is given */
 	unsigned flags;
 	opt_cb cb;              /* OPT_LIST: called with the argument */
 };
@@ -58,6 +62,9 @@ struct opt {
 #define OPTION_INT(s, l, d, a, h, lo, hi) \
 	{ .type = OPT_INT, .short_name = (s), .long_name = (l), .dest = (d), .argname = (a), \
 	  .help = (h), .min = (lo), .max = (hi) }
+#define OPTION_INT_OPTARG(s, l, d, a, h, lo, hi, dflt) \
+	{ .type = OPT_INT, .short_name = (s), .long_name = (l), .dest = (d), .argname = (a), \
+	  .help = (h), .min = (lo), .max = (hi), .def = (dflt), .flags = OPT_OPTARG }
 #define OPTION_CALLBACK(s, l, d, a, h, f) \
 	{ .type = OPT_LIST, .short_name = (s), .long_name = (l), .dest = (d), .argname = (a), \
 	  .help = (h), .cb = (f) }

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event-list parser: what a user types after -e, in perf's syntax
+ * (perf-list(1), perf-record(1)), turned into perf_event_attr values.
+ *
+ *   list   := item { ',' item }            whitespace around items is ignored
+ *   item   := event | '{' event { ',' event } '}' [ ':' mods ]
+ *   event  := name [ ':' mods ]            software, hardware, hw-cache names
+ *           | 'r' HEX{1,16} [ ':' mods ]   raw config
+ *           | pmu '/' [ term { ',' term } ] '/' [ [':'] mods ]
+ *           | sys ':' event [ ':' mods ]   tracepoint
+ *           | 'mem:' addr [ '/' len ] [ ':' rwx ] [ ':' mods ]   breakpoint
+ *   term   := config|config1|config2|period|freq '=' num | name '=' text
+ *           | format-term [ '=' num ]      bits from <pmu>/format/<term>
+ *           | event-alias                  terms from <pmu>/events/<alias>
+ *   mods   := { u k h G H p }              p up to three times
+ *
+ * A name before ':' that is a builtin event (cycles, cs, L1-dcache-loads,
+ * r1a2b...) means modifiers follow; otherwise the text is a tracepoint.
+ * Modifiers follow perf: u, k and h keep only the levels named; u and p also
+ * set exclude_guest unless G or H is given; G/H keep only guest or host.
+ * Modifiers after a group's '}' are applied on top of each member's own.
+ *
+ * Ownership: struct event_list owns the array ev (malloc'ed); the caller owns
+ * the struct itself, starts it zeroed ({ 0, NULL }) and releases it with
+ * event_list_free(), which accepts NULL and leaves an empty list. Nothing in
+ * an event_spec points anywhere: specs can be copied by value. env and text
+ * are only read during the call.
+ *
+ * Nothing here prints or exits. Builtin names are resolved without touching
+ * the file system; PMU and tracepoint names read small files under env.
+ */
+#ifndef PREC_COMMON_EVENTS_H
+#define PREC_COMMON_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/perf_event.h>
+
+#include "err.h"
+
+#define EVENT_NAME_MAX   255    /* longest event spelling, without NUL */
+#define EVENT_LIST_MAX   4096   /* most events in one event_list */
+
+/* Where to look things up; NULL fields mean the system defaults. */
+struct event_env {
+	const char *pmu_root;   /* default "/sys/bus/event_source/devices" */
+	const char *tracefs;    /* default "/sys/kernel/tracing", then
+				 * "/sys/kernel/debug/tracing" */
+};
+
+struct event_spec {
+	/*
+	 * type, config, config1, config2, exclude_user/kernel/hv/guest/host,
+	 * precise_ip and size = sizeof(attr); sample_period or sample_freq
+	 * and freq only when explicit_period; bp_type for breakpoints.
+	 * Everything else zero: the recorder fills the sampling fields.
+	 */
+	struct perf_event_attr attr;
+	char name[EVENT_NAME_MAX + 1];  /* as spelled, e.g. "cycles:u", or name= */
+	int group;              /* -1 outside {...}; else the group's number */
+	bool group_leader;      /* first member of its group */
+	bool is_hardware;       /* HARDWARE, HW_CACHE, RAW or a core PMU: may
+				 * be missing on a VM without a PMU */
+	bool explicit_period;   /* period=/freq= given (always for breakpoints,
+				 * which sample every hit as in perf) */
+};
+
+struct event_list {
+	size_t nr;
+	struct event_spec *ev;  /* nr entries, owned by the list */
+};
+
+/*
+ * Parse text and append its events to out, so that -e can be repeated;
+ * group numbers continue after the highest already in out. env may be NULL.
+ * Returns 0, or a negative code with a one-line message in err: -EINVAL
+ * (syntax, bad value), -PREC_EUNKNOWN (unknown name, term or modifier),
+ * -ENOENT (no such PMU or tracepoint), -PREC_ELIMIT (name over
+ * EVENT_NAME_MAX, list over EVENT_LIST_MAX), -ENOMEM or another -errno
+ * from reading sysfs. On failure out is left as it was on entry.
+ */
+int events_parse(const char *text, const struct event_env *env,
+		 struct event_list *out, struct err *err);
+
+void event_list_free(struct event_list *l);
+
+/* "hardware", "software", "tracepoint", "hw-cache", "raw", "breakpoint", or
+ * NULL for dynamic PMU types. The string is static. */
+const char *event_type_name(uint32_t type);
+
+#ifdef EVENTS_INTERNAL
+/*
+ * Internal to common/events.c (lists, groups, builtin names, modifiers,
+ * breakpoints) and common/events_pmu.c (PMUs and tracepoints, which read
+ * sysfs and tracefs). Not API: callers never define EVENTS_INTERNAL.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+/* A piece of the input text, not NUL-terminated. */
+struct span {
+	const char *p;
+	size_t n;
+};
+
+#define SPAN(s)		(int)(s).n, (s).p	/* for "%.*s" */
+
+/* One event being parsed. */
+struct item {
+	struct span text;	/* the event as spelled, trimmed */
+	struct span mods;	/* the letters after ':' (or after a PMU's '/') */
+	bool has_mods;
+	bool named;		/* name= was given */
+	struct event_spec ev;
+};
+
+/* pmu/terms/[[:]mods]; name_len is the length of the PMU name in it->text. */
+int events__pmu(const struct event_env *env, struct item *it, size_t name_len,
+		struct err *err);
+/* sys:event[:mods]; sys is it->text before the first ':', rest what follows. */
+int events__tracepoint(const struct event_env *env, struct item *it,
+		       struct span sys, struct span rest, struct err *err);
+
+static inline struct span span_trim(const char *p, size_t n)
+{
+	while (n && isspace((unsigned char)*p)) {
+		p++;
+		n--;
+	}
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	return (struct span){ p, n };
+}
+
+static inline bool span_eq(struct span s, const char *lit)
+{
+	return strlen(lit) == s.n && !memcmp(s.p, lit, s.n);
+}
+
+/* The characters of PMU, term and tracepoint names. */
+static inline bool is_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+static inline int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The whole span in base 2..16: 0, -EINVAL, or -ERANGE past 64 bits. */
+static inline int parse_digits(struct span s, unsigned base, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!s.n)
+		return -EINVAL;
+	for (size_t i = 0; i < s.n; i++) {
+		int d = hex_digit(s.p[i]);
+
+		if (d < 0 || (unsigned)d >= base)
+			return -EINVAL;
+		if (__builtin_mul_overflow(x, base, &x) ||
+		    __builtin_add_overflow(x, (uint64_t)d, &x))
+			return -ERANGE;
+	}
+	*v = x;
+	return 0;
+}
+
+/* The whole span as decimal or 0x hex. */
+static inline int parse_u64(struct span s, uint64_t *v)
+{
+	if (s.n > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X'))
+		return parse_digits((struct span){ s.p + 2, s.n - 2 }, 16, v);
+	return parse_digits(s, 10, v);
+}
+#endif /* EVENTS_INTERNAL */
+
+#endif

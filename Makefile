@@ -28,6 +28,8 @@ LIB      := $(BUILD)/libprec.a
 
 PREP_SRC := $(wildcard report/*.c)
 PREP_OBJ := $(PREP_SRC:%.c=$(BUILD)/%.o)
+PREC_SRC := $(wildcard record/*.c)
+PREC_OBJ := $(PREC_SRC:%.c=$(BUILD)/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -36,7 +38,7 @@ REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/tests/replay_%)
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 
-BINS := prep
+BINS := prec prep
 
 .PHONY: all deps test check-build asan fuzz install clean tests-build
 all: $(BINS)
@@ -52,15 +54,21 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+# ./prec and ./prep at the top for the normal build; under $(BUILD) otherwise.
 ifeq ($(BUILD),build)
 prep: $(PREP_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_OBJ) $(LIB) $(PKG_LIBS)
+prec: $(PREC_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(LIB) $(PKG_LIBS) -lm
 else
 prep: $(BUILD)/prep
+prec: $(BUILD)/prec
 endif
 
 $(BUILD)/prep: $(PREP_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_OBJ) $(LIB) $(PKG_LIBS)
+$(BUILD)/prec: $(PREC_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(LIB) $(PKG_LIBS) -lm
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -82,11 +90,25 @@ $(BUILD)/tests/gen_files: tests/canon/gen_files.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
+# Test programs with known profiles: frame pointers, debug info.
+PROG_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror
+PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
+	 $(BUILD)/tests/programs/libspinlib.so
+$(BUILD)/tests/programs/spin: tests/programs/spin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+$(BUILD)/tests/programs/forker: tests/programs/forker.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+$(BUILD)/tests/programs/libspinlib.so: tests/programs/libspinlib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+
 $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lzstd
 
-tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN)
+tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN) $(PROGS)
 
 test: deps
 	@$(MAKE) --no-print-directory tests-build

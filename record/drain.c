@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Draining the ring buffers: copy the bytes between our tail and the
+ * kernel's head into the container writer (at most two spans when the data
+ * wraps), then publish the new tail. Nothing is decoded here.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+/* The kernel publishes data_head with a release store after writing the
+ * records (perf_output_put_handle); this acquire load pairs with it, so the
+ * record bytes below head are visible once head is. */
+static inline uint64_t ring_read_head(struct perf_event_mmap_page *pc)
+{
+	return __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+}
+
+/* The kernel reads data_tail before it overwrites (perf_output_begin, with a
+ * full barrier); the release store keeps our copy of the bytes before the
+ * tail moves past them. */
+static inline void ring_write_tail(struct perf_event_mmap_page *pc, uint64_t tail)
+{
+	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static long ring_drain(struct ring *r, struct container_writer *w, struct err *err)
+{
+	struct perf_event_mmap_page *pc = r->base;
+	const uint8_t *data = (const uint8_t *)r->base + (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t head = ring_read_head(pc), size = head - r->tail;
+	size_t start, n1;
+	int ret;
+
+	if (!size)
+		return 0;
+	if (size > r->data_size)
+		return err_set(err, -EIO, "ring buffer of CPU %d: head %llu is %llu bytes past our tail",
+			       r->cpu, (unsigned long long)head, (unsigned long long)size);
+	start = (size_t)(r->tail & (r->data_size - 1));
+	n1 = r->data_size - start < size ? r->data_size - start : (size_t)size;
+	ret = container_write_records(w, (uint32_t)r->cpu, data + start, n1, data,
+				      (size_t)size - n1, err);
+	if (ret)
+		return ret;
+	ring_write_tail(pc, head);
+	r->tail = head;
+	return (long)size;
+}
+
+long session_drain(struct session *s, struct err *err)
+{
+	long total = 0;
+
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		long n = ring_drain(&s->rings[i], s->writer, err);
+
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	if (total) {
+		int ret = container_write_round(s->writer, err);
+
+		if (ret)
+			return ret;
+		s->bytes_drained += (uint64_t)total;
+	}
+	return total;
+}
+
+int session_poll(struct session *s, int timeout_ms)
+{
+	struct pollfd pfd[256];
+	size_t n = s->nr_rings < 256 ? s->nr_rings : 256;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		pfd[i].fd = s->rings[i].fd;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	ret = poll(pfd, n, timeout_ms);
+	if (ret < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (ret > 0) {
+		size_t hung = 0;
+
+		s->wakeups++;
+		for (size_t i = 0; i < n; i++)
+			hung += !!(pfd[i].revents & POLLHUP);
+		if (hung == n)
+			return 1;   /* every task we followed is gone */
+	}
+	return 0;
+}

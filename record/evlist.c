@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Opening the events: one fd per event per CPU (per thread too, for -p/-t),
+ * one ring buffer per CPU that every other fd of that CPU is redirected into
+ * with PERF_EVENT_IOC_SET_OUTPUT, and the attrs prec asks for (DESIGN.md,
+ * "The recorder").
+ */
+#include "record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <asm/perf_regs.h>
+#include <linux/perf_event.h>
+
+/* x86-64 user registers for DWARF unwinding: all but the segment ones. */
+#define DWARF_REGS_MASK (((1ULL << PERF_REG_X86_64_MAX) - 1) & \
+			 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | \
+			   (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
+
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err)
+{
+	const char *p = list;
+	int *out = NULL;
+	size_t nr = 0;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+
+		if (end == p || a < 0 || a > 4095)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b > 4095)
+				goto bad;
+		}
+		for (long c = a; c <= b; c++) {
+			int *grown = realloc(out, (nr + 1) * sizeof(*out));
+
+			if (!grown) {
+				free(out);
+				return err_set(err, -ENOMEM, "out of memory");
+			}
+			out = grown;
+			out[nr++] = (int)c;
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			goto bad;
+	}
+	if (!nr)
+		goto bad;
+	*cpus = out;
+	*n = nr;
+	return 0;
+bad:
+	free(out);
+	return err_set(err, -EINVAL, "bad CPU list '%s' (expected e.g. 0-3,6)", list);
+}
+
+static int online_cpus(int **cpus, size_t *n, struct err *err)
+{
+	char line[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	int ret;
+
+	if (!f || !fgets(line, sizeof(line), f)) {
+		long nr = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (f)
+			fclose(f);
+		snprintf(line, sizeof(line), "0-%ld", nr > 0 ? nr - 1 : 0);
+	} else {
+		fclose(f);
+	}
+	ret = parse_cpu_list(line, cpus, n, err);
+	return ret;
+}
+
+static int add_tid(struct session *s, pid_t tid)
+{
+	pid_t *grown = realloc(s->tids, (s->nr_tids + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	s->tids = grown;
+	s->tids[s->nr_tids++] = tid;
+	return 0;
+}
+
+/* Every thread of a process, from /proc/PID/task. */
+static int add_process_threads(struct session *s, pid_t pid, struct err *err)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return err_set(err, -ESRCH, "no process with pid %d", (int)pid);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (add_tid(s, (pid_t)atoi(de->d_name))) {
+			closedir(d);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* "1234,5678" for -p (every thread of each) or -t (those threads). */
+static int parse_pid_list(struct session *s, const char *list, bool threads, struct err *err)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		int ret;
+
+		if (end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ','))
+			return err_set(err, -EINVAL, "bad %s list '%s'", threads ? "thread" : "pid",
+				       list);
+		if (threads) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%ld", v);
+			if (access(path, F_OK))
+				return err_set(err, -ESRCH, "no thread with tid %ld", v);
+			ret = add_tid(s, (pid_t)v) ? err_set(err, -ENOMEM, "out of memory") : 0;
+		} else {
+			ret = add_process_threads(s, (pid_t)v, err);
+		}
+		if (ret)
+			return ret;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static size_t ring_pages(const struct record_opts *o)
+{
+	if (o->mmap_pages)
+		return (size_t)o->mmap_pages;
+	return o->callgraph == CALLGRAPH_DWARF ? 2048 : 256;
+}
+
+static void setup_attr(struct session *s, size_t i, bool workload)
+{
+	const struct record_opts *o = s->opts;
+	const struct event_spec *ev = &s->events[i];
+	struct perf_event_attr *a = &s->attrs[i];
+	size_t data = ring_pages(o) * (size_t)sysconf(_SC_PAGESIZE);
+
+	*a = ev->attr;
+	a->size = sizeof(*a);
+	if (!ev->explicit_period) {
+		if (o->period) {
+			a->freq = 0;
+			a->sample_period = (uint64_t)o->period;
+		} else {
+			a->freq = 1;
+			a->sample_freq = (uint64_t)o->freq;
+		}
+	}
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (a->type == PERF_TYPE_TRACEPOINT)
+		a->sample_type |= PERF_SAMPLE_RAW;
+	if (o->callgraph != CALLGRAPH_NONE)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->callgraph == CALLGRAPH_DWARF) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = DWARF_REGS_MASK;
+		a->sample_stack_user = (uint32_t)o->stack_size;
+		a->exclude_callchain_user = 1;
+	}
+	a->read_format = PERF_FORMAT_ID;
+	a->disabled = 1;
+	a->enable_on_exec = workload;
+	a->inherit = !o->no_inherit && s->tids;
+	a->sample_id_all = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(data / 4);
+	if (i == 0) {   /* the first event also tracks tasks and mappings */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->build_id = s->build_id_in_mmap;
+		a->context_switch = o->switch_events;
+	}
+}
+
+static int add_evfd(struct session *s, const struct evfd *e)
+{
+	if (s->nr_evfds == s->cap_evfds) {
+		size_t cap = s->cap_evfds ? 2 * s->cap_evfds : 16;
+		struct evfd *n = realloc(s->evfds, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->evfds = n;
+		s->cap_evfds = cap;
+	}
+	s->evfds[s->nr_evfds++] = *e;
+	return 0;
+}
+
+/* The default event is cycles; without a hardware PMU, perf samples
+ * cpu-clock instead, and so do we, saying so. */
+static bool fall_back_to_cpu_clock(struct session *s, size_t i, int errnum)
+{
+	struct event_spec *ev = &s->events[i];
+
+	if (!s->opts->default_event || ev->attr.type != PERF_TYPE_HARDWARE ||
+	    (errnum != ENOENT && errnum != EOPNOTSUPP && errnum != ENODEV))
+		return false;
+	memset(&ev->attr, 0, sizeof(ev->attr));
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	ev->is_hardware = false;
+	snprintf(ev->name, sizeof(ev->name), "cpu-clock");
+	if (!s->opts->quiet)
+		fprintf(stderr, "prec: no hardware cycles counter on this machine "
+			"(no PMU): sampling cpu-clock instead\n");
+	return true;
+}
+
+static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_fd,
+		    bool workload, struct err *err)
+{
+	struct evfd e = { .event = (int)i, .cpu = cpu, .tid = tid };
+	char advice[512];
+
+	for (;;) {
+		setup_attr(s, i, workload);
+		e.fd = sys_perf_event_open(&s->attrs[i], tid, cpu, group_fd);
+		if (e.fd >= 0)
+			break;
+		if (errno == EINVAL && s->attrs[i].build_id) {
+			s->build_id_in_mmap = false;   /* kernel before 5.12 */
+			continue;
+		}
+		if (errno == ESRCH && tid > 0 && !workload)
+			return 0;                       /* the thread exited meanwhile */
+		if (fall_back_to_cpu_clock(s, i, errno))
+			continue;
+		open_error_advice(errno, &s->events[i], s->opts, advice, sizeof(advice));
+		return err_set(err, -errno, "%s", advice);
+	}
+	if (ioctl(e.fd, PERF_EVENT_IOC_ID, &e.id) < 0) {
+		int ret = -errno;
+
+		close(e.fd);
+		return err_set(err, ret, "cannot read the id of event '%s': %s",
+			       s->events[i].name, strerror(-ret));
+	}
+	if (add_evfd(s, &e)) {
+		close(e.fd);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	return 1;
+}
+
+/* All events of one (cpu, thread): group members go with their leader. */
+static int open_on(struct session *s, int cpu, pid_t tid, bool workload, struct err *err)
+{
+	int leader_fd = -1;
+
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct event_spec *ev = &s->events[i];
+		int group_fd = ev->group >= 0 && !ev->group_leader ? leader_fd : -1;
+		int ret = open_one(s, i, cpu, tid, group_fd, workload, err);
+
+		if (ret < 0)
+			return ret;
+		if (ret > 0 && ev->group_leader)
+			leader_fd = s->evfds[s->nr_evfds - 1].fd;
+	}
+	return 0;
+}
+
+int session_open_events(struct session *s, pid_t workload, struct err *err)
+{
+	const struct record_opts *o = s->opts;
+	int ret;
+
+	s->build_id_in_mmap = !o->no_buildid;
+	s->attrs = calloc(s->nr_events, sizeof(*s->attrs));
+	if (!s->attrs)
+		return err_set(err, -ENOMEM, "out of memory");
+	if (o->cpu_list)
+		ret = parse_cpu_list(o->cpu_list, &s->cpus, &s->nr_cpus, err);
+	else
+		ret = online_cpus(&s->cpus, &s->nr_cpus, err);
+	if (ret)
+		return ret;
+	if (workload > 0)
+		ret = add_tid(s, workload) ? err_set(err, -ENOMEM, "out of memory") : 0;
+	else if (o->pids)
+		ret = parse_pid_list(s, o->pids, false, err);
+	else if (o->tids)
+		ret = parse_pid_list(s, o->tids, true, err);
+	if (ret)
+		return ret;
+	for (size_t c = 0; c < s->nr_cpus; c++) {
+		if (!s->tids) {
+			ret = open_on(s, s->cpus[c], -1, false, err);
+			if (ret)
+				return ret;
+			continue;
+		}
+		for (size_t t = 0; t < s->nr_tids; t++) {
+			ret = open_on(s, s->cpus[c], s->tids[t], workload > 0, err);
+			if (ret)
+				return ret;
+		}
+	}
+	if (!s->nr_evfds)
+		return err_set(err, -ESRCH, "nothing to record: every thread exited");
+	return 0;
+}
+
+int session_mmap(struct session *s, struct err *err)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = ring_pages(s->opts);
+	size_t len = (pages + 1) * page;
+
+	s->rings = calloc(s->nr_cpus, sizeof(*s->rings));
+	if (!s->rings)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->nr_evfds; i++) {
+		const struct evfd *e = &s->evfds[i];
+		struct ring *r = NULL;
+
+		for (size_t k = 0; k < s->nr_rings; k++)
+			if (s->rings[k].cpu == e->cpu)
+				r = &s->rings[k];
+		if (r) {
+			if (ioctl(e->fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+				return err_set(err, -errno, "cannot share the ring buffer of CPU %d: %s",
+					       e->cpu, strerror(errno));
+			continue;
+		}
+		r = &s->rings[s->nr_rings];
+		r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+		if (r->base == MAP_FAILED) {
+			int ret = -errno;
+
+			r->base = NULL;
+			if (ret == -EPERM || ret == -ENOMEM)
+				return err_set(err, ret,
+					       "cannot map %zu KiB of ring buffer for CPU %d: %s: over the "
+					       "locked-memory limit for perf (/proc/sys/kernel/perf_event_mlock_kb "
+					       "per CPU, and ulimit -l); use a smaller -m or run as root",
+					       len >> 10, e->cpu, strerror(-ret));
+			return err_set(err, ret, "cannot map the ring buffer of CPU %d: %s", e->cpu,
+				       strerror(-ret));
+		}
+		r->data_size = pages * page;
+		r->cpu = e->cpu;
+		r->fd = e->fd;
+		s->nr_rings++;
+	}
+	return 0;
+}
+
+int session_enable(struct session *s, struct err *err)
+{
+	for (size_t i = 0; i < s->nr_evfds; i++)
+		if (ioctl(s->evfds[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return err_set(err, -errno, "cannot enable event '%s': %s",
+				       s->events[s->evfds[i].event].name, strerror(errno));
+	return 0;
+}
+
+int session_disable(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_evfds; i++)
+		ioctl(s->evfds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < s->nr_rings; i++)
+		if (s->rings[i].base)
+			munmap(s->rings[i].base, s->rings[i].data_size + page);
+	for (size_t i = 0; i < s->nr_evfds; i++)
+		close(s->evfds[i].fd);
+	free(s->rings);
+	free(s->evfds);
+	free(s->attrs);
+	free(s->cpus);
+	free(s->tids);
+	s->rings = NULL;
+	s->evfds = NULL;
+	s->attrs = NULL;
+	s->cpus = NULL;
+	s->tids = NULL;
+	s->nr_rings = s->nr_evfds = 0;
+}

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prec: record samples into a prec.data file, as `perf record` does.
+ *
+ *   prec [options] [--] command [args]     (or: prec record ...)
+ *
+ * Order of work: parse options; rename an old output file; fork the workload
+ * (held); open the events and map the ring buffers; write the metadata and
+ * the event blocks; synthesize what already runs (-p/-t/-a); start the
+ * workload (or enable the events); drain until the workload ends, the
+ * duration is over or a signal arrives; drain once more; write build ids and
+ * the final metadata; close the file and print the summary line.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/opts.h"
+#include "../format/blocks.h"
+#include "synth.h"
+
+#define DEFAULT_FREQ 4000
+#define DEFAULT_STACK 8192
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t child_exited;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_exited = 1;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- options --------------------------------------------------------- */
+
+static struct record_opts *cb_opts;   /* the options struct, for callbacks */
+static const char *freq_arg, *callgraph_arg, *duration_arg;
+
+static int cb_event(const struct opt *o, const char *arg, struct err *err)
+{
+	(void)o;
+	return events_parse(arg, NULL, &cb_opts->events, err);
+}
+
+static long max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	long v = 100000;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 100000;
+		fclose(f);
+	}
+	return v;
+}
+
+static int check_freq(struct record_opts *o, struct err *err)
+{
+	long max = max_sample_rate();
+	char *end;
+
+	if (!freq_arg) {
+		o->freq = o->period ? 0 : DEFAULT_FREQ;
+		return 0;
+	}
+	if (!strcmp(freq_arg, "max")) {
+		o->freq = max;
+		o->freq_max = true;
+		return 0;
+	}
+	o->freq = strtol(freq_arg, &end, 10);
+	if (end == freq_arg || *end || o->freq <= 0)
+		return err_set(err, -EINVAL, "-F %s: not a frequency (a number of Hz, or 'max')",
+			       freq_arg);
+	if (o->freq > max) {
+		fprintf(stderr, "warning: Maximum frequency rate (%'ld Hz) exceeded, throttling from "
+			"%'ld Hz to %'ld Hz.\n         The limit can be raised via "
+			"/proc/sys/kernel/perf_event_max_sample_rate.\n", max, o->freq, max);
+		o->freq = max;
+	}
+	return 0;
+}
+
+static int check_callgraph(struct record_opts *o, bool fp_flag, struct err *err)
+{
+	const char *a = callgraph_arg;
+
+	o->stack_size = DEFAULT_STACK;
+	if (!a) {
+		o->callgraph = fp_flag ? CALLGRAPH_FP : CALLGRAPH_NONE;
+		return 0;
+	}
+	if (!strcmp(a, "fp")) {
+		o->callgraph = CALLGRAPH_FP;
+	} else if (!strncmp(a, "dwarf", 5) && (!a[5] || a[5] == ',')) {
+		o->callgraph = CALLGRAPH_DWARF;
+		if (a[5]) {
+			char *end;
+			long size = strtol(a + 6, &end, 10);
+
+			/* the kernel takes at most 65528 bytes, in multiples of 8 */
+			if (end == a + 6 || *end || size <= 0 || size > 65528)
+				return err_set(err, -EINVAL,
+					       "--call-graph %s: the stack size must be 8..65528 bytes", a);
+			o->stack_size = (size + 7) & ~7L;
+		}
+	} else if (!strcmp(a, "none")) {
+		o->callgraph = CALLGRAPH_NONE;
+	} else {
+		return err_set(err, -EINVAL, "--call-graph %s: expected fp, dwarf[,SIZE] or none", a);
+	}
+	return 0;
+}
+
+static int check_opts(struct record_opts *o, bool fp_flag, struct err *err)
+{
+	int targets = !!o->pids + !!o->tids + (o->all_cpus || o->cpu_list) + (o->argc > 0);
+	int ret = check_freq(o, err);
+
+	if (!ret)
+		ret = check_callgraph(o, fp_flag, err);
+	if (ret)
+		return ret;
+	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
+		return err_set(err, -EINVAL,
+			       "-m %ld: the number of mmap data pages must be a power of two (e.g. %ld)",
+			       o->mmap_pages, 1L << (64 - __builtin_clzl((unsigned long)o->mmap_pages)));
+	if (duration_arg) {
+		char *end;
+
+		o->duration = strtod(duration_arg, &end);
+		if (end == duration_arg || *end || !(o->duration > 0) || !isfinite(o->duration))
+			return err_set(err, -EINVAL, "--duration %s: expected seconds, e.g. 2.5",
+				       duration_arg);
+	}
+	if (targets == 0)
+		return err_set(err, -EINVAL, "nothing to record: give a command, -p PID, -t TID or -a");
+	if (o->pids && o->tids)
+		return err_set(err, -EINVAL, "-p and -t cannot be used together");
+	if (o->argc && (o->pids || o->tids))
+		return err_set(err, -EINVAL, "a command cannot be combined with -p or -t");
+	if (!o->events.nr) {
+		o->default_event = true;
+		ret = events_parse("cycles", NULL, &o->events, err);
+	}
+	return ret;
+}
+
+static const char usage_line[] = "prec [<options>] [--] <command> [<args>]\n"
+				 "   or: prec record [<options>] [--] <command> [<args>]";
+
+static int parse_args(struct record_opts *o, int argc, char **argv)
+{
+	bool fp = false, help = false, version = false;
+	const struct opt table[] = {
+		OPTION_CALLBACK('e', "event", NULL, "event", "event to sample (repeatable; comma list; "
+				"default cycles, or cpu-clock without a PMU)", cb_event),
+		OPTION_STRING('F', "freq", &freq_arg, "n", "sample frequency in Hz, or 'max' (default 4000)"),
+		OPTION_INT('c', "count", &o->period, "n", "sample every n events instead", 1, LONG_MAX),
+		OPTION_FLAG('g', NULL, &fp, "record call chains (frame pointers)"),
+		OPTION_STRING(0, "call-graph", &callgraph_arg, "mode",
+			      "fp, dwarf[,stack size] (default 8192) or none"),
+		OPTION_STRING('p', "pid", &o->pids, "pid", "record existing processes (comma list)"),
+		OPTION_STRING('t', "tid", &o->tids, "tid", "record existing threads (comma list)"),
+		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "system-wide, on all CPUs"),
+		OPTION_STRING('C', "cpu", &o->cpu_list, "cpus", "system-wide on these CPUs (e.g. 0-1,3)"),
+		OPTION_STRING(0, "duration", &duration_arg, "seconds",
+			      "stop after this long (without a command: else Ctrl-C)"),
+		OPTION_STRING('o', "output", &o->output, "file", "output file (default prec.data)"),
+		OPTION_INT('m', "mmap-pages", &o->mmap_pages, "pages",
+			   "ring buffer data pages per CPU, a power of two", 1, 1L << 20),
+		OPTION_INT_OPTARG('z', "compression-level", &o->level, "n",
+				  "deflate level 0-12 (default 1; 0 stores raw)", 0, 12, 1),
+		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
+		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
+		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
+		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),
+		OPTION_COUNT('v', "verbose", &o->verbose, "say more"),
+		OPTION_FLAG('h', "help", &help, "show this help"),
+		OPTION_FLAG(0, "version", &version, "show the version"),
+		OPTION_END,
+	};
+	struct err err = { 0 };
+	int first;
+
+	cb_opts = o;
+	first = opts_parse(table, argc, argv, &err);
+	if (first < 0) {
+		fprintf(stderr, "prec: %s\n", err.msg);
+		opts_usage(stderr, usage_line, table);
+		return 129;
+	}
+	if (help) {
+		opts_usage(stdout, usage_line, table);
+		exit(0);
+	}
+	if (version) {
+		printf("prec %s\n", PREC_VERSION);
+		exit(0);
+	}
+	o->argc = argc - first;
+	o->argv = argv + first;
+	if (check_opts(o, fp, &err)) {
+		fprintf(stderr, "prec: %s\n", err.msg);
+		return 129;
+	}
+	return 0;
+}
+
+/* ---- recording ------------------------------------------------------- */
+
+static void on_sideband(void *ctx, const void *rec, size_t len)
+{
+	dso_list_note(ctx, rec, len);
+}
+
+/* Timestamps for the DATA blocks' time ranges. Every event prec opens has
+ * IDENTIFIER, IP, TID, TIME first in its samples, and TID, TIME, CPU,
+ * IDENTIFIER as its sample_id_all trailer (evlist.c, setup_attr). */
+static uint64_t record_time(void *ctx, const void *rec, size_t len)
+{
+	struct perf_event_header h;
+	uint64_t t = 0;
+
+	(void)ctx;
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE && len >= 40)
+		memcpy(&t, (const uint8_t *)rec + 32, 8);
+	else if (h.type < PERF_RECORD_MAX && len >= 8 + 32)
+		memcpy(&t, (const uint8_t *)rec + len - 24, 8);
+	return t;
+}
+
+/* perf renames an existing output file to NAME.old before writing. */
+static void keep_old_output(const char *path)
+{
+	struct stat st;
+	char old[4096];
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return;
+	snprintf(old, sizeof(old), "%s.old", path);
+	rename(path, old);
+}
+
+static int write_events(struct session *s, struct err *err)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nr_events && !ret; i++) {
+		struct event_id *ids = calloc(s->nr_evfds + 1, sizeof(*ids));
+		struct buf b = BUF_INIT;
+		size_t n = 0;
+
+		if (!ids)
+			return err_set(err, -ENOMEM, "out of memory");
+		for (size_t k = 0; k < s->nr_evfds; k++) {
+			if (s->evfds[k].event != (int)i)
+				continue;
+			ids[n].id = s->evfds[k].id;
+			ids[n].cpu = s->evfds[k].cpu;
+			ids[n].tid = s->evfds[k].tid;
+			n++;
+		}
+		ret = event_block_encode(&s->attrs[i], sizeof(s->attrs[i]), s->events[i].name, ids, n, &b);
+		if (ret)
+			err_set(err, ret, "cannot encode event '%s'", s->events[i].name);
+		else
+			ret = container_write_block(s->writer, BLOCK_EVENT, b.data, b.len, err);
+		buf_free(&b);
+		free(ids);
+	}
+	return ret;
+}
+
+/* Synthesized records are gathered and written as one span. */
+static int emit_synth(void *ctx, const void *rec, size_t len)
+{
+	return buf_append(ctx, rec, len);
+}
+
+static int synthesize_into(struct session *s, struct buf *out, struct err *err);
+
+/* What already runs when we attach: tasks, their mappings, the kernel. */
+static int synthesize(struct session *s, struct err *err)
+{
+	struct buf out = BUF_INIT;
+	int ret = synthesize_into(s, &out, err);
+
+	if (ret >= 0 && out.len)
+		ret = container_write_records(s->writer, SPAN_CPU_SYNTH, out.data, out.len, NULL, 0,
+					      err);
+	buf_free(&out);
+	return ret < 0 ? ret : 0;
+}
+
+static int synthesize_into(struct session *s, struct buf *out, struct err *err)
+{
+	const struct record_opts *o = s->opts;
+	struct synth_params p = { .sample_type = s->attrs[0].sample_type, .id = s->evfds[0].id,
+				  .proc = "/proc", .emit = emit_synth, .ctx = out };
+	bool restricted = false;
+	int ret = synth_kernel(&p, &restricted, err);
+
+	if (ret < 0)
+		return ret;
+	if (restricted && !o->quiet)
+		fprintf(stderr, "prec: kernel addresses are hidden (kptr_restrict): kernel samples "
+			"will not be named\n");
+	if (o->all_cpus || o->cpu_list)
+		return synth_all(&p, err) < 0 ? -1 : 0;
+	if (o->pids) {
+		/* -p: s->tids holds every thread; synthesize each process once */
+		const char *q = o->pids;
+
+		while (*q) {
+			char *end;
+			long pid = strtol(q, &end, 10);
+
+			ret = synth_process((pid_t)pid, &p, err);
+			if (ret < 0)
+				return ret;
+			q = *end ? end + 1 : end;
+		}
+	} else if (o->tids) {
+		for (size_t i = 0; i < s->nr_tids; i++) {
+			ret = synth_thread(s->tids[i], &p, err);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct run {
+	struct session s;
+	struct workload wl;
+	bool have_workload;
+	bool exec_failed;
+	int status;             /* wait status of the workload, -1 when none */
+};
+
+/* A DATA block is written when full, and at least this often, so that a
+ * recording killed with SIGKILL loses at most the last second. */
+#define FLUSH_INTERVAL_S 1.0
+
+static int record_loop(struct run *run, struct err *err)
+{
+	const struct record_opts *o = run->s.opts;
+	double deadline = o->duration > 0 ? mono_s() + o->duration : 0;
+	double next_flush = mono_s() + FLUSH_INTERVAL_S;
+
+	for (;;) {
+		int timeout = 100, ret;
+
+		if (deadline) {
+			double left = deadline - mono_s();
+
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		ret = session_poll(&run->s, timeout);
+		if (ret < 0)
+			return err_set(err, ret, "poll: %s", strerror(-ret));
+		if (session_drain(&run->s, err) < 0)
+			return -1;
+		if (mono_s() >= next_flush) {
+			if (container_writer_flush(run->s.writer, err))
+				return -1;
+			next_flush = mono_s() + FLUSH_INTERVAL_S;
+		}
+		if (ret == 1 && !run->have_workload)
+			break;                  /* the processes we attached to are gone */
+		if (stop_signal)
+			break;
+		if (run->have_workload && child_exited) {
+			pid_t p = waitpid(run->wl.pid, &run->status, WNOHANG);
+
+			if (p == run->wl.pid)
+				break;
+			child_exited = 0;
+		}
+	}
+	return 0;
+}
+
+static void print_summary(const struct record_opts *o, const struct container_writer_stats *st,
+			  uint64_t file_bytes)
+{
+	if (o->quiet)
+		return;
+	fprintf(stderr, "[ prec: captured and wrote %.3f MB %s (%llu samples, %llu lost) ]\n",
+		(double)file_bytes / (1024.0 * 1024.0), o->output,
+		(unsigned long long)st->by_type[PERF_RECORD_SAMPLE],
+		(unsigned long long)st->lost_samples);
+	if (st->lost_samples)
+		fprintf(stderr, "prec: warning: the kernel lost %llu samples: the ring buffers "
+			"overflowed; try a larger -m or a lower -F\n",
+			(unsigned long long)st->lost_samples);
+}
+
+static int start(struct run *run, struct err *err)
+{
+	struct session *s = &run->s;
+	const struct record_opts *o = s->opts;
+	struct container_writer_opts wo = { .level = (int)o->level, .on_sideband = on_sideband,
+					    .record_time = record_time, .ctx = s->dsos,
+					    .background = true };
+	int ret;
+
+	keep_old_output(o->output);
+	ret = container_writer_open(&s->writer, o->output, &wo, err);
+	if (ret)
+		return ret;
+	if (o->argc) {
+		ret = workload_prepare(&run->wl, o->argv, err);
+		if (ret)
+			return ret;
+		run->have_workload = true;
+	}
+	ret = session_open_events(s, run->have_workload ? run->wl.pid : -1, err);
+	if (!ret)
+		ret = session_mmap(s, err);
+	if (!ret)
+		ret = write_metadata(s->writer, o, wall_ns(), err);
+	if (!ret)
+		ret = write_events(s, err);
+	if (ret)
+		return ret;
+	if (run->have_workload) {
+		ret = workload_start(&run->wl, err);
+		if (ret) {
+			run->exec_failed = true;
+			return err_prefix(err, "cannot run '%s'", o->argv[0]);
+		}
+		return 0;
+	}
+	ret = session_enable(s, err);
+	if (!ret)
+		ret = synthesize(s, err);
+	return ret;
+}
+
+/* Exit status as perf: the workload's, 128 + signal if it was killed. */
+static int exit_code(const struct run *run)
+{
+	if (run->status < 0)
+		return 0;
+	if (WIFSIGNALED(run->status))
+		return 128 + WTERMSIG(run->status);
+	return WEXITSTATUS(run->status);
+}
+
+static int finish(struct run *run, struct err *err)
+{
+	struct session *s = &run->s;
+	struct container_writer_stats st;
+	uint64_t file_bytes;
+	int ret;
+
+	session_disable(s);
+	if (session_drain(s, err) < 0)
+		return -1;
+	if (run->have_workload && run->status < 0) {
+		/* stopped by a signal or --duration: end the workload as perf does */
+		kill(run->wl.pid, SIGTERM);
+		waitpid(run->wl.pid, &run->status, 0);
+	}
+	container_writer_get_stats(s->writer, &st);
+	ret = write_build_ids(s->writer, s->dsos, err);
+	if (!ret)
+		ret = write_final_metadata(s->writer, &st, run->status, wall_ns(), err);
+	container_writer_get_stats(s->writer, &st);
+	file_bytes = st.file_bytes;
+	if (!ret)
+		ret = container_writer_close(s->writer, err);
+	else
+		container_writer_abort(s->writer);
+	s->writer = NULL;
+	if (ret)
+		return ret;
+	print_summary(s->opts, &st, file_bytes);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct record_opts o = { .output = "prec.data", .level = CONTAINER_DEFAULT_LEVEL,
+				 .record_argc = argc, .record_argv = argv };
+	struct run run = { .status = -1 };
+	struct err err = { 0 };
+	struct sigaction sa = { 0 };
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "record")) {
+		argv++;
+		argc--;
+	}
+	ret = parse_args(&o, argc, argv);
+	if (ret)
+		return ret;
+	run.s.opts = &o;
+	run.s.events = o.events.ev;
+	run.s.nr_events = o.events.nr;
+	run.s.dsos = dso_list_new();
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+
+	ret = start(&run, &err);
+	if (!ret)
+		ret = record_loop(&run, &err);
+	if (!ret)
+		ret = finish(&run, &err);
+	if (ret) {
+		fprintf(stderr, "prec: %s\n", err.msg);
+		if (run.have_workload) {
+			kill(run.wl.pid, SIGKILL);
+			waitpid(run.wl.pid, NULL, 0);
+		}
+		if (run.s.writer) {
+			/* nothing was recorded: leave no half file behind */
+			container_writer_abort(run.s.writer);
+			unlink(o.output);
+		}
+		ret = 255;
+	} else {
+		ret = exit_code(&run);
+	}
+	session_close(&run.s);
+	dso_list_free(run.s.dsos);
+	event_list_free(&o.events);
+	return ret;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prec: the sampling recorder. struct record_opts is what the command line
+ * asked for (filled by the option table in main.c, never changed after);
+ * struct session is the runtime state of one recording.
+ */
+#ifndef PREC_RECORD_RECORD_H
+#define PREC_RECORD_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+#include "../common/events.h"
+#include "../format/container.h"
+
+#define PREC_VERSION "0.1"
+
+enum callgraph_mode {
+	CALLGRAPH_NONE,
+	CALLGRAPH_FP,
+	CALLGRAPH_DWARF,
+};
+
+struct record_opts {
+	struct event_list events;       /* -e, in order; default cycles (fallback cpu-clock) */
+	bool default_event;             /* no -e given */
+	long freq;                      /* -F; 0 when -c is used */
+	bool freq_max;                  /* -F max */
+	long period;                    /* -c */
+	enum callgraph_mode callgraph;
+	long stack_size;                /* --call-graph dwarf,SIZE */
+	const char *pids;               /* -p list */
+	const char *tids;               /* -t list */
+	bool all_cpus;                  /* -a */
+	const char *cpu_list;           /* -C */
+	double duration;                /* --duration seconds, 0 = until the command ends / Ctrl-C */
+	const char *output;             /* -o */
+	long mmap_pages;                /* -m, data pages per CPU, power of two; 0 = default */
+	long level;                     /* -z */
+	bool switch_events;
+	bool no_inherit;
+	bool no_buildid;
+	int quiet;
+	int verbose;
+	int argc;                       /* the workload */
+	char **argv;
+	int record_argc;                /* prec's own command line, for the metadata */
+	char **record_argv;
+};
+
+/* One opened event on one CPU/thread. */
+struct evfd {
+	int fd;
+	int event;                      /* index in opts.events */
+	int cpu;                        /* -1: any */
+	pid_t tid;                      /* -1: any */
+	uint64_t id;
+};
+
+/* One ring buffer: 1 + 2^n pages mapped on the first fd of a CPU (or thread). */
+struct ring {
+	void *base;                     /* the control page, then the data pages */
+	size_t data_size;
+	uint64_t tail;                  /* how far we have copied */
+	int cpu;
+	int fd;
+};
+
+struct session {
+	const struct record_opts *opts;
+	struct event_spec *events;      /* a copy of opts->events (the default may fall back) */
+	size_t nr_events;
+	struct perf_event_attr *attrs;  /* per event, as opened */
+	size_t nr_evfds, cap_evfds;
+	struct evfd *evfds;
+	size_t nr_rings;
+	struct ring *rings;
+	int *cpus;                      /* CPUs events are opened on; -1 alone for per-thread */
+	size_t nr_cpus;
+	pid_t *tids;                    /* threads for -p / -t / a workload; NULL for -a */
+	size_t nr_tids;
+	struct container_writer *writer;
+	uint64_t bytes_drained;
+	uint64_t wakeups;
+	bool build_id_in_mmap;          /* the kernel accepted attr.build_id */
+	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
+};
+
+/* evlist.c */
+int session_open_events(struct session *s, pid_t workload, struct err *err);
+int session_mmap(struct session *s, struct err *err);
+int session_enable(struct session *s, struct err *err);
+int session_disable(struct session *s);
+void session_close(struct session *s);
+int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err);
+
+/* drain.c */
+/* Copy whatever every ring holds into the writer; returns bytes copied or a
+ * negative code. Writes a round marker after a pass that copied anything. */
+long session_drain(struct session *s, struct err *err);
+/* Poll the rings until data, a signal or the timeout: 0, 1 when every
+ * ring is hung up (the tasks followed have all exited), or negative. */
+int session_poll(struct session *s, int timeout_ms);
+
+/* workload.c */
+struct workload {
+	pid_t pid;
+	int go_fd;                      /* write end: the child execs when it closes */
+	int err_fd;                     /* read end: errno of a failed exec, or EOF */
+};
+int workload_prepare(struct workload *wl, char **argv, struct err *err);
+int workload_start(struct workload *wl, struct err *err);
+
+/* advice.c */
+/* A one-line (or few-line) explanation of why perf_event_open failed for
+ * this event, with what to do about it. */
+void open_error_advice(int errnum, const struct event_spec *ev, const struct record_opts *o,
+		       char *buf, size_t len);
+
+/* finish.c */
+struct dso_list;
+struct dso_list *dso_list_new(void);
+void dso_list_free(struct dso_list *l);
+void dso_list_note(struct dso_list *l, const void *rec, size_t len);
+int write_build_ids(struct container_writer *w, struct dso_list *l, struct err *err);
+int write_metadata(struct container_writer *w, const struct record_opts *o, uint64_t start_ns,
+		   struct err *err);
+int write_final_metadata(struct container_writer *w, const struct container_writer_stats *st,
+			 int workload_status, uint64_t end_ns, struct err *err);
+
+#endif

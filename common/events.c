@@ -387,7 +387,8 @@ static int name_add_mods(struct parser *ps, struct item *it, const struct group 
 	if (it->named)
 		return 0;
 	if (len + sep + g->mods.n > EVENT_NAME_MAX)
-		return err_set(ps->err, -PREC_ELIMIT, "event '%.*s': name longer than %d characters",
+		return err_set(ps->err, -PREC_ELIMIT,
+			       "event '%.*s': name longer than %d characters",
 			       SPAN(it->text), EVENT_NAME_MAX);
 	if (sep)
 		it->ev.name[len++] = ':';
@@ -616,7 +617,8 @@ static int parse_list(struct parser *ps, const char *text)
 				ret = err_set(ps->err, -EINVAL, "event '%.*s}': unbalanced '}'",
 					      SPAN(ev));
 			else if (!ret && !ev.n)
-				ret = err_set(ps->err, -EINVAL, "event list '%s': empty event", text);
+				ret = err_set(ps->err, -EINVAL, "event list '%s': empty event",
+					      text);
 			if (!ret)
 				ret = parse_event(ps, ev, NULL);
 		}

@@ -17,9 +17,14 @@
  *
  * A name before ':' that is a builtin event (cycles, cs, L1-dcache-loads,
  * r1a2b...) means modifiers follow; otherwise the text is a tracepoint.
- * Modifiers follow perf: u, k and h keep only the levels named; u and p also
- * set exclude_guest unless G or H is given; G/H keep only guest or host.
- * Modifiers after a group's '}' are applied on top of each member's own.
+ * Builtin names are case-sensitive except hw-cache ones, as in perf.
+ *
+ * Modifiers follow perf: u, k and h keep only the levels named (u: exclude
+ * kernel and hv; uk: exclude hv only); G and H keep only guest or host; each
+ * p raises precise_ip. Unlike perf, u and p do not also set exclude_guest.
+ * Modifiers after a group's '}' are applied on top of each member's own
+ * (so {cycles:k}:u counts both levels), and are added to the member's name
+ * ("cycles:ku") unless name= gave one.
  *
  * Ownership: struct event_list owns the array ev (malloc'ed); the caller owns
  * the struct itself, starts it zeroed ({ 0, NULL }) and releases it with

@@ -171,7 +171,8 @@ static int pmu_file(const struct pmu *pmu, const char *dir, struct span name,
 static int apply_terms(const struct pmu *pmu, struct item *it,
 		       struct span terms, bool in_alias);
 
-static int format_term(const struct pmu *pmu, struct item *it, struct span key, struct span val, bool has_val, bool in_alias)
+static int format_term(const struct pmu *pmu, struct item *it, struct span key,
+		       struct span val, bool has_val, bool in_alias)
 {
 	char path[PATH_MAX], buf[SMALL_FILE];
 	uint64_t v = 1;
@@ -200,7 +201,8 @@ static int format_term(const struct pmu *pmu, struct item *it, struct span key, 
 			return apply_terms(pmu, it, (struct span){ buf, strlen(buf) }, true);
 	}
 	if (missing(ret))
-		return err_set(pmu->err, -PREC_EUNKNOWN, "event '%.*s': unknown term '%.*s' for PMU '%.*s'",
+		return err_set(pmu->err, -PREC_EUNKNOWN,
+			       "event '%.*s': unknown term '%.*s' for PMU '%.*s'",
 			       SPAN(it->text), SPAN(key), SPAN(pmu->name));
 	return err_set(pmu->err, ret, "event '%.*s': cannot read %s: %s",
 		       SPAN(it->text), path, err_str(ret));

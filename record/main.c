@@ -364,6 +364,23 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 	return 0;
 }
 
+static void print_setup(const struct session *s)
+{
+	fprintf(stderr, "prec: %zu event%s on %zu CPU%s%s, %zu file descriptors, "
+		"%zu ring buffer%s of %zu KiB\n", s->nr_events, s->nr_events == 1 ? "" : "s",
+		s->nr_cpus, s->nr_cpus == 1 ? "" : "s", s->tids ? " (following tasks)" : "",
+		s->nr_evfds, s->nr_rings, s->nr_rings == 1 ? "" : "s",
+		s->nr_rings ? s->rings[0].data_size >> 10 : 0);
+	for (size_t i = 0; i < s->nr_events; i++)
+		fprintf(stderr, "prec: event %zu '%s': type %u config %#llx, %s %llu, sample_type %#llx\n",
+			i, s->events[i].name, s->attrs[i].type, (unsigned long long)s->attrs[i].config,
+			s->attrs[i].freq ? "frequency" : "period",
+			(unsigned long long)s->attrs[i].sample_period,
+			(unsigned long long)s->attrs[i].sample_type);
+	fprintf(stderr, "prec: build ids %s\n", s->build_id_in_mmap ?
+		"from the kernel's MMAP2 records" : "read from the binaries at the end");
+}
+
 struct run {
 	struct session s;
 	struct workload wl;
@@ -461,8 +478,13 @@ static int start(struct run *run, struct err *err)
 		ret = write_events(s, err);
 	if (ret)
 		return ret;
+	if (o->verbose)
+		print_setup(s);
 	if (run->have_workload) {
-		ret = workload_start(&run->wl, err);
+		/* the kernel's own map: the workload's come from the kernel */
+		ret = synthesize(s, err);
+		if (!ret)
+			ret = workload_start(&run->wl, err);
 		if (ret) {
 			run->exec_failed = true;
 			return err_prefix(err, "cannot run '%s'", o->argv[0]);

@@ -4,10 +4,14 @@
  * MS milliseconds of CPU in spin_work() on each of THREADS threads (default
  * 1), then prints the CPU time it used (getrusage), so that tests can check
  * sample counts against duration x frequency.
+ *
+ * `spin Nw [THREADS]` does a fixed amount of work instead (N million rounds
+ * per thread), so that the time it takes shows what a recorder costs it.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -19,13 +23,16 @@ static double thread_cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static long work_rounds;   /* fixed work: rounds of 100000 steps; 0 = timed */
+
 /* A dependent xorshift chain: no vectorising, no folding (NOTES.md). */
 __attribute__((noinline, noclone)) static unsigned long spin_work(double seconds)
 {
 	unsigned long x = 88172645463325252ul;
 	double end = thread_cpu_s() + seconds;
+	long rounds = 0;
 
-	while (thread_cpu_s() < end) {
+	while (work_rounds ? rounds++ < work_rounds : thread_cpu_s() < end) {
 		for (int i = 0; i < 100000; i++) {
 			x ^= x << 13;
 			x ^= x >> 7;
@@ -45,6 +52,10 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
 	double seconds = (argc > 1 ? atof(argv[1]) : 500) / 1000.0;
+	char *unit = argc > 1 ? argv[1] + strlen(argv[1]) : NULL;
+
+	if (unit && unit > argv[1] && unit[-1] == 'w')
+		work_rounds = (long)(atof(argv[1]) * 10);   /* N million steps */
 	int threads = argc > 2 ? atoi(argv[2]) : 1;
 	pthread_t tid[64];
 	struct rusage ru;

@@ -24,6 +24,8 @@
 
 #include "../common/err.h"
 
+struct record_layouts;
+
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
@@ -97,6 +99,12 @@ struct container_writer_opts {
 	 * way, without a second pass). The bytes are contiguous and valid only
 	 * during the call. */
 	void (*on_sideband)(void *ctx, const void *rec, size_t len);
+	/* Optional: the events' layouts (format/record.h). With them, the writer
+	 * clears, before compression, the bytes of each user-stack copy past its
+	 * dyn_size: the kernel leaves them unwritten, so they hold whatever an
+	 * older record left in the ring buffer, and cost more to store than the
+	 * stack itself (FORMAT.md 5.3). */
+	const struct record_layouts *layouts;
 	/* Compress and write DATA blocks on a worker thread, so that the caller
 	 * (the recorder's drain) only copies bytes. record_time is then called
 	 * from that thread. */
@@ -128,6 +136,8 @@ int container_writer_flush(struct container_writer *w, struct err *err);
 /* Flush, write the INDEX, patch the header, close and free. The writer is
  * freed even when this fails. */
 int container_writer_close(struct container_writer *w, struct err *err);
+/* Set opts.layouts once the events are known (before records arrive). */
+void container_writer_set_layouts(struct container_writer *w, const struct record_layouts *ls);
 /* Close the file as it is, without index: what a crash would leave (tests). */
 void container_writer_abort(struct container_writer *w);
 

@@ -10,6 +10,7 @@
 #include "blocks.h"
 #include "container.h"
 #include "header.h"
+#include "transform.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,7 @@ struct container_reader {
 	int64_t last_seq;           /* seq of the last valid block header, -1 */
 	bool done;
 	struct buf raw;             /* inflated payload */
+	struct buf plain;           /* untransformed payload */
 	struct libdeflate_decompressor *zd;
 	struct container_stats stats;
 };
@@ -188,7 +190,7 @@ static int inflate_payload(struct container_reader *r, const uint8_t *p, uint32_
 /* The payload of a block with a valid header: 0 with *data, *len set, or
  * -PREC_ECORRUPT (codec failure, wrong length or CRC), -ENOMEM. */
 static int block_payload(struct container_reader *r, const struct block_header *bh,
-			 const uint8_t *stored, const uint8_t **data)
+			 const uint8_t *stored, const uint8_t **data, size_t *len)
 {
 	int ret;
 
@@ -202,7 +204,15 @@ static int block_payload(struct container_reader *r, const struct block_header *
 	} else {
 		*data = stored;
 	}
-	if (crc32_of(*data, bh->raw_len) != bh->raw_crc)
+	*len = bh->raw_len;
+	if (bh->flags & BLOCK_FLAG_TRANSFORMED) {
+		ret = data_untransform(*data, *len, &r->plain, NULL);
+		if (ret)
+			return ret == -ENOMEM ? ret : -PREC_ECORRUPT;
+		*data = r->plain.data;
+		*len = r->plain.len;
+	}
+	if (crc32_of(*data, *len) != bh->raw_crc)
 		return -PREC_ECORRUPT;
 	return 0;
 }
@@ -240,7 +250,7 @@ static bool block_skippable(struct container_reader *r, uint64_t at,
 {
 	static const char *const why[] = {
 		[SKIP_UNKNOWN_CODEC] = "unknown codec",
-		[SKIP_TRANSFORMED] = "transformed block: needs a newer reader",
+		[SKIP_TRANSFORMED] = "TRANSFORMED flag on a block that is not DATA",
 		[SKIP_UNKNOWN_FLAGS] = "unknown block flags",
 		[SKIP_UNKNOWN_TYPE] = "unknown block type",
 	};
@@ -248,9 +258,9 @@ static bool block_skippable(struct container_reader *r, uint64_t at,
 
 	if (bh->codec >= CODEC_MAX)
 		reason = SKIP_UNKNOWN_CODEC;
-	else if (bh->flags & BLOCK_FLAG_TRANSFORMED)
+	else if (bh->flags & BLOCK_FLAG_TRANSFORMED && bh->type != BLOCK_DATA)
 		reason = SKIP_TRANSFORMED;
-	else if (bh->flags)
+	else if (bh->flags & ~BLOCK_FLAG_TRANSFORMED)
 		reason = SKIP_UNKNOWN_FLAGS;
 	else if (!block_type_name(bh->type))
 		reason = SKIP_UNKNOWN_TYPE;
@@ -269,6 +279,7 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 	while (!r->done && r->pos < r->size) {
 		struct block_header bh;
 		const uint8_t *data;
+		size_t len;
 		uint64_t at = r->pos, end;
 		struct err sub = { 0 };
 		int ret;
@@ -305,7 +316,7 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 		r->pos = end;
 		if (block_skippable(r, at, &bh))
 			continue;
-		ret = block_payload(r, &bh, r->base + at + CONTAINER_BLOCK_HEADER_SIZE, &data);
+		ret = block_payload(r, &bh, r->base + at + CONTAINER_BLOCK_HEADER_SIZE, &data, &len);
 		if (ret == -ENOMEM)
 			return err_set(err, ret, "out of memory");
 		if (ret) {
@@ -315,7 +326,7 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 			r->stats.corrupt_blocks++;
 			continue;
 		}
-		ret = block_payload_validate(bh.type, data, bh.raw_len, &sub);
+		ret = block_payload_validate(bh.type, data, len, &sub);
 		if (ret) {
 			problem(r, PROBLEM_CORRUPT_STRUCTURE, at, 0, 0,
 				"corrupt %s block at offset %llu: %s; skipped",
@@ -329,7 +340,7 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 		b->flags = bh.flags;
 		b->seq = bh.seq;
 		b->data = data;
-		b->len = bh.raw_len;
+		b->len = len;
 		r->stats.blocks++;
 		return 1;
 	}
@@ -369,5 +380,6 @@ void container_reader_close(struct container_reader *r)
 		munmap((void *)r->base, r->size);
 	libdeflate_free_decompressor(r->zd);
 	buf_free(&r->raw);
+	buf_free(&r->plain);
 	free(r);
 }

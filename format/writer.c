@@ -18,6 +18,7 @@
 #include "container.h"
 #include "header.h"
 #include "record.h"
+#include "transform.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +44,8 @@ struct container_writer {
 	uint32_t nr_records;
 
 	struct buf packed;              /* compressed payload scratch */
+	struct buf xform;               /* transformed DATA payload scratch */
+	bool clear_stacks;              /* some event copies user stacks */
 	struct libdeflate_compressor *zc;
 	int zc_level;                   /* level zc was made for, -1 = none */
 
@@ -129,10 +132,14 @@ static int index_add(struct container_writer *w, const struct index_entry *e)
 	return 0;
 }
 
-static int emit_block(struct container_writer *w, unsigned type, const uint8_t *p, size_t len,
-		      int level, uint64_t tmin, uint64_t tmax, struct err *err)
+/* Write one block: p[0..len) is what the codec is applied to (for a
+ * TRANSFORMED block, the transformed bytes); raw_crc is the CRC of the
+ * payload as FORMAT.md defines it (before any transform). */
+static int emit_block(struct container_writer *w, unsigned type, uint8_t flags, const uint8_t *p,
+		      size_t len, uint32_t raw_crc, int level, uint64_t tmin, uint64_t tmax,
+		      struct err *err)
 {
-	struct block_header bh = { .type = (uint16_t)type, .seq = w->seq };
+	struct block_header bh = { .type = (uint16_t)type, .flags = flags, .seq = w->seq };
 	struct index_entry ie = { .offset = w->offset, .type = (uint16_t)type, .seq = w->seq,
 				  .time_min = tmin, .time_max = tmax };
 	uint8_t hdr[CONTAINER_BLOCK_HEADER_SIZE];
@@ -151,7 +158,7 @@ static int emit_block(struct container_writer *w, unsigned type, const uint8_t *
 	bh.codec = packed ? CODEC_ZLIB : CODEC_STORED;
 	bh.raw_len = (uint32_t)len;
 	bh.stored_len = packed ? (uint32_t)w->packed.len : (uint32_t)len;
-	bh.raw_crc = crc32_of(p, len);
+	bh.raw_crc = raw_crc;
 	block_header_encode(&bh, hdr);
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = sizeof(hdr);
@@ -203,17 +210,58 @@ static void data_time_range(const struct container_writer *w, const struct buf *
 	}
 }
 
+/* Clear the unwritten tail of every user-stack copy (opts.layouts). */
+static void clear_stack_tails(const struct container_writer *w, struct buf *payload)
+{
+	struct data_iter it;
+	struct data_span s;
+
+	if (data_iter_init(&it, payload->data, payload->len, NULL))
+		return;
+	while (data_iter_next(&it, &s, NULL) == 1) {
+		size_t off = 0, rec_len;
+
+		while (record_next(s.records, s.len, off, &rec_len, NULL) == 1) {
+			const uint8_t *rec = s.records + off;
+			struct perf_event_header h;
+			struct record r;
+
+			off += rec_len;
+			memcpy(&h, rec, sizeof(h));
+			if (h.type != PERF_RECORD_SAMPLE ||
+			    record_decode(w->opts.layouts, rec, rec_len, &r, NULL) ||
+			    !(r.u.sample.type & PERF_SAMPLE_STACK_USER) ||
+			    r.u.sample.stack_dyn_size >= r.u.sample.stack_size)
+				continue;
+			/* the record lies in our own buffer: the cast is ours to make */
+			memset((uint8_t *)r.u.sample.stack_data + r.u.sample.stack_dyn_size, 0,
+			       r.u.sample.stack_size - r.u.sample.stack_dyn_size);
+		}
+	}
+}
+
 /* Complete a DATA payload's header and write the block. */
 static int emit_data(struct container_writer *w, struct buf *payload, uint32_t nr_spans,
 		     uint32_t nr_records, struct err *err)
 {
 	struct data_header dh = { .nr_records = nr_records, .nr_spans = nr_spans };
+	uint32_t crc;
 	int ret;
 
+	if (w->clear_stacks)
+		clear_stack_tails(w, payload);
 	data_time_range(w, payload, &dh.time_min, &dh.time_max);
 	data_header_encode(&dh, payload->data);
-	ret = emit_block(w, BLOCK_DATA, payload->data, payload->len, w->opts.level,
-			 dh.time_min, dh.time_max, err);
+	crc = crc32_of(payload->data, payload->len);
+	/* The transform pays off only before a real codec. */
+	if (w->opts.layouts && w->opts.level > 0 &&
+	    !data_transform(w->opts.layouts, payload->data, payload->len, &w->xform, NULL) &&
+	    w->xform.len <= CONTAINER_MAX_RAW)
+		ret = emit_block(w, BLOCK_DATA, BLOCK_FLAG_TRANSFORMED, w->xform.data, w->xform.len,
+				 crc, w->opts.level, dh.time_min, dh.time_max, err);
+	else
+		ret = emit_block(w, BLOCK_DATA, 0, payload->data, payload->len, crc, w->opts.level,
+				 dh.time_min, dh.time_max, err);
 	if (!ret)
 		w->stats.records += nr_records;
 	return ret;
@@ -315,7 +363,8 @@ int container_write_block(struct container_writer *w, unsigned type,
 		ret = bg_wait_idle(w, err);
 	if (ret)
 		return ret;
-	return emit_block(w, type, payload, len, w->opts.level ? META_LEVEL : 0, 0, 0, err);
+	return emit_block(w, type, 0, payload, len, crc32_of(payload, len),
+			  w->opts.level ? META_LEVEL : 0, 0, 0, err);
 }
 
 /* The two pieces of a wrapped ring buffer, seen as one byte sequence. */
@@ -459,6 +508,7 @@ static void writer_free(struct container_writer *w)
 	buf_free(&w->data);
 	buf_free(&w->pending);
 	buf_free(&w->packed);
+	buf_free(&w->xform);
 	free(w->index);
 	free(w);
 }
@@ -501,6 +551,7 @@ int container_writer_open(struct container_writer **out, const char *path,
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	data_block_start(w);
+	container_writer_set_layouts(w, w->opts.layouts);
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		ret = -errno;
@@ -554,8 +605,8 @@ int container_writer_close(struct container_writer *w, struct err *err)
 	}
 	index_offset = w->offset;
 	if (!ret)
-		ret = emit_block(w, BLOCK_INDEX, idx.data, idx.len, w->opts.level ? META_LEVEL : 0,
-				 0, 0, err);
+		ret = emit_block(w, BLOCK_INDEX, 0, idx.data, idx.len, crc32_of(idx.data, idx.len),
+				 w->opts.level ? META_LEVEL : 0, 0, 0, err);
 	if (!ret) {
 		w->header.index_offset = index_offset;
 		container_header_encode(&w->header, hdr);
@@ -569,6 +620,16 @@ int container_writer_close(struct container_writer *w, struct err *err)
 	buf_free(&idx);
 	writer_free(w);
 	return ret;
+}
+
+void container_writer_set_layouts(struct container_writer *w, const struct record_layouts *ls)
+{
+	bg_wait_idle(w, NULL);
+	w->opts.layouts = ls;
+	w->clear_stacks = false;
+	for (size_t i = 0; ls && i < record_layouts_count(ls); i++)
+		if (record_layouts_get(ls, i)->sample_type & PERF_SAMPLE_STACK_USER)
+			w->clear_stacks = true;
 }
 
 void container_writer_abort(struct container_writer *w)

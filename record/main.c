@@ -27,6 +27,7 @@
 
 #include "../common/opts.h"
 #include "../format/blocks.h"
+#include "../format/record.h"
 #include "synth.h"
 
 #define DEFAULT_FREQ 4000
@@ -275,6 +276,24 @@ static void keep_old_output(const char *path)
 	rename(path, old);
 }
 
+/* The decoder's view of the events, for the writer (record.h layouts). */
+static int add_layout(struct session *s, const struct perf_event_attr *a,
+		      const struct event_id *ids, size_t n, struct err *err)
+{
+	struct event_layout l;
+	uint64_t *id = calloc(n + 1, sizeof(*id));
+	int ret;
+
+	if (!id)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++)
+		id[k] = ids[k].id;
+	event_layout_from_attr(&l, a, sizeof(*a));
+	ret = record_layouts_add(s->layouts, &l, id, n, err);
+	free(id);
+	return ret < 0 ? ret : 0;
+}
+
 static int write_events(struct session *s, struct err *err)
 {
 	int ret = 0;
@@ -299,6 +318,8 @@ static int write_events(struct session *s, struct err *err)
 			err_set(err, ret, "cannot encode event '%s'", s->events[i].name);
 		else
 			ret = container_write_block(s->writer, BLOCK_EVENT, b.data, b.len, err);
+		if (!ret)
+			ret = add_layout(s, &s->attrs[i], ids, n, err);
 		buf_free(&b);
 		free(ids);
 	}
@@ -478,6 +499,7 @@ static int start(struct run *run, struct err *err)
 		ret = write_events(s, err);
 	if (ret)
 		return ret;
+	container_writer_set_layouts(s->writer, s->layouts);
 	if (o->verbose)
 		print_setup(s);
 	if (run->have_workload) {
@@ -559,6 +581,7 @@ int main(int argc, char **argv)
 	run.s.events = o.events.ev;
 	run.s.nr_events = o.events.nr;
 	run.s.dsos = dso_list_new();
+	run.s.layouts = record_layouts_new();
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -588,6 +611,7 @@ int main(int argc, char **argv)
 	}
 	session_close(&run.s);
 	dso_list_free(run.s.dsos);
+	record_layouts_free(run.s.layouts);
 	event_list_free(&o.events);
 	return ret;
 }

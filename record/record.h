@@ -87,6 +87,7 @@ struct session {
 	uint64_t wakeups;
 	bool build_id_in_mmap;          /* the kernel accepted attr.build_id */
 	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
+	struct record_layouts *layouts; /* the events as the decoder sees them */
 };
 
 /* evlist.c */

@@ -22,6 +22,7 @@
 
 #include "../../format/blocks.h"
 #include "../../format/container.h"
+#include "../../format/record.h"
 #include "../../tools/synth.h"
 
 static const char *dir;
@@ -163,10 +164,24 @@ static void write_file(const char *name, int level, size_t block_size, size_t sa
 	struct container_writer_opts o = { .kind = kind, .level = level, .block_size = block_size,
 					   .record_time = record_time };
 	struct container_writer *w;
+	struct record_layouts *ls = NULL;
 	struct err err = { 0 };
 
 	if (container_writer_open(&w, path_of(name), &o, &err))
 		die(name, &err);
+	if (strstr(name, "transformed")) {
+		/* the writer rewrites DATA blocks (FORMAT.md 6.3) given layouts */
+		struct perf_event_attr attr;
+		struct event_layout l;
+		uint64_t ids[2] = { 100, 101 };
+
+		synth_attr(&attr);
+		event_layout_from_attr(&l, &attr, sizeof(attr));
+		ls = record_layouts_new();
+		if (!ls || record_layouts_add(ls, &l, ids, 2, &err) < 0)
+			die(name, &err);
+		container_writer_set_layouts(w, ls);
+	}
 	put_meta(w);
 	put_event(w, "cpu-clock", 100);
 	if (samples)
@@ -175,10 +190,10 @@ static void write_file(const char *name, int level, size_t block_size, size_t sa
 	if (!finish) {
 		container_writer_flush(w, &err);
 		container_writer_abort(w);
-		return;
-	}
-	if (container_writer_close(w, &err))
+	} else if (container_writer_close(w, &err)) {
 		die(name, &err);
+	}
+	record_layouts_free(ls);
 }
 
 static uint8_t *slurp(const char *name, size_t *len)
@@ -232,16 +247,19 @@ static void special_files(void)
 	size_t len, off;
 	uint8_t *good = slurp("good_small.data", &len), *p = malloc(len + 64);
 
-	/* block 2 (first DATA) with an unknown type, codec, flag, TRANSFORMED */
-	static const struct { const char *name; int field; uint8_t value; } edits[] = {
-		{ "skip_type.data", 4, 77 },
-		{ "skip_codec.data", 6, 9 },
-		{ "skip_transformed.data", 7, 1 },
-		{ "skip_flags.data", 7, 4 },
+	/* the first DATA block (block 2) with an unknown type, codec or flag;
+	 * the EVENT block (1) flagged TRANSFORMED, which only DATA blocks may be;
+	 * the DATA block flagged TRANSFORMED without being so: corrupt */
+	static const struct { const char *name; int block, field; uint8_t value; } edits[] = {
+		{ "skip_type.data", 2, 4, 77 },
+		{ "skip_codec.data", 2, 6, 9 },
+		{ "skip_transformed.data", 1, 7, 1 },
+		{ "skip_flags.data", 2, 7, 4 },
+		{ "corrupt_transformed.data", 2, 7, 1 },
 	};
 	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
 		memcpy(p, good, len);
-		off = block_at(p, len, 2);
+		off = block_at(p, len, edits[i].block);
 		p[off + edits[i].field] = edits[i].value;
 		if (edits[i].field == 4)
 			p[off + 5] = 0;
@@ -349,6 +367,7 @@ int main(int argc, char **argv)
 	mkdir(dir, 0755);
 	write_file("good_small.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES);
 	write_file("good_stored.data", 0, 0, 60, true, CONTAINER_KIND_SAMPLES);
+	write_file("good_transformed.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES);
 	write_file("counts.data", 1, 0, 0, true, CONTAINER_KIND_COUNTS);
 	write_file("unfinished.data", 1, 0, 60, false, CONTAINER_KIND_SAMPLES);
 	if (big)

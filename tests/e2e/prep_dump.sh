@@ -36,7 +36,11 @@ grep -q "bytes ignored; recording did not finish" <<<"$out" || fail "truncation 
 "$PREP" -D -i "$dir/unfinished.data" >/dev/null 2>"$dir/err" || fail "unfinished: exit $?"
 grep -q "warning: .*the recording did not finish (no index)" "$dir/err" || fail "no unfinished warning"
 out=$($PREP -D -i "$dir/skip_transformed.data" 2>"$dir/err") || fail "transformed: exit $?"
-grep -q "transformed block: needs a newer reader, skipped" "$dir/err" || fail "no skip warning"
+grep -q "TRANSFORMED flag on a block that is not DATA, skipped" "$dir/err" || fail "no skip warning"
+out=$($PREP -D -i "$dir/good_transformed.data" 2>"$dir/err") || fail "transformed: exit $?"
+[ -s "$dir/err" ] && fail "transformed: warnings: $(cat "$dir/err")"
+[ "$(grep -c ' SAMPLE id 10[01] ip 0x' <<<"$out")" = 120 ] || fail "transformed: expected 120 samples"
+grep -q "DATA, zlib, " <<<"$out" || fail "transformed: no DATA block"
 
 # unreadable: one line, non-zero exit, no crash
 for f in bad_magic.data missing.data; do

@@ -18,9 +18,22 @@
  *  - a valid block header (magic, CRC, limits, reserved) sets the "last
  *    good seq" used by resync, even if its payload is then skipped or
  *    found corrupt.
- *  - skip order: unknown codec, then TRANSFORMED, then other flag bits
- *    (reason=unknown-flags), then unknown type.  Skipped blocks are not
- *    decoded or CRC-checked.
+ *  - skip order: unknown codec, then TRANSFORMED on a block that is not
+ *    DATA, then other flag bits (reason=unknown-flags), then unknown type.
+ *    Skipped blocks are not decoded or CRC-checked.
+ *  - a TRANSFORMED DATA block (6.3): codec, then the 6.3 rewrite is undone,
+ *    then the CRC over the decoded DATA payload, then 5.3.  Anything the
+ *    6.3 decoding rejects is payload corruption, like a bad CRC.  It also
+ *    rejects what 6.3 calls invalid without listing it among the rejects
+ *    (nops outside 1..8, an edited size below 8, an edit len of 0, an
+ *    XOR_RLE pair 0/0 or one that produces more than the edit's len, a
+ *    verbatim record whose header.size is below 8), orig_len below 24 (no
+ *    room for the data header) and bytes after the last span that do not
+ *    form a span.  The spans of the rewritten payload run to its end, as
+ *    in 5.3.  The literal stream is consumed in record order (gap, edit,
+ *    gap, ...).  XOR and XOR_RLE share one key space.  An edited record's
+ *    rebuilt header.size is not compared with its u16 size (the CRC and
+ *    5.3 catch a mismatch).  The block line shows raw=orig_len.
  *  - codec 0 with stored_len != raw_len, and a zlib stream with bytes
  *    left over after its end, are payload corruption.
  */
@@ -475,6 +488,315 @@ fail:
 	return NULL;
 }
 
+/* ---- section 6.3: undoing the TRANSFORMED rewrite of a DATA payload ----- */
+
+/* A range of bytes already written to the decoded output. The output buffer
+ * is allocated once (orig_len bytes) and never moves, so table entries and
+ * previous regions are kept as offsets into it. */
+struct region {
+	uint32_t off;
+	uint32_t len;
+};
+
+/* One slot of the key -> previous region hash table (open addressing). */
+struct keyslot {
+	uint64_t key;
+	struct region r;
+	int used;
+};
+
+struct untr {
+	struct cur in;          /* the rewritten payload (raw_len bytes) */
+	uint8_t *out;           /* the decoded DATA payload */
+	size_t out_len;         /* orig_len */
+	size_t out_pos;
+	struct region *table;   /* NEW entries, numbered from 0 */
+	size_t ntable, table_cap;
+	struct keyslot *keys;   /* size keys_cap, a power of two */
+	size_t nkeys, keys_cap;
+};
+
+struct edit {
+	uint16_t off;
+	uint16_t len;
+	uint8_t kind;
+	uint32_t index;         /* REF */
+	uint64_t key;           /* XOR, XOR_RLE */
+	int32_t shift;          /* XOR, XOR_RLE */
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fprintf(stderr, "error: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* Copy n bytes from the input (literal stream) to dst. */
+static int copy_in(struct untr *u, uint8_t *dst, size_t n)
+{
+	const uint8_t *s = take(&u->in, n);
+
+	if (!s)
+		return -1;
+	memcpy(dst, s, n);
+	return 0;
+}
+
+static size_t key_hash(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The slot of key, created (with an empty previous region) if absent. */
+static struct keyslot *key_slot(struct untr *u, uint64_t key)
+{
+	size_t i;
+
+	if (2 * (u->nkeys + 1) > u->keys_cap) {
+		size_t old_cap = u->keys_cap, j;
+		struct keyslot *old = u->keys;
+
+		u->keys_cap = old_cap ? 2 * old_cap : 64;
+		u->keys = calloc(u->keys_cap, sizeof(*u->keys));
+		if (!u->keys) {
+			fprintf(stderr, "error: out of memory\n");
+			exit(1);
+		}
+		for (j = 0; j < old_cap; j++) {
+			if (!old[j].used)
+				continue;
+			i = key_hash(old[j].key, u->keys_cap);
+			while (u->keys[i].used)
+				i = (i + 1) & (u->keys_cap - 1);
+			u->keys[i] = old[j];
+		}
+		free(old);
+	}
+	i = key_hash(key, u->keys_cap);
+	while (u->keys[i].used && u->keys[i].key != key)
+		i = (i + 1) & (u->keys_cap - 1);
+	if (!u->keys[i].used) {
+		u->keys[i].used = 1;
+		u->keys[i].key = key;
+		u->keys[i].r.off = 0;
+		u->keys[i].r.len = 0;
+		u->nkeys++;
+	}
+	return &u->keys[i];
+}
+
+/* Byte i + shift of the previous region, 0 where that falls outside it. */
+static uint8_t prev_byte(const struct untr *u, struct region r, size_t i, int32_t shift)
+{
+	int64_t j = (int64_t)i + shift;
+
+	if (j < 0 || j >= (int64_t)r.len)
+		return 0;
+	return u->out[r.off + (size_t)j];
+}
+
+/* Apply one edit to the record that starts at output offset rec. The
+ * range [rec + e->off, rec + e->len) is known to lie in the output. */
+static int apply_edit(struct untr *u, size_t rec, const struct edit *e)
+{
+	size_t at = rec + e->off, i;
+	uint8_t *dst = u->out + at;
+	struct keyslot *k;
+	struct region prev;
+
+	switch (e->kind) {
+	case 1: /* NEW */
+		if (copy_in(u, dst, e->len))
+			return -1;
+		if (u->ntable == u->table_cap) {
+			u->table_cap = u->table_cap ? 2 * u->table_cap : 64;
+			u->table = xrealloc(u->table, u->table_cap * sizeof(*u->table));
+		}
+		u->table[u->ntable].off = (uint32_t)at;
+		u->table[u->ntable].len = e->len;
+		u->ntable++;
+		return 0;
+	case 2: /* REF */
+		if (e->index >= u->ntable || u->table[e->index].len != e->len)
+			return -1;
+		/* the entry lies wholly before dst (earlier edits, earlier records) */
+		memmove(dst, u->out + u->table[e->index].off, e->len);
+		return 0;
+	case 3: /* XOR */
+		k = key_slot(u, e->key);
+		prev = k->r;
+		if (copy_in(u, dst, e->len))
+			return -1;
+		for (i = 0; i < e->len; i++)
+			dst[i] ^= prev_byte(u, prev, i, e->shift);
+		break;
+	case 4: /* XOR_RLE */
+		k = key_slot(u, e->key);
+		prev = k->r;
+		for (i = 0; i < e->len;) {
+			uint16_t zeros = rd16(&u->in);
+			uint16_t count = rd16(&u->in);
+
+			if (u->in.bad || (zeros == 0 && count == 0))
+				return -1;
+			if (zeros > e->len - i || count > e->len - i - zeros)
+				return -1;
+			memset(dst + i, 0, zeros);
+			if (copy_in(u, dst + i + zeros, count))
+				return -1;
+			i += (size_t)zeros + count;
+		}
+		for (i = 0; i < e->len; i++)
+			dst[i] ^= prev_byte(u, prev, i, e->shift);
+		break;
+	default:
+		return -1;
+	}
+	/* XOR, XOR_RLE: the decoded range becomes the key's previous region
+	 * (k is still valid: key_slot was not called since) */
+	k->r.off = (uint32_t)at;
+	k->r.len = e->len;
+	return 0;
+}
+
+/* Decode one edited record (after its tag byte) of at most span_left bytes. */
+static int decode_edited(struct untr *u, uint64_t span_left, size_t *rec_size)
+{
+	struct edit e[8];
+	uint16_t size = rd16(&u->in);
+	uint8_t nops = rd8(&u->in);
+	size_t rec = u->out_pos, pos, end, i;
+
+	if (u->in.bad || size < 8 || nops < 1 || nops > 8)
+		return -1;
+	if (size > span_left || size > u->out_len - u->out_pos)
+		return -1;
+	end = 0;
+	for (i = 0; i < nops; i++) {
+		e[i].off = rd16(&u->in);
+		e[i].len = rd16(&u->in);
+		e[i].kind = rd8(&u->in);
+		e[i].index = 0;
+		e[i].key = 0;
+		e[i].shift = 0;
+		if (e[i].kind == 2) {
+			e[i].index = rd32(&u->in);
+		} else if (e[i].kind == 3 || e[i].kind == 4) {
+			e[i].key = rd64(&u->in);
+			e[i].shift = (int32_t)rd32(&u->in);
+		} else if (e[i].kind != 1) {
+			return -1; /* unknown edit kind */
+		}
+		if (u->in.bad)
+			return -1;
+		/* sorted, not overlapping, len >= 1, within the record */
+		if (e[i].len < 1 || e[i].off < end || (size_t)e[i].off + e[i].len > size)
+			return -1;
+		end = (size_t)e[i].off + e[i].len;
+	}
+	/* rebuild from offset 0: literal gaps and edit ranges in order */
+	pos = 0;
+	for (i = 0; i < nops; i++) {
+		if (copy_in(u, u->out + rec + pos, e[i].off - pos))
+			return -1;
+		if (apply_edit(u, rec, &e[i]))
+			return -1;
+		pos = (size_t)e[i].off + e[i].len;
+	}
+	if (copy_in(u, u->out + rec + pos, size - pos))
+		return -1;
+	u->out_pos += size;
+	*rec_size = size;
+	return 0;
+}
+
+/* Decode one verbatim record (after its tag byte) of at most span_left bytes. */
+static int decode_verbatim(struct untr *u, uint64_t span_left, size_t *rec_size)
+{
+	uint16_t size;
+
+	if (left(&u->in) < 8)
+		return -1;
+	/* header.size, in record byte order (little-endian: others are refused) */
+	size = le16(u->in.p + u->in.pos + 6);
+	if (size < 8 || size > span_left || size > u->out_len - u->out_pos)
+		return -1;
+	if (copy_in(u, u->out + u->out_pos, size))
+		return -1;
+	u->out_pos += size;
+	*rec_size = size;
+	return 0;
+}
+
+/* Copy n bytes unchanged from the input to the output. */
+static int copy_through(struct untr *u, size_t n)
+{
+	if (n > u->out_len - u->out_pos || copy_in(u, u->out + u->out_pos, n))
+		return -1;
+	u->out_pos += n;
+	return 0;
+}
+
+/* Undo the 6.3 rewrite of p[0..n). Returns the decoded DATA payload (its
+ * length in *out_len), or NULL if it does not decode. */
+static uint8_t *untransform(const uint8_t *p, size_t n, uint32_t *out_len)
+{
+	struct untr u;
+	uint32_t orig_len;
+	int ok = 0;
+
+	memset(&u, 0, sizeof(u));
+	u.in.p = p;
+	u.in.len = n;
+	orig_len = rd32(&u.in);
+	if (u.in.bad || orig_len > RAW_MAX || orig_len < 24)
+		return NULL;
+	u.out_len = orig_len;
+	u.out = xrealloc(NULL, orig_len);
+	if (copy_through(&u, 24)) /* data header */
+		goto out;
+	while (left(&u.in) > 0) {
+		uint64_t length;
+
+		if (copy_through(&u, 16)) /* span header */
+			goto out;
+		length = le64(u.out + u.out_pos - 8);
+		if (length > u.out_len - u.out_pos)
+			goto out;
+		while (length > 0) {
+			uint8_t tag = rd8(&u.in);
+			size_t size;
+
+			if (u.in.bad)
+				goto out;
+			if (tag == 0) {
+				if (decode_verbatim(&u, length, &size))
+					goto out;
+			} else if (tag == 1) {
+				if (decode_edited(&u, length, &size))
+					goto out;
+			} else {
+				goto out; /* unknown tag */
+			}
+			length -= size;
+		}
+	}
+	ok = u.out_pos == u.out_len;
+out:
+	free(u.table);
+	free(u.keys);
+	if (!ok) {
+		free(u.out);
+		return NULL;
+	}
+	*out_len = orig_len;
+	return u.out;
+}
+
 static void read_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -568,6 +890,7 @@ int main(int argc, char **argv)
 		const char *skip = NULL;
 		size_t next;
 		uint8_t *raw;
+		uint32_t raw_len;
 		char *text = NULL;
 		size_t text_len = 0;
 		FILE *o;
@@ -609,9 +932,9 @@ int main(int argc, char **argv)
 
 		if (h.codec > 1)
 			skip = "unknown-codec";
-		else if (h.flags & 1)
+		else if ((h.flags & 1) && h.type != 3)
 			skip = "transformed";
-		else if (h.flags != 0)
+		else if (h.flags & ~1u)
 			skip = "unknown-flags";
 		else if (h.type < 1 || h.type > 6)
 			skip = "unknown-type";
@@ -623,7 +946,14 @@ int main(int argc, char **argv)
 		}
 
 		raw = decode(&h, g_file + off + BLOCK_HDR_SIZE);
-		if (!raw || crc(raw, h.raw_len) != h.raw_crc) {
+		raw_len = h.raw_len;
+		if (raw && (h.flags & 1)) {
+			/* TRANSFORMED DATA block: undo the rewrite of 6.3 */
+			uint8_t *orig = untransform(raw, h.raw_len, &raw_len);
+			free(raw);
+			raw = orig;
+		}
+		if (!raw || crc(raw, raw_len) != h.raw_crc) {
 			printf("corrupt off=%zu what=payload\n", off);
 			ncorrupt++;
 			free(raw);
@@ -636,7 +966,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "error: out of memory\n");
 			return 1;
 		}
-		bad = parse_payload(o, h.type, raw, h.raw_len);
+		bad = parse_payload(o, h.type, raw, raw_len);
 		fclose(o);
 		free(raw);
 		if (bad) {
@@ -644,7 +974,7 @@ int main(int argc, char **argv)
 			ncorrupt++;
 		} else {
 			printf("block off=%zu seq=%" PRIu32 " type=%u codec=%u flags=%u raw=%" PRIu32 "\n",
-			       off, h.seq, h.type, h.codec, h.flags, h.raw_len);
+			       off, h.seq, h.type, h.codec, h.flags, raw_len);
 			fwrite(text, 1, text_len, stdout);
 			nblocks++;
 		}

@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The TRANSFORMED encoding of DATA payloads (FORMAT.md 6.3): a reversible
+ * rewrite, applied before the codec, that turns what repeats inside a block
+ * into what deflate codes almost for free. Call chains seen before in the
+ * block become references to a table; user-stack copies and user registers
+ * are XORed with the previous ones of the same thread (stacks aligned on the
+ * stack pointer), which turns the unchanged outer frames into runs of zeros.
+ *
+ * The encoder needs the events' layouts to find those fields; the decoder
+ * needs nothing but the bytes: every edit says where it applies.
+ */
+#include "transform.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocks.h"
+#include "container.h"
+#include "record.h"
+
+#define OP_NEW 1
+#define OP_REF 2
+#define OP_XOR 3
+#define OP_XOR_RLE 4   /* as OP_XOR, the XORed bytes run-length coded */
+#define MAX_OPS 8
+#define MAX_TABLE (1u << 20)
+#define KEY_STACK 1
+#define KEY_REGS 2
+#define X86_SP 7   /* PERF_REG_X86_SP */
+
+struct region {
+	uint64_t key;
+	uint8_t *bytes;
+	size_t len;
+};
+
+struct entry {
+	uint32_t off, len;      /* in the table bytes */
+	uint64_t hash;
+};
+
+/* State shared by encoder and decoder: the chain table and the previous
+ * XOR region of each key. Small linear maps: a block holds few threads. */
+struct xstate {
+	struct buf table;
+	struct entry *entries;
+	size_t nr_entries, cap_entries;
+	uint32_t *slots;        /* open hash of entry indexes + 1 (encoder) */
+	size_t nr_slots;
+	struct region *regions;
+	size_t nr_regions;
+};
+
+struct op {
+	uint16_t off, len;
+	uint8_t kind;
+	uint32_t index;
+	uint64_t key;
+	int32_t shift;
+};
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static void xstate_free(struct xstate *x)
+{
+	buf_free(&x->table);
+	free(x->entries);
+	free(x->slots);
+	for (size_t i = 0; i < x->nr_regions; i++)
+		free(x->regions[i].bytes);
+	free(x->regions);
+	memset(x, 0, sizeof(*x));
+}
+
+static int table_add(struct xstate *x, const uint8_t *p, size_t len, uint64_t h)
+{
+	struct entry *e;
+
+	if (x->nr_entries >= MAX_TABLE)
+		return -PREC_ELIMIT;
+	if (x->nr_entries == x->cap_entries) {
+		size_t cap = x->cap_entries ? 2 * x->cap_entries : 256;
+
+		e = realloc(x->entries, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		x->entries = e;
+		x->cap_entries = cap;
+	}
+	e = &x->entries[x->nr_entries];
+	e->off = (uint32_t)x->table.len;
+	e->len = (uint32_t)len;
+	e->hash = h;
+	if (buf_append(&x->table, p, len))
+		return -ENOMEM;
+	x->nr_entries++;
+	return 0;
+}
+
+/* Encoder only: index of an equal entry, or -1; keeps the hash in step. */
+static int table_find(struct xstate *x, const uint8_t *p, size_t len, uint64_t h)
+{
+	size_t mask;
+
+	if (x->nr_slots < 2 * (x->nr_entries + 1)) {
+		size_t n = x->nr_slots ? 2 * x->nr_slots : 1024;
+		uint32_t *s = calloc(n, sizeof(*s));
+
+		if (!s)
+			return -2;
+		free(x->slots);
+		x->slots = s;
+		x->nr_slots = n;
+		for (size_t i = 0; i < x->nr_entries; i++) {
+			size_t k = x->entries[i].hash & (n - 1);
+
+			while (s[k])
+				k = (k + 1) & (n - 1);
+			s[k] = (uint32_t)i + 1;
+		}
+	}
+	mask = x->nr_slots - 1;
+	for (size_t k = h & mask; x->slots[k]; k = (k + 1) & mask) {
+		const struct entry *e = &x->entries[x->slots[k] - 1];
+
+		if (e->hash == h && e->len == len && !memcmp(x->table.data + e->off, p, len))
+			return (int)(x->slots[k] - 1);
+	}
+	return -1;
+}
+
+static void table_index(struct xstate *x)
+{
+	size_t mask = x->nr_slots - 1, k;
+	const struct entry *e = &x->entries[x->nr_entries - 1];
+
+	if (!x->slots)
+		return;
+	for (k = e->hash & mask; x->slots[k]; k = (k + 1) & mask)
+		;
+	x->slots[k] = (uint32_t)x->nr_entries;
+}
+
+static struct region *region_of(struct xstate *x, uint64_t key)
+{
+	struct region *r;
+
+	for (size_t i = 0; i < x->nr_regions; i++)
+		if (x->regions[i].key == key)
+			return &x->regions[i];
+	r = realloc(x->regions, (x->nr_regions + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	x->regions = r;
+	r = &r[x->nr_regions++];
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+	return r;
+}
+
+/* out[i] = in[i] ^ prev[i + shift] (0 outside prev); then prev = plain. */
+static int xor_apply(struct xstate *x, uint64_t key, int32_t shift, const uint8_t *in,
+		     uint8_t *out, size_t len, bool encoding)
+{
+	struct region *r = region_of(x, key);
+	uint8_t *plain;
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		int64_t j = (int64_t)i + shift;
+		uint8_t p = j >= 0 && (uint64_t)j < r->len ? r->bytes[j] : 0;
+
+		out[i] = in[i] ^ p;
+	}
+	plain = malloc(len ? len : 1);
+	if (!plain)
+		return -ENOMEM;
+	memcpy(plain, encoding ? in : out, len);
+	free(r->bytes);
+	r->bytes = plain;
+	r->len = len;
+	return 0;
+}
+
+/* ---- encoder ------------------------------------------------------------ */
+
+static uint64_t sample_sp(const struct sample *s)
+{
+	unsigned idx;
+
+	if (!(s->regs_user.mask & (1ull << X86_SP)) || !s->regs_user.nr)
+		return 0;
+	idx = (unsigned)__builtin_popcountll(s->regs_user.mask & ((1ull << X86_SP) - 1));
+	return idx < s->regs_user.nr ? u64_at(s->regs_user.regs, idx) : 0;
+}
+
+static int add_op(struct op *ops, int *n, const uint8_t *rec, const uint8_t *at, size_t len,
+		  uint8_t kind)
+{
+	if (*n >= MAX_OPS || !len || len > 65535)
+		return -1;
+	ops[*n].off = (uint16_t)(at - rec);
+	ops[*n].len = (uint16_t)len;
+	ops[*n].kind = kind;
+	return (*n)++;
+}
+
+/* Plan the edits of one sample; returns the number of ops. */
+static int plan_sample(const struct sample *s, const uint8_t *rec, struct op *ops,
+		       uint64_t *sp_prev_tid, struct xstate *x, int *err)
+{
+	int n = 0, k;
+
+	if ((s->type & PERF_SAMPLE_CALLCHAIN) && s->callchain_nr) {
+		const uint8_t *start = s->callchain - 8;
+		size_t len = 8 + 8 * (size_t)s->callchain_nr;
+		uint64_t h = hash_bytes(start, len);
+		int idx = table_find(x, start, len, h);
+
+		if (idx == -2) {
+			*err = -ENOMEM;
+			return 0;
+		}
+		k = add_op(ops, &n, rec, start, len, idx >= 0 ? OP_REF : OP_NEW);
+		if (k >= 0 && idx >= 0)
+			ops[k].index = (uint32_t)idx;
+	}
+	if ((s->type & PERF_SAMPLE_REGS_USER) && s->regs_user.nr) {
+		k = add_op(ops, &n, rec, s->regs_user.regs, 8 * (size_t)s->regs_user.nr, OP_XOR_RLE);
+		if (k >= 0) {
+			ops[k].key = (uint64_t)s->tid << 2 | KEY_REGS;
+			ops[k].shift = 0;
+		}
+	}
+	if ((s->type & PERF_SAMPLE_STACK_USER) && s->stack_size) {
+		uint64_t sp = sample_sp(s);
+		int64_t shift = sp && *sp_prev_tid ? (int64_t)(sp - *sp_prev_tid) : 0;
+
+		k = add_op(ops, &n, rec, s->stack_data, s->stack_size, OP_XOR_RLE);
+		if (k >= 0) {
+			ops[k].key = (uint64_t)s->tid << 2 | KEY_STACK;
+			ops[k].shift = shift > INT32_MAX || shift < INT32_MIN ? 0 : (int32_t)shift;
+		}
+		*sp_prev_tid = sp;
+	}
+	return n;
+}
+
+/* The stack pointer of the previous stack copy of each thread. */
+struct sp_map {
+	uint32_t tid[64];
+	uint64_t sp[64];
+	size_t n;
+};
+
+static uint64_t *sp_slot(struct sp_map *m, uint32_t tid)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->tid[i] == tid)
+			return &m->sp[i];
+	if (m->n == 64)
+		m->n = 0;   /* many threads: forget, at worst a shift of 0 */
+	m->tid[m->n] = tid;
+	m->sp[m->n] = 0;
+	return &m->sp[m->n++];
+}
+
+/* The XORed bytes as runs: u16 zeros, u16 count, count bytes; repeated
+ * until the region is covered. An unchanged stack becomes a few bytes. */
+static int emit_xor_rle(struct xstate *x, const struct op *o, const uint8_t *plain,
+			struct buf *out)
+{
+	uint8_t *xored = malloc(o->len);
+	size_t i = 0;
+	int ret;
+
+	if (!xored)
+		return -ENOMEM;
+	ret = xor_apply(x, o->key, o->shift, plain, xored, o->len, true);
+	while (!ret && i < o->len) {
+		size_t z = i, n;
+
+		while (z < o->len && !xored[z])
+			z++;
+		n = z;
+		/* a literal run ends at 4 zeros in a row (or the end) */
+		while (n < o->len && (xored[n] || (n + 4 <= o->len &&
+		       (xored[n + 1] | xored[n + 2] | xored[n + 3]))))
+			n++;
+		ret = buf_put_u16(out, (uint16_t)(z - i));
+		ret = ret ? ret : buf_put_u16(out, (uint16_t)(n - z));
+		ret = ret ? ret : buf_append(out, xored + z, n - z);
+		i = n;
+	}
+	free(xored);
+	return ret;
+}
+
+static int emit_edited(struct xstate *x, const uint8_t *rec, size_t len, struct op *ops, int n,
+		       struct buf *out)
+{
+	int ret = buf_put_u8(out, 1);
+	size_t pos = 0;
+
+	ret = ret ? ret : buf_put_u16(out, (uint16_t)len);
+	ret = ret ? ret : buf_put_u8(out, (uint8_t)n);
+	for (int i = 0; i < n && !ret; i++) {
+		ret = buf_put_u16(out, ops[i].off);
+		ret = ret ? ret : buf_put_u16(out, ops[i].len);
+		ret = ret ? ret : buf_put_u8(out, ops[i].kind);
+		if (!ret && ops[i].kind == OP_REF)
+			ret = buf_put_u32(out, ops[i].index);
+		if (!ret && (ops[i].kind == OP_XOR || ops[i].kind == OP_XOR_RLE)) {
+			ret = buf_put_u64(out, ops[i].key);
+			ret = ret ? ret : buf_put_u32(out, (uint32_t)ops[i].shift);
+		}
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		const struct op *o = &ops[i];
+
+		ret = buf_append(out, rec + pos, o->off - pos);
+		if (!ret && o->kind == OP_NEW) {
+			ret = buf_append(out, rec + o->off, o->len);
+			ret = ret ? ret : table_add(x, rec + o->off, o->len,
+						    hash_bytes(rec + o->off, o->len));
+			if (!ret)
+				table_index(x);
+		} else if (!ret && o->kind == OP_XOR) {
+			ret = buf_reserve(out, o->len);
+			ret = ret ? ret : xor_apply(x, o->key, o->shift, rec + o->off,
+						    out->data + out->len, o->len, true);
+			if (!ret)
+				out->len += o->len;
+		} else if (!ret && o->kind == OP_XOR_RLE) {
+			ret = emit_xor_rle(x, o, rec + o->off, out);
+		}
+		pos = (size_t)o->off + o->len;
+	}
+	return ret ? ret : buf_append(out, rec + pos, len - pos);
+}
+
+static int encode_record(struct xstate *x, struct sp_map *sps, const struct record_layouts *ls,
+			 const uint8_t *rec, size_t len, struct buf *out)
+{
+	struct op ops[MAX_OPS];
+	struct record r;
+	int n = 0, err = 0, ret;
+
+	if (!record_decode(ls, rec, len, &r, NULL) && r.type == PERF_RECORD_SAMPLE)
+		n = plan_sample(&r.u.sample, rec, ops, sp_slot(sps, r.u.sample.tid), x, &err);
+	if (err)
+		return err;
+	if (!n) {
+		ret = buf_put_u8(out, 0);
+		return ret ? ret : buf_append(out, rec, len);
+	}
+	return emit_edited(x, rec, len, ops, n, out);
+}
+
+int data_transform(const struct record_layouts *ls, const uint8_t *p, size_t len,
+		   struct buf *out, struct err *err)
+{
+	struct xstate x = { 0 };
+	struct sp_map sps = { .n = 0 };
+	struct data_iter it;
+	struct data_span s;
+	int ret;
+
+	buf_reset(out);
+	ret = data_iter_init(&it, p, len, err);
+	ret = ret ? ret : buf_put_u32(out, (uint32_t)len);
+	ret = ret ? ret : buf_append(out, p, DATA_HEADER_SIZE);
+	while (!ret && (ret = data_iter_next(&it, &s, err)) == 1) {
+		size_t off = 0, rec_len;
+
+		ret = buf_append(out, s.records - SPAN_HEADER_SIZE, SPAN_HEADER_SIZE);
+		while (!ret && (ret = record_next(s.records, s.len, off, &rec_len, err)) == 1) {
+			ret = encode_record(&x, &sps, ls, s.records + off, rec_len, out);
+			off += rec_len;
+		}
+	}
+	xstate_free(&x);
+	if (ret < 0)
+		return err_set(err, ret, "cannot transform a DATA block");
+	return 0;
+}
+
+/* ---- decoder ------------------------------------------------------------ */
+
+static int bad(struct err *err, const char *what, size_t at)
+{
+	return err_set(err, -PREC_ECORRUPT, "transformed DATA block: %s at byte %zu", what, at);
+}
+
+static int read_ops(struct cursor *c, struct op *ops, int n, uint16_t size, struct err *err)
+{
+	size_t end = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct op *o = &ops[i];
+		uint32_t shift = 0;
+
+		if (!cur_le16(c, &o->off) || !cur_le16(c, &o->len) || !cur_le8(c, &o->kind))
+			return bad(err, "edit does not fit", c->off);
+		if (o->off < end || (size_t)o->off + o->len > size || !o->len)
+			return bad(err, "edits overlap or pass the record's end", c->off);
+		end = (size_t)o->off + o->len;
+		if (o->kind == OP_REF && !cur_le32(c, &o->index))
+			return bad(err, "edit does not fit", c->off);
+		if ((o->kind == OP_XOR || o->kind == OP_XOR_RLE) &&
+		    (!cur_le64(c, &o->key) || !cur_le32(c, &shift)))
+			return bad(err, "edit does not fit", c->off);
+		if (o->kind < OP_NEW || o->kind > OP_XOR_RLE)
+			return bad(err, "unknown edit kind", c->off);
+		o->shift = (int32_t)shift;
+	}
+	return 0;
+}
+
+static int read_xor_rle(struct xstate *x, const struct op *o, struct cursor *c, uint8_t *dst,
+			struct err *err)
+{
+	uint8_t *xored = malloc(o->len);
+	size_t i = 0;
+	int ret = 0;
+
+	if (!xored)
+		return err_set(err, -ENOMEM, "out of memory");
+	while (i < o->len) {
+		uint16_t z, n;
+		const uint8_t *lit;
+
+		if (!cur_le16(c, &z) || !cur_le16(c, &n) || (size_t)z + n > o->len - i ||
+		    (!z && !n) || !(lit = cur_take(c, n))) {
+			ret = bad(err, "bad run in a stack copy", c->off);
+			break;
+		}
+		memset(xored + i, 0, z);
+		memcpy(xored + i + z, lit, n);
+		i += (size_t)z + n;
+	}
+	if (!ret) {
+		ret = xor_apply(x, o->key, o->shift, xored, dst, o->len, false);
+		if (ret)
+			ret = err_set(err, ret, "out of memory");
+	}
+	free(xored);
+	return ret;
+}
+
+static int decode_edited(struct xstate *x, struct cursor *c, struct buf *out, struct err *err)
+{
+	struct op ops[MAX_OPS];
+	uint16_t size;
+	uint8_t n;
+	size_t pos = 0;
+	int ret;
+
+	if (!cur_le16(c, &size) || !cur_le8(c, &n) || !n || n > MAX_OPS || size < 8)
+		return bad(err, "edited record header", c->off);
+	ret = read_ops(c, ops, n, size, err);
+	if (ret || (ret = buf_reserve(out, size)))
+		return ret;
+	for (int i = 0; i < n; i++) {
+		const struct op *o = &ops[i];
+		const uint8_t *lit = cur_take(c, o->off - pos);
+		uint8_t *dst;
+
+		if (!lit)
+			return bad(err, "literal bytes missing", c->off);
+		buf_append(out, lit, o->off - pos);
+		dst = out->data + out->len;
+		if (o->kind == OP_REF) {
+			if (o->index >= x->nr_entries || x->entries[o->index].len != o->len)
+				return bad(err, "reference to no table entry", c->off);
+			memcpy(dst, x->table.data + x->entries[o->index].off, o->len);
+		} else if (o->kind == OP_XOR_RLE) {
+			ret = read_xor_rle(x, o, c, dst, err);
+			if (ret)
+				return ret;
+		} else {
+			const uint8_t *src = cur_take(c, o->len);
+
+			if (!src)
+				return bad(err, "literal bytes missing", c->off);
+			if (o->kind == OP_NEW) {
+				memcpy(dst, src, o->len);
+				ret = table_add(x, src, o->len, 0);
+			} else {
+				ret = xor_apply(x, o->key, o->shift, src, dst, o->len, false);
+			}
+			if (ret)
+				return err_set(err, ret, "transformed DATA block: out of memory");
+		}
+		out->len += o->len;
+		pos = (size_t)o->off + o->len;
+	}
+	{
+		const uint8_t *lit = cur_take(c, size - pos);
+
+		if (!lit)
+			return bad(err, "literal bytes missing", c->off);
+		buf_append(out, lit, size - pos);
+	}
+	return 0;
+}
+
+static int decode_span(struct xstate *x, struct cursor *c, struct buf *out, struct err *err)
+{
+	const uint8_t *hdr = cur_take(c, SPAN_HEADER_SIZE);
+	struct cursor hc;
+	uint64_t len = 0, done = 0;
+	int ret = 0;
+
+	if (!hdr)
+		return bad(err, "span header does not fit", c->off);
+	hc = cur_make(hdr + 8, 8);
+	cur_le64(&hc, &len);
+	if (len > CONTAINER_MAX_RAW)
+		return bad(err, "span longer than a block", c->off);
+	ret = buf_append(out, hdr, SPAN_HEADER_SIZE);
+	while (!ret && done < len) {
+		size_t before = out->len;
+		uint8_t tag;
+
+		if (!cur_le8(c, &tag))
+			return bad(err, "record tag missing", c->off);
+		if (tag == 0) {
+			struct perf_event_header h;
+			const uint8_t *rec;
+
+			if (cur_left(c) < sizeof(h))
+				return bad(err, "record does not fit", c->off);
+			memcpy(&h, c->p + c->off, sizeof(h));
+			rec = h.size >= sizeof(h) ? cur_take(c, h.size) : NULL;
+			if (!rec)
+				return bad(err, "record does not fit", c->off);
+			ret = buf_append(out, rec, h.size);
+		} else if (tag == 1) {
+			ret = decode_edited(x, c, out, err);
+		} else {
+			return bad(err, "unknown record tag", c->off);
+		}
+		done += out->len - before;
+	}
+	if (!ret && done != len)
+		return bad(err, "records overrun their span", c->off);
+	return ret;
+}
+
+int data_untransform(const uint8_t *p, size_t len, struct buf *out, struct err *err)
+{
+	struct cursor c = cur_make(p, len);
+	struct xstate x = { 0 };
+	const uint8_t *hdr;
+	uint32_t orig;
+	int ret = 0;
+
+	buf_reset(out);
+	if (!cur_le32(&c, &orig) || orig > CONTAINER_MAX_RAW || !(hdr = cur_take(&c, DATA_HEADER_SIZE)))
+		return bad(err, "header does not fit", c.off);
+	ret = buf_reserve(out, orig);
+	ret = ret ? ret : buf_append(out, hdr, DATA_HEADER_SIZE);
+	while (!ret && cur_left(&c) && out->len < orig)
+		ret = decode_span(&x, &c, out, err);
+	xstate_free(&x);
+	if (ret)
+		return ret == -ENOMEM ? err_set(err, ret, "out of memory") : ret;
+	if (out->len != orig || cur_left(&c))
+		return bad(err, "decoded length differs from the declared one", c.off);
+	return 0;
+}

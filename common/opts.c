@@ -47,6 +47,19 @@ static int set_value(const struct opt *o, const char *arg, bool negated, struct 
 	return err_set(err, -EINVAL, "option %s: bad option table", name);
 }
 
+/* An optional value may also come as the next argument when it is plainly
+ * one: a number within the option's range (`-z 0` as well as `-z0`). */
+static bool next_is_value(const struct opt *o, int argc, char **argv, int i)
+{
+	char *end;
+	long v;
+
+	if (i + 1 >= argc || !argv[i + 1][0])
+		return false;
+	v = strtol(argv[i + 1], &end, 10);
+	return !*end && v >= o->min && v <= o->max;
+}
+
 static bool takes_arg(const struct opt *o)
 {
 	return o->type == OPT_INT || o->type == OPT_STRING || o->type == OPT_LIST;
@@ -91,7 +104,7 @@ static int parse_long(const struct opt *table, int argc, char **argv, int *i, st
 	}
 	if (eq)
 		return set_value(o, eq + 1, false, err);
-	if (o->flags & OPT_OPTARG) {
+	if ((o->flags & OPT_OPTARG) && !next_is_value(o, argc, argv, *i)) {
 		*(long *)o->dest = o->def;
 		return 0;
 	}
@@ -119,7 +132,7 @@ static int parse_short(const struct opt *table, int argc, char **argv, int *i, s
 		}
 		if (p[1])
 			return set_value(o, p + 1, false, err);
-		if (o->flags & OPT_OPTARG) {
+		if ((o->flags & OPT_OPTARG) && !next_is_value(o, argc, argv, *i)) {
 			*(long *)o->dest = o->def;
 			return 0;
 		}

@@ -29,8 +29,9 @@ enum opt_type {
 };
 
 #define OPT_NEGATABLE 0x1
-/* OPT_INT whose value is optional: -z5 or --level=5 give one, a bare -z or
- * --level sets `def` (perf's -z). */
+/* OPT_INT whose value is optional: -z5, --level=5 or -z 5 (a number in
+ * range as the next argument) give one; a bare -z or --level sets `def`
+ * (perf's -z). */
 #define OPT_OPTARG 0x2
 
 struct opt;

@@ -175,6 +175,17 @@ $PREC -q -o "$d/st.data" -- sh -c 'exit 3' 2>/dev/null
 $PREC -q -o "$d/st.data" -- true 2>/dev/null
 [ -s "$d/st.data.old" ] || fail "old output not kept as .old"
 
+# -z 0 stores raw blocks (the value may follow as its own argument)
+$PREC -z 0 -q -o "$d/z0.data" -- true 2>/dev/null || fail "-z 0: exit $?"
+$PREP -D -i "$d/z0.data" 2>/dev/null | grep -q "DATA, stored," || fail "-z 0: blocks not stored"
+$PREC -z -q -o "$d/z1.data" -- true 2>/dev/null || fail "bare -z: exit $?"
+
+# too few file descriptors: advice, not a crash
+(ulimit -n 9; $PREC -e task-clock,page-faults,cpu-clock,minor-faults -q -o "$d/fd.data" -- true) 2>"$d/err"
+rc=$?
+[ $rc -eq 255 ] || fail "ulimit -n 9: exit $rc"
+grep -q "too many open files opening" "$d/err" || fail "ulimit -n 9: $(cat "$d/err")"
+
 $PREC 2>"$d/err"
 [ $? -eq 129 ] && grep -q "nothing to record" "$d/err" || fail "no target: $(cat "$d/err")"
 $PREC -F abc -- true 2>"$d/err"

@@ -93,6 +93,11 @@ grep -q "COMM $spid/$spid: spin" "$d/p.txt" || fail "-p: no synthesized COMM"
 grep -q "MMAP2 $spid/$spid .*tests/programs/spin" "$d/p.txt" || fail "-p: no synthesized MMAP2"
 grep -q "MMAP \[kernel.kallsyms\]\|MMAP .*kernel.kallsyms" "$d/p.txt" || fail "-p: no kernel map"
 
+$PREC -t $spid --duration 0.3 -F 999 -q -o "$d/t.data" 2>"$d/err" || fail "-t: exit $?: $(cat "$d/err")"
+$PREP -D -i "$d/t.data" >"$d/t.txt" 2>/dev/null
+grep -q " SAMPLE .* pid $spid tid $spid " "$d/t.txt" || fail "-t: no samples of thread $spid"
+grep -q "COMM $spid/$spid: spin" "$d/t.txt" || fail "-t: no synthesized COMM"
+
 # ---- system-wide ---------------------------------------------------------------
 $PREC -a --duration 0.5 -F 499 -q -o "$d/a.data" 2>"$d/err" || fail "-a: exit $?: $(cat "$d/err")"
 $PREP -D -i "$d/a.data" >"$d/a.txt" 2>/dev/null
@@ -119,6 +124,12 @@ grep -q "EXIT $child/$child " "$d/fork.txt" || fail "forker: no EXIT of child $c
 grep -q "MMAP2 $child/$child .*libspinlib.so" "$d/fork.txt" || fail "forker: no MMAP2 of the dlopened library"
 n=$(grep -c " SAMPLE .* pid $child tid $child " "$d/fork.txt")
 near "$n" 300 70 120 || fail "forker: $n samples in the child for 0.3 s"
+
+$PREC --no-inherit -F 999 -q -o "$d/noinh.data" -- $P/forker "$lib" 200 >"$d/out" 2>&1 ||
+	fail "--no-inherit: exit $?"
+child=$(sed -n 's/^child \([0-9]*\):.*/\1/p' "$d/out")
+$PREP -D -i "$d/noinh.data" 2>/dev/null | grep -q " SAMPLE .* pid $child " &&
+	fail "--no-inherit: the child was followed"
 
 # ---- signals ------------------------------------------------------------------
 $PREC -F 999 -q -o "$d/int.data" -- $P/spin 5000 >/dev/null 2>&1 &

@@ -512,6 +512,13 @@ static int decode_edited(struct xstate *x, struct cursor *c, struct buf *out, st
 			return bad(err, "literal bytes missing", c->off);
 		buf_append(out, lit, size - pos);
 	}
+	{
+		struct perf_event_header h;
+
+		memcpy(&h, out->data + out->len - size, sizeof(h));
+		if (h.size != size)
+			return bad(err, "rebuilt record size differs from the edited size", c->off);
+	}
 	return 0;
 }
 
@@ -567,7 +574,8 @@ int data_untransform(const uint8_t *p, size_t len, struct buf *out, struct err *
 	int ret = 0;
 
 	buf_reset(out);
-	if (!cur_le32(&c, &orig) || orig > CONTAINER_MAX_RAW || !(hdr = cur_take(&c, DATA_HEADER_SIZE)))
+	if (!cur_le32(&c, &orig) || orig > CONTAINER_MAX_RAW || orig < DATA_HEADER_SIZE ||
+	    !(hdr = cur_take(&c, DATA_HEADER_SIZE)))
 		return bad(err, "header does not fit", c.off);
 	ret = buf_reserve(out, orig);
 	ret = ret ? ret : buf_append(out, hdr, DATA_HEADER_SIZE);

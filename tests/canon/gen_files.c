@@ -309,12 +309,16 @@ static uint64_t next_rand(void)
 
 static void mutants(int n)
 {
-	size_t len;
-	uint8_t *good = slurp("good_small.data", &len), *p = malloc(len);
+	size_t lens[2];
+	uint8_t *goods[2] = { slurp("good_small.data", &lens[0]),
+			      slurp("good_transformed.data", &lens[1]) };
+	uint8_t *p = malloc(lens[0] > lens[1] ? lens[0] : lens[1]);
 	char name[64];
 
 	for (int i = 0; i < n; i++) {
-		size_t cut = len;
+		/* every other one from the file with TRANSFORMED blocks */
+		uint8_t *good = goods[(i / 4) % 2];
+		size_t len = lens[(i / 4) % 2], cut = len;
 
 		memcpy(p, good, len);
 		switch (i % 4) {
@@ -340,7 +344,8 @@ static void mutants(int n)
 		snprintf(name, sizeof(name), "mutant_%03d.data", i);
 		spit(name, p, cut);
 	}
-	free(good);
+	free(goods[0]);
+	free(goods[1]);
 	free(p);
 }
 

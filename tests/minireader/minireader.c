@@ -32,7 +32,7 @@
  *    form a span.  The spans of the rewritten payload run to its end, as
  *    in 5.3.  The literal stream is consumed in record order (gap, edit,
  *    gap, ...).  XOR and XOR_RLE share one key space.  An edited record's
- *    rebuilt header.size is not compared with its u16 size (the CRC and
+ *    rebuilt header.size must equal its u16 size (the CRC and
  *    5.3 catch a mismatch).  The block line shows raw=orig_len.
  *  - codec 0 with stored_len != raw_len, and a zlib stream with bytes
  *    left over after its end, are payload corruption.
@@ -600,7 +600,7 @@ static uint8_t prev_byte(const struct untr *u, struct region r, size_t i, int32_
 }
 
 /* Apply one edit to the record that starts at output offset rec. The
- * range [rec + e->off, rec + e->len) is known to lie in the output. */
+ * range [rec + e->off, rec + e->off + e->len) lies in the output. */
 static int apply_edit(struct untr *u, size_t rec, const struct edit *e)
 {
 	size_t at = rec + e->off, i;
@@ -708,6 +708,9 @@ static int decode_edited(struct untr *u, uint64_t span_left, size_t *rec_size)
 		pos = (size_t)e[i].off + e[i].len;
 	}
 	if (copy_in(u, u->out + rec + pos, size - pos))
+		return -1;
+	/* the rebuilt header.size must be the edited record's size */
+	if (le16(u->out + rec + 6) != size)
 		return -1;
 	u->out_pos += size;
 	*rec_size = size;

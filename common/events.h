@@ -44,6 +44,7 @@
 
 #include <linux/perf_event.h>
 
+#include "text.h"
 #include "err.h"
 
 #define EVENT_NAME_MAX   255    /* longest event spelling, without NUL */
@@ -150,17 +151,6 @@ static inline bool span_eq(struct span s, const char *lit)
 static inline bool is_name_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
-}
-
-static inline int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* The whole span in base 2..16: 0, -EINVAL, or -ERANGE past 64 bits. */

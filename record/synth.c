@@ -11,6 +11,7 @@
  * reported as GONE, a positive code that the API functions turn into 0 or
  * into a skip; it is never returned to a caller.
  */
+#include "../common/text.h"
 #include "synth.h"
 
 #include <dirent.h>
@@ -238,17 +239,6 @@ static struct scan scan_line(const char *line, size_t len)
 	if (len && line[len - 1] == '\n')
 		s.end--;
 	return s;
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* 1 to max_digits hex digits (max_digits <= 16: no overflow) */

@@ -33,7 +33,7 @@
 struct region {
 	uint64_t key;
 	uint8_t *bytes;
-	size_t len;
+	size_t len, cap;
 };
 
 struct entry {
@@ -61,11 +61,20 @@ struct op {
 	int32_t shift;
 };
 
+/* Eight bytes at a time: call chains are arrays of u64. */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull ^ n;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, p + i, 8);
+		h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
 		h = (h ^ p[i]) * 1099511628211ull;
 	return h;
 }
@@ -172,22 +181,29 @@ static int xor_apply(struct xstate *x, uint64_t key, int32_t shift, const uint8_
 		     uint8_t *out, size_t len, bool encoding)
 {
 	struct region *r = region_of(x, key);
-	uint8_t *plain;
+	int64_t lo, hi;
 
 	if (!r)
 		return -ENOMEM;
-	for (size_t i = 0; i < len; i++) {
-		int64_t j = (int64_t)i + shift;
-		uint8_t p = j >= 0 && (uint64_t)j < r->len ? r->bytes[j] : 0;
+	/* i + shift falls inside the previous region for i in [lo, hi) */
+	lo = -(int64_t)shift;
+	hi = (int64_t)r->len - shift;
+	lo = lo < 0 ? 0 : lo > (int64_t)len ? (int64_t)len : lo;
+	hi = hi < lo ? lo : hi > (int64_t)len ? (int64_t)len : hi;
+	memcpy(out, in, (size_t)lo);
+	for (int64_t i = lo; i < hi; i++)
+		out[i] = in[i] ^ r->bytes[i + shift];
+	memcpy(out + hi, in + hi, len - (size_t)hi);
+	/* the plain bytes become the key's previous region */
+	if (r->cap < len) {
+		uint8_t *grown = realloc(r->bytes, len);
 
-		out[i] = in[i] ^ p;
+		if (!grown)
+			return -ENOMEM;
+		r->bytes = grown;
+		r->cap = len;
 	}
-	plain = malloc(len ? len : 1);
-	if (!plain)
-		return -ENOMEM;
-	memcpy(plain, encoding ? in : out, len);
-	free(r->bytes);
-	r->bytes = plain;
+	memcpy(r->bytes, encoding ? in : out, len);
 	r->len = len;
 	return 0;
 }

@@ -433,6 +433,62 @@ static int append_span(struct container_writer *w, uint32_t cpu, uint16_t kind,
 	return 0;
 }
 
+/* Records whose sizes tile p[0..len) exactly: their number, or -1 with the
+ * offset of the first bad size in *bad. */
+static long count_records(const uint8_t *p, size_t len, size_t *bad)
+{
+	size_t off = 0;
+	long nr = 0;
+
+	while (off < len) {
+		struct perf_event_header h;
+
+		if (len - off < sizeof(h))
+			break;
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break;
+		off += h.size;
+		nr++;
+	}
+	*bad = off;
+	return off == len ? nr : -1;
+}
+
+/* The common case: the whole drain fits in the current block. Copy it in
+ * with two memcpy (the ring buffer is read once, in order), then check the
+ * record sizes on the copy, where they are in cache. 1 if done, 0 if it does
+ * not fit, negative if the bytes are not whole records. */
+static int append_whole(struct container_writer *w, uint32_t cpu, const struct pieces *pc,
+			struct err *err)
+{
+	size_t total = pc->n1 + pc->n2, at = w->data.len, bad;
+	uint8_t *records;
+	long nr;
+
+	if (at + SPAN_HEADER_SIZE + total > w->opts.block_size)
+		return 0;
+	records = w->data.data + at + SPAN_HEADER_SIZE;
+	pieces_copy(pc, 0, total, records);
+	nr = count_records(records, total, &bad);
+	if (nr < 0) {
+		struct perf_event_header h;
+
+		if (total - bad < sizeof(h))
+			return err_set(err, -EINVAL, "cpu %u: %zu bytes left over after the last record",
+				       cpu, total - bad);
+		memcpy(&h, records + bad, sizeof(h));
+		return err_set(err, -EINVAL, "cpu %u: record of size %u at byte %zu of %zu", cpu,
+			       h.size, bad, total);
+	}
+	span_header_encode(cpu, SPAN_RECORDS, total, w->data.data + at);
+	w->data.len = at + SPAN_HEADER_SIZE + total;
+	w->nr_spans++;
+	w->nr_records += (uint32_t)nr;
+	account(w, records, total);
+	return 1;
+}
+
 int container_write_records(struct container_writer *w, uint32_t cpu,
 			    const void *p1, size_t n1, const void *p2, size_t n2,
 			    struct err *err)
@@ -442,6 +498,12 @@ int container_write_records(struct container_writer *w, uint32_t cpu,
 	uint32_t nr = 0;
 	int ret;
 
+	if (!total)
+		return 0;
+	ret = append_whole(w, cpu, &pc, err);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	/* Too big for what is left of the block: split at record boundaries. */
 	while (off < total) {
 		struct perf_event_header h;
 		size_t room;

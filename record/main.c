@@ -65,13 +65,15 @@ static double mono_s(void)
 
 /* ---- options --------------------------------------------------------- */
 
-static struct record_opts *cb_opts;   /* the options struct, for callbacks */
-static const char *freq_arg, *callgraph_arg, *duration_arg;
+/* Options given as text, checked and turned into record_opts after parsing. */
+struct raw_args {
+	const char *freq, *callgraph, *duration;
+	bool fp;
+};
 
 static int cb_event(const struct opt *o, const char *arg, struct err *err)
 {
-	(void)o;
-	return events_parse(arg, NULL, &cb_opts->events, err);
+	return events_parse(arg, NULL, o->dest, err);
 }
 
 static long max_sample_rate(void)
@@ -87,7 +89,7 @@ static long max_sample_rate(void)
 	return v;
 }
 
-static int check_freq(struct record_opts *o, struct err *err)
+static int check_freq(struct record_opts *o, const char *freq_arg, struct err *err)
 {
 	long max = max_sample_rate();
 	char *end;
@@ -114,10 +116,8 @@ static int check_freq(struct record_opts *o, struct err *err)
 	return 0;
 }
 
-static int check_callgraph(struct record_opts *o, bool fp_flag, struct err *err)
+static int check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err)
 {
-	const char *a = callgraph_arg;
-
 	o->stack_size = DEFAULT_STACK;
 	if (!a) {
 		o->callgraph = fp_flag ? CALLGRAPH_FP : CALLGRAPH_NONE;
@@ -145,13 +145,14 @@ static int check_callgraph(struct record_opts *o, bool fp_flag, struct err *err)
 	return 0;
 }
 
-static int check_opts(struct record_opts *o, bool fp_flag, struct err *err)
+static int check_opts(struct record_opts *o, const struct raw_args *raw, struct err *err)
 {
 	int targets = !!o->pids + !!o->tids + (o->all_cpus || o->cpu_list) + (o->argc > 0);
-	int ret = check_freq(o, err);
+	const char *duration_arg = raw->duration;
+	int ret = check_freq(o, raw->freq, err);
 
 	if (!ret)
-		ret = check_callgraph(o, fp_flag, err);
+		ret = check_callgraph(o, raw->callgraph, raw->fp, err);
 	if (ret)
 		return ret;
 	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
@@ -184,20 +185,21 @@ static const char usage_line[] = "prec [<options>] [--] <command> [<args>]\n"
 
 static int parse_args(struct record_opts *o, int argc, char **argv)
 {
-	bool fp = false, help = false, version = false;
+	struct raw_args raw = { 0 };
+	bool help = false, version = false;
 	const struct opt table[] = {
-		OPTION_CALLBACK('e', "event", NULL, "event", "event to sample (repeatable; comma list; "
+		OPTION_CALLBACK('e', "event", &o->events, "event", "event to sample (repeatable; comma list; "
 				"default cycles, or cpu-clock without a PMU)", cb_event),
-		OPTION_STRING('F', "freq", &freq_arg, "n", "sample frequency in Hz, or 'max' (default 4000)"),
+		OPTION_STRING('F', "freq", &raw.freq, "n", "sample frequency in Hz, or 'max' (default 4000)"),
 		OPTION_INT('c', "count", &o->period, "n", "sample every n events instead", 1, LONG_MAX),
-		OPTION_FLAG('g', NULL, &fp, "record call chains (frame pointers)"),
-		OPTION_STRING(0, "call-graph", &callgraph_arg, "mode",
+		OPTION_FLAG('g', NULL, &raw.fp, "record call chains (frame pointers)"),
+		OPTION_STRING(0, "call-graph", &raw.callgraph, "mode",
 			      "fp, dwarf[,stack size] (default 8192) or none"),
 		OPTION_STRING('p', "pid", &o->pids, "pid", "record existing processes (comma list)"),
 		OPTION_STRING('t', "tid", &o->tids, "tid", "record existing threads (comma list)"),
 		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "system-wide, on all CPUs"),
 		OPTION_STRING('C', "cpu", &o->cpu_list, "cpus", "system-wide on these CPUs (e.g. 0-1,3)"),
-		OPTION_STRING(0, "duration", &duration_arg, "seconds",
+		OPTION_STRING(0, "duration", &raw.duration, "seconds",
 			      "stop after this long (without a command: else Ctrl-C)"),
 		OPTION_STRING('o', "output", &o->output, "file", "output file (default prec.data)"),
 		OPTION_INT('m', "mmap-pages", &o->mmap_pages, "pages",
@@ -216,7 +218,6 @@ static int parse_args(struct record_opts *o, int argc, char **argv)
 	struct err err = { 0 };
 	int first;
 
-	cb_opts = o;
 	first = opts_parse(table, argc, argv, &err);
 	if (first < 0) {
 		fprintf(stderr, "prec: %s\n", err.msg);
@@ -233,7 +234,7 @@ static int parse_args(struct record_opts *o, int argc, char **argv)
 	}
 	o->argc = argc - first;
 	o->argv = argv + first;
-	if (check_opts(o, fp, &err)) {
+	if (check_opts(o, &raw, &err)) {
 		fprintf(stderr, "prec: %s\n", err.msg);
 		return 129;
 	}
@@ -406,7 +407,6 @@ struct run {
 	struct session s;
 	struct workload wl;
 	bool have_workload;
-	bool exec_failed;
 	int status;             /* wait status of the workload, -1 when none */
 };
 
@@ -505,13 +505,10 @@ static int start(struct run *run, struct err *err)
 	if (run->have_workload) {
 		/* the kernel's own map: the workload's come from the kernel */
 		ret = synthesize(s, err);
-		if (!ret)
-			ret = workload_start(&run->wl, err);
-		if (ret) {
-			run->exec_failed = true;
-			return err_prefix(err, "cannot run '%s'", o->argv[0]);
-		}
-		return 0;
+		if (ret)
+			return ret;
+		ret = workload_start(&run->wl, err);
+		return ret ? err_prefix(err, "cannot run '%s'", o->argv[0]) : 0;
 	}
 	ret = session_enable(s, err);
 	if (!ret)

@@ -51,6 +51,7 @@ struct xstate {
 	size_t nr_slots;
 	struct region *regions;
 	size_t nr_regions;
+	struct buf scratch;     /* XORed bytes of the edit at hand */
 };
 
 struct op {
@@ -82,6 +83,7 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 static void xstate_free(struct xstate *x)
 {
 	buf_free(&x->table);
+	buf_free(&x->scratch);
 	free(x->entries);
 	free(x->slots);
 	for (size_t i = 0; i < x->nr_regions; i++)
@@ -296,12 +298,14 @@ static uint64_t *sp_slot(struct sp_map *m, uint32_t tid)
 static int emit_xor_rle(struct xstate *x, const struct op *o, const uint8_t *plain,
 			struct buf *out)
 {
-	uint8_t *xored = malloc(o->len);
+	uint8_t *xored;
 	size_t i = 0;
 	int ret;
 
-	if (!xored)
+	buf_reset(&x->scratch);
+	if (buf_reserve(&x->scratch, o->len))
 		return -ENOMEM;
+	xored = x->scratch.data;
 	ret = xor_apply(x, o->key, o->shift, plain, xored, o->len, true);
 	while (!ret && i < o->len) {
 		size_t z = i, n;
@@ -318,7 +322,6 @@ static int emit_xor_rle(struct xstate *x, const struct op *o, const uint8_t *pla
 		ret = ret ? ret : buf_append(out, xored + z, n - z);
 		i = n;
 	}
-	free(xored);
 	return ret;
 }
 
@@ -446,12 +449,14 @@ static int read_ops(struct cursor *c, struct op *ops, int n, uint16_t size, stru
 static int read_xor_rle(struct xstate *x, const struct op *o, struct cursor *c, uint8_t *dst,
 			struct err *err)
 {
-	uint8_t *xored = malloc(o->len);
+	uint8_t *xored;
 	size_t i = 0;
 	int ret = 0;
 
-	if (!xored)
+	buf_reset(&x->scratch);
+	if (buf_reserve(&x->scratch, o->len))
 		return err_set(err, -ENOMEM, "out of memory");
+	xored = x->scratch.data;
 	while (i < o->len) {
 		uint16_t z, n;
 		const uint8_t *lit;
@@ -470,7 +475,6 @@ static int read_xor_rle(struct xstate *x, const struct op *o, struct cursor *c, 
 		if (ret)
 			ret = err_set(err, ret, "out of memory");
 	}
-	free(xored);
 	return ret;
 }
 

@@ -368,14 +368,84 @@ static int emit_edited(struct xstate *x, const uint8_t *rec, size_t len, struct 
 	return ret ? ret : buf_append(out, rec + pos, len - pos);
 }
 
+#define FIXED_BEFORE_CHAIN (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			    PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+			    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define READ_WORDS (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | \
+		    PERF_FORMAT_ID | PERF_FORMAT_LOST)
+
+/* The common `-g` case without a full decode: a sample whose call chain
+ * follows fixed-size fields and that carries no user registers or stack
+ * (so the chain is its only edit). Returns the chain's offset, or 0 when
+ * the sample is not of that kind and must be decoded. */
+static size_t fast_chain_offset(const struct record_layouts *ls, const uint8_t *rec, size_t len)
+{
+	const struct event_layout *l;
+	size_t off = sizeof(struct perf_event_header);
+	int ev = 0;
+
+	if (!record_layouts_count(ls))
+		return 0;
+	if (record_layouts_count(ls) > 1) {
+		uint64_t id;
+
+		if (len < 16)
+			return 0;
+		memcpy(&id, rec + 8, 8);
+		ev = record_layouts_find(ls, id);
+		if (ev < 0)
+			return 0;
+	}
+	l = record_layouts_get(ls, (size_t)ev);
+	if (!(l->sample_type & PERF_SAMPLE_CALLCHAIN) ||
+	    (l->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ||
+	    (record_layouts_count(ls) > 1 && !(l->sample_type & PERF_SAMPLE_IDENTIFIER)))
+		return 0;
+	off += 8 * (size_t)__builtin_popcountll(l->sample_type & FIXED_BEFORE_CHAIN);
+	if (l->sample_type & PERF_SAMPLE_READ) {
+		if (l->read_format & PERF_FORMAT_GROUP)
+			return 0;
+		off += 8 * (1 + (size_t)__builtin_popcountll(l->read_format & READ_WORDS));
+	}
+	return off + 8 <= len ? off : 0;
+}
+
+static int plan_chain_only(struct xstate *x, const uint8_t *rec, size_t len, size_t off,
+			   struct op *ops, int *err)
+{
+	uint64_t nr;
+	int n = 0, k, idx;
+
+	memcpy(&nr, rec + off, 8);
+	if (!nr || nr > (len - off - 8) / 8)
+		return 0;
+	len = 8 + 8 * (size_t)nr;
+	idx = table_find(x, rec + off, len, hash_bytes(rec + off, len));
+	if (idx == -2) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	k = add_op(ops, &n, rec, rec + off, len, idx >= 0 ? OP_REF : OP_NEW);
+	if (k >= 0 && idx >= 0)
+		ops[k].index = (uint32_t)idx;
+	return n;
+}
+
 static int encode_record(struct xstate *x, struct sp_map *sps, const struct record_layouts *ls,
 			 const uint8_t *rec, size_t len, struct buf *out)
 {
+	struct perf_event_header h;
 	struct op ops[MAX_OPS];
 	struct record r;
+	size_t chain;
 	int n = 0, err = 0, ret;
 
-	if (!record_decode(ls, rec, len, &r, NULL) && r.type == PERF_RECORD_SAMPLE)
+	memcpy(&h, rec, sizeof(h));
+	if (h.type != PERF_RECORD_SAMPLE)
+		n = 0;
+	else if ((chain = fast_chain_offset(ls, rec, len)))
+		n = plan_chain_only(x, rec, len, chain, ops, &err);
+	else if (!record_decode(ls, rec, len, &r, NULL))
 		n = plan_sample(&r.u.sample, rec, ops, sp_slot(sps, r.u.sample.tid), x, &err);
 	if (err)
 		return err;

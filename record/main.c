@@ -334,21 +334,7 @@ static int emit_synth(void *ctx, const void *rec, size_t len)
 	return buf_append(ctx, rec, len);
 }
 
-static int synthesize_into(struct session *s, struct buf *out, struct err *err);
-
-/* What already runs when we attach: tasks, their mappings, the kernel. */
-static int synthesize(struct session *s, struct err *err)
-{
-	struct buf out = BUF_INIT;
-	int ret = synthesize_into(s, &out, err);
-
-	if (ret >= 0 && out.len)
-		ret = container_write_records(s->writer, SPAN_CPU_SYNTH, out.data, out.len, NULL, 0,
-					      err);
-	buf_free(&out);
-	return ret < 0 ? ret : 0;
-}
-
+/* Into out: the kernel's map, and for -p/-t/-a what already runs. */
 static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 {
 	const struct record_opts *o = s->opts;
@@ -363,7 +349,7 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 		fprintf(stderr, "prec: kernel addresses are hidden (kptr_restrict): kernel samples "
 			"will not be named\n");
 	if (o->all_cpus || o->cpu_list)
-		return synth_all(&p, err) < 0 ? -1 : 0;
+		return synth_all(&p, err) < 0 ? err->code : 0;
 	if (o->pids) {
 		/* -p: s->tids holds every thread; synthesize each process once */
 		const char *q = o->pids;
@@ -385,6 +371,19 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 		}
 	}
 	return 0;
+}
+
+/* What already runs when we attach: tasks, their mappings, the kernel. */
+static int synthesize(struct session *s, struct err *err)
+{
+	struct buf out = BUF_INIT;
+	int ret = synthesize_into(s, &out, err);
+
+	if (ret >= 0 && out.len)
+		ret = container_write_records(s->writer, SPAN_CPU_SYNTH, out.data, out.len, NULL, 0,
+					      err);
+	buf_free(&out);
+	return ret < 0 ? ret : 0;
 }
 
 static void print_setup(const struct session *s)

@@ -28,6 +28,7 @@ struct dso_entry {
 struct dso_list {
 	size_t nr, cap;
 	struct dso_entry *e;
+	size_t dropped;         /* binaries not noted for want of memory */
 };
 
 struct dso_list *dso_list_new(void)
@@ -62,15 +63,19 @@ static void dso_add(struct dso_list *l, const char *path, const uint8_t *id, uin
 		size_t cap = l->cap ? 2 * l->cap : 32;
 		struct dso_entry *n = realloc(l->e, cap * sizeof(*n));
 
-		if (!n)
-			return;   /* a missing build id is not worth failing the recording */
+		if (!n) {
+			l->dropped++;   /* not worth failing the recording: counted, said */
+			return;
+		}
 		l->e = n;
 		l->cap = cap;
 	}
 	e = &l->e[l->nr];
 	e->path = strdup(path);
-	if (!e->path)
+	if (!e->path) {
+		l->dropped++;
 		return;
+	}
 	e->id_size = id_size;
 	if (id_size)
 		memcpy(e->id, id, id_size);
@@ -196,6 +201,9 @@ int write_build_ids(struct container_writer *w, struct dso_list *l, struct err *
 		e[n].path = d->path;
 		n++;
 	}
+	if (l->dropped)
+		fprintf(stderr, "prec: warning: out of memory: the build ids of %zu mapped "
+			"binaries are missing from the file\n", l->dropped);
 	ret = n ? build_ids_encode(e, n, &b) : 0;
 	if (!ret && n)
 		ret = container_write_block(w, BLOCK_BUILD_IDS, b.data, b.len, err);

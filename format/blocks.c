@@ -3,6 +3,7 @@
 #include "blocks.h"
 #include "container.h"
 #include "record.h"
+#include "../common/text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -436,6 +437,68 @@ int index_decode(const uint8_t *p, size_t len, struct index_entry **out, size_t 
 	return 0;
 }
 
+/* ---- KALLSYMS ------------------------------------------------------- */
+
+static int kallsyms_line(const uint8_t *p, size_t n, struct kallsym *s)
+{
+	size_t i = 0, d = 0;
+
+	s->addr = 0;
+	for (; i < n && hex_digit(p[i]) >= 0; i++, d++)
+		s->addr = s->addr << 4 | (uint64_t)hex_digit(p[i]);
+	if (d < 1 || d > 16 || i + 3 > n || p[i] != ' ' || p[i + 1] <= ' ' || p[i + 1] > '~' ||
+	    p[i + 2] != ' ')
+		return -1;
+	s->type = (char)p[i + 1];
+	i += 3;
+	s->name = (const char *)p + i;
+	while (i < n && p[i] > ' ' && p[i] <= '~')
+		i++;
+	s->name_len = (size_t)((const char *)p + i - s->name);
+	s->module = NULL;
+	s->module_len = 0;
+	if (!s->name_len)
+		return -1;
+	if (i == n)
+		return 0;
+	/* "\t[module]" */
+	if (p[i] != '\t' || n - i < 4 || p[i + 1] != '[' || p[n - 1] != ']')
+		return -1;
+	s->module = (const char *)p + i + 2;
+	s->module_len = n - i - 3;
+	for (size_t k = i + 2; k < n - 1; k++)
+		if (p[k] <= ' ' || p[k] > '~' || p[k] == ']')
+			return -1;
+	return 0;
+}
+
+int kallsyms_walk(const uint8_t *p, size_t len,
+		  int (*fn)(void *ctx, const struct kallsym *s), void *ctx, size_t *nr,
+		  struct err *err)
+{
+	size_t off = 0, line = 0;
+	struct kallsym s;
+	int ret;
+
+	*nr = 0;
+	if (len && p[len - 1] != '\n')
+		return err_set(err, -PREC_ECORRUPT, "KALLSYMS block: last line has no newline");
+	while (off < len) {
+		const uint8_t *nl = memchr(p + off, '\n', len - off);
+		size_t n = (size_t)(nl - (p + off));
+
+		line++;
+		if (kallsyms_line(p + off, n, &s))
+			return err_set(err, -PREC_ECORRUPT, "KALLSYMS block: line %zu is not "
+				       "'ADDRESS TYPE NAME [MODULE]'", line);
+		if (fn && (ret = fn(ctx, &s)))
+			return ret;
+		off += n + 1;
+	}
+	*nr = line;
+	return 0;
+}
+
 /* ---- validation dispatch --------------------------------------------- */
 
 static int validate_event(const uint8_t *p, size_t len, struct err *err)
@@ -475,6 +538,13 @@ static int validate_index(const uint8_t *p, size_t len, struct err *err)
 	return ret;
 }
 
+static int validate_kallsyms(const uint8_t *p, size_t len, struct err *err)
+{
+	size_t n;
+
+	return kallsyms_walk(p, len, NULL, NULL, &n, err);
+}
+
 static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct err *) = {
 	[BLOCK_METADATA] = validate_metadata,
 	[BLOCK_EVENT] = validate_event,
@@ -482,6 +552,7 @@ static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct e
 	[BLOCK_BUILD_IDS] = validate_build_ids,
 	[BLOCK_COUNTS] = validate_counts,
 	[BLOCK_INDEX] = validate_index,
+	[BLOCK_KALLSYMS] = validate_kallsyms,
 };
 
 int block_payload_validate(unsigned type, const uint8_t *p, size_t len, struct err *err)

@@ -206,6 +206,21 @@ int counts_decode(const uint8_t *p, size_t len, struct count_reading **out, size
 
 /* ---- INDEX ----------------------------------------------------------- */
 
+/* KALLSYMS (5.7): the kernel's symbol table as /proc/kallsyms prints it.
+ * kallsyms_walk checks every line and calls fn (when not NULL) for each; name
+ * and module are not NUL-terminated; module_len is 0 for the core kernel. A
+ * non-zero return from fn stops the walk and is returned. */
+struct kallsym {
+	uint64_t addr;
+	char type;
+	const char *name, *module;
+	size_t name_len, module_len;
+};
+
+int kallsyms_walk(const uint8_t *p, size_t len,
+		  int (*fn)(void *ctx, const struct kallsym *s), void *ctx, size_t *nr,
+		  struct err *err);
+
 struct index_entry {
 	uint64_t offset;
 	uint16_t type;

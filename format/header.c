@@ -145,6 +145,7 @@ const char *block_type_name(unsigned type)
 		[BLOCK_BUILD_IDS] = "BUILD_IDS",
 		[BLOCK_COUNTS] = "COUNTS",
 		[BLOCK_INDEX] = "INDEX",
+		[BLOCK_KALLSYMS] = "KALLSYMS",
 	};
 
 	return type < BLOCK_TYPE_MAX ? names[type] : NULL;

@@ -214,6 +214,66 @@ int write_build_ids(struct container_writer *w, struct dso_list *l, struct err *
 	return ret;
 }
 
+/* Keep the function symbols of a /proc/kallsyms text (types t, T, w, W), in
+ * place; returns the new length. All-zero addresses mean kptr_restrict hides
+ * them: nothing is kept then. */
+static size_t kallsyms_filter(char *p, size_t len)
+{
+	size_t out = 0, off = 0;
+	bool any_addr = false;
+
+	while (off < len) {
+		char *nl = memchr(p + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (p + off)) + 1 : len - off;
+		char *sp = memchr(p + off, ' ', n);
+
+		if (nl && sp && sp + 2 < p + off + n && strchr("tTwW", sp[1]) && sp[2] == ' ') {
+			for (char *c = p + off; c < sp && !any_addr; c++)
+				any_addr = *c != '0';
+			memmove(p + out, p + off, n);
+			out += n;
+		}
+		off += n;
+	}
+	return any_addr ? out : 0;
+}
+
+int write_kallsyms(struct container_writer *w, int verbose, struct err *err)
+{
+	struct buf b = BUF_INIT;
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	ssize_t got = 1;
+	int ret = 0;
+
+	if (fd < 0) {
+		if (verbose)
+			fprintf(stderr, "prec: no copy of /proc/kallsyms in the file: %s\n", strerror(errno));
+		return 0;
+	}
+	while (got > 0) {
+		if (buf_reserve(&b, 1 << 20)) {
+			ret = err_set(err, -ENOMEM, "out of memory reading /proc/kallsyms");
+			break;
+		}
+		got = read(fd, b.data + b.len, b.cap - b.len);
+		if (got > 0)
+			b.len += (size_t)got;
+	}
+	close(fd);
+	if (!ret && got < 0 && verbose)
+		fprintf(stderr, "prec: cannot read /proc/kallsyms: %s\n", strerror(errno));
+	if (!ret && got == 0) {
+		b.len = kallsyms_filter((char *)b.data, b.len);
+		if (b.len)
+			ret = container_write_block(w, BLOCK_KALLSYMS, b.data, b.len, err);
+		else if (verbose)
+			fprintf(stderr, "prec: /proc/kallsyms hides addresses (kptr_restrict): "
+				"no copy in the file\n");
+	}
+	buf_free(&b);
+	return ret;
+}
+
 static void read_first_match(const char *path, const char *key, char *out, size_t len)
 {
 	char line[512];

@@ -549,6 +549,10 @@ static int finish(struct run *run, struct err *err)
 	}
 	container_writer_get_stats(s->writer, &st);
 	ret = write_build_ids(s->writer, s->dsos, err);
+	/* Attaching: the kernel's symbols too, so that the report names what ran
+	 * (skipped for a command, where reading them would be most of the cost). */
+	if (!ret && (s->opts->pids || s->opts->tids || s->opts->all_cpus || s->opts->cpu_list))
+		ret = write_kallsyms(s->writer, s->opts->verbose, err);
 	if (!ret)
 		ret = write_final_metadata(s->writer, &st, run->status, wall_ns(), err);
 	container_writer_get_stats(s->writer, &st);

@@ -127,6 +127,7 @@ struct dso_list *dso_list_new(void);
 void dso_list_free(struct dso_list *l);
 void dso_list_note(struct dso_list *l, const void *rec, size_t len);
 int write_build_ids(struct container_writer *w, struct dso_list *l, struct err *err);
+int write_kallsyms(struct container_writer *w, int verbose, struct err *err);
 int write_metadata(struct container_writer *w, const struct record_opts *o, uint64_t start_ns,
 		   struct err *err);
 int write_final_metadata(struct container_writer *w, const struct container_writer_stats *st,

@@ -383,6 +383,34 @@ static void dump_index(struct dump *d, const struct container_block *b)
 	free(e);
 }
 
+struct kallsyms_span {
+	size_t nr, modules;
+	uint64_t lo, hi;
+};
+
+static int kallsyms_count(void *ctx, const struct kallsym *s)
+{
+	struct kallsyms_span *k = ctx;
+
+	if (!k->nr++ || s->addr < k->lo)
+		k->lo = s->addr;
+	if (s->addr > k->hi)
+		k->hi = s->addr;
+	k->modules += s->module_len != 0;
+	return 0;
+}
+
+static void dump_kallsyms(struct dump *d, const struct container_block *b)
+{
+	struct kallsyms_span k = { 0 };
+	size_t n;
+
+	if (kallsyms_walk(b->data, b->len, kallsyms_count, &k, &n, NULL))
+		return;
+	fprintf(d->out, "  %zu kernel symbols (%zu in modules), %#" PRIx64 "..%#" PRIx64 "\n",
+		n, k.modules, k.lo, k.hi);
+}
+
 static void on_problem(void *ctx, const struct container_problem *p)
 {
 	const struct dump *d = ctx;
@@ -399,6 +427,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_BUILD_IDS] = dump_build_ids,
 		[BLOCK_COUNTS] = dump_counts,
 		[BLOCK_INDEX] = dump_index,
+		[BLOCK_KALLSYMS] = dump_kallsyms,
 	};
 	struct dump d = { .out = out, .path = path };
 	struct container_reader_opts o = { on_problem, &d };

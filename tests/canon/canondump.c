@@ -167,6 +167,24 @@ static void dump_build_ids(const struct container_block *b)
 	build_ids_free(e, n);
 }
 
+static int dump_ksym(void *ctx, const struct kallsym *s)
+{
+	(void)ctx;
+	printf("  ksym addr=%llx type=%c name=", (unsigned long long)s->addr, s->type);
+	quoted((const uint8_t *)s->name, s->name_len);
+	printf(" module=");
+	quoted((const uint8_t *)s->module, s->module_len);
+	putchar('\n');
+	return 0;
+}
+
+static void dump_kallsyms(const struct container_block *b)
+{
+	size_t n;
+
+	kallsyms_walk(b->data, b->len, dump_ksym, NULL, &n, NULL);
+}
+
 static void dump_counts(const struct container_block *b)
 {
 	struct count_reading *r;
@@ -207,6 +225,7 @@ int main(int argc, char **argv)
 		[BLOCK_BUILD_IDS] = dump_build_ids,
 		[BLOCK_COUNTS] = dump_counts,
 		[BLOCK_INDEX] = dump_index,
+		[BLOCK_KALLSYMS] = dump_kallsyms,
 	};
 	struct counts n = { 0, 0, 0 };
 	struct container_reader_opts opts = { on_problem, &n };

@@ -150,6 +150,15 @@ static void put_tail(struct container_writer *w)
 	if (counts_encode(cr, 2, &b) || container_write_block(w, BLOCK_COUNTS, b.data, b.len, &err))
 		die("counts", &err);
 	buf_reset(&b);
+	{
+		static const char ks[] = "ffffffff81000000 T _text\n"
+					 "ffffffff81001000 t do_one_initcall\n"
+					 "FFFFFFFFA0000010 t e1000_probe\t[e1000]\n"
+					 "0 W weak_one\n";
+
+		if (container_write_block(w, BLOCK_KALLSYMS, ks, sizeof(ks) - 1, &err))
+			die("kallsyms", &err);
+	}
 	metadata_set_u64(&m, META_NR_SAMPLES, 12345);
 	metadata_set_u64(&m, META_NR_LOST_SAMPLES, 0);
 	if (metadata_encode(&m, &b) || container_write_block(w, BLOCK_METADATA, b.data, b.len, &err))

@@ -103,6 +103,12 @@ $PREC -a --duration 0.5 -F 499 -q -o "$d/a.data" 2>"$d/err" || fail "-a: exit $?
 $PREP -D -i "$d/a.data" >"$d/a.txt" 2>/dev/null
 grep -q " SAMPLE .* pid $spid " "$d/a.txt" || fail "-a: no samples of the running spin"
 [ "$(grep -c 'COMM [0-9]*/[0-9]*: ' "$d/a.txt")" -gt 5 ] || fail "-a: processes not synthesized"
+# the kernel's symbols are copied when attaching (and kallsyms shows addresses)
+if [ "$(awk 'NR == 1 { print $1 }' /proc/kallsyms)" != 0000000000000000 ]; then
+	nk=$(sed -n 's/^  \([0-9]*\) kernel symbols.*/\1/p' "$d/a.txt")
+	[ "${nk:-0}" -gt 1000 ] || fail "-a: no KALLSYMS copy ($nk symbols)"
+fi
+grep -q "^block .* KALLSYMS" "$d/fp.txt" && fail "-g: a command's file has a KALLSYMS copy"
 $PREC -C 0 --duration 0.3 -F 499 -q -o "$d/c.data" 2>/dev/null || fail "-C 0: exit $?"
 $PREP -D -i "$d/c.data" 2>/dev/null | grep ' SAMPLE ' | grep -v ' cpu 0 ' | grep -q . &&
 	fail "-C 0: samples from other CPUs"

@@ -20,7 +20,8 @@ grep -q "sample_type IP|TID|TIME|CALLCHAIN|CPU|PERIOD|IDENTIFIER" <<<"$out" || f
 grep -q "COMM 1000/1000: app (exec)" <<<"$out" || fail "COMM not decoded"
 grep -q "MMAP2 1000/1000 \[0x400000(0x100000) @ 0 prot 5 flags 2\]: /usr/bin/app" <<<"$out" || fail "MMAP2"
 grep -q "cmdline: prec -F 4000 -g -- ./app" <<<"$out" || fail "cmdline"
-grep -q "^# 7 blocks, 122 records (120 samples, 0 undecodable, 0 of unknown types); 0 corrupt blocks" <<<"$out" ||
+grep -q "^  4 kernel symbols (1 in modules), 0..0xffffffffa0000010$" <<<"$out" || fail "KALLSYMS block"
+grep -q "^# 8 blocks, 122 records (120 samples, 0 undecodable, 0 of unknown types); 0 corrupt blocks" <<<"$out" ||
 	fail "summary line: $(tail -1 <<<"$out")"
 # the same with the subcommand spelling
 cmp -s <(echo "$out") <($PREP dump -i "$dir/good_small.data") || fail "'prep dump' differs from --dump-raw"

@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.0), written from the specification alone.
+ * (format/FORMAT.md, version 1.1), written from the specification alone.
  *
  * Usage: minireader FILE
  *
@@ -14,7 +14,7 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 0.
+ *    for zero unless the file's minor version is newer than 1.
  *  - a valid block header (magic, CRC, limits, reserved) sets the "last
  *    good seq" used by resync, even if its payload is then skipped or
  *    found corrupt.
@@ -45,7 +45,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 0
+#define READER_MINOR 1
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)
@@ -389,6 +389,64 @@ static int parse_index(FILE *o, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* 5.7: "ADDRESS TYPE NAME[\t[MODULE]]\n" lines. */
+static int parse_kallsyms(FILE *o, const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t nd = 0, name, name_end, mod = 0, mod_end = 0;
+		uint64_t addr = 0;
+		char type;
+
+		for (; i < n; i++, nd++) {
+			uint8_t c = p[i];
+			unsigned v;
+
+			if (c >= '0' && c <= '9')
+				v = c - '0';
+			else if (c >= 'a' && c <= 'f')
+				v = c - 'a' + 10;
+			else if (c >= 'A' && c <= 'F')
+				v = c - 'A' + 10;
+			else
+				break;
+			addr = addr * 16 + v;
+		}
+		if (nd < 1 || nd > 16 || n - i < 3 || p[i] != ' ' || p[i + 1] < 0x21 ||
+		    p[i + 1] > 0x7e || p[i + 2] != ' ')
+			return -1;
+		type = (char)p[i + 1];
+		i += 3;
+		name = i;
+		while (i < n && p[i] >= 0x21 && p[i] <= 0x7e)
+			i++;
+		name_end = i;
+		if (name_end == name || i == n)
+			return -1;
+		if (p[i] == '\t') {
+			if (++i == n || p[i] != '[')
+				return -1;
+			mod = ++i;
+			while (i < n && p[i] >= 0x21 && p[i] <= 0x7e && p[i] != ']')
+				i++;
+			mod_end = i;
+			if (mod_end == mod || i == n || p[i] != ']')
+				return -1;
+			i++;
+		}
+		if (i == n || p[i] != '\n')
+			return -1;
+		i++;
+		fprintf(o, "  ksym addr=%" PRIx64 " type=%c name=", addr, type);
+		put_quoted(o, p + name, name_end - name);
+		fputs(" module=", o);
+		put_quoted(o, p + mod, mod_end - mod);
+		fputc('\n', o);
+	}
+	return 0;
+}
+
 static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 {
 	switch (type) {
@@ -398,6 +456,7 @@ static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 	case 4: return parse_buildids(o, p, n);
 	case 5: return parse_counts(o, p, n);
 	case 6: return parse_index(o, p, n);
+	case 7: return parse_kallsyms(o, p, n);
 	default: return -1; /* not reached: unknown types are skipped earlier */
 	}
 }
@@ -939,7 +998,7 @@ int main(int argc, char **argv)
 			skip = "transformed";
 		else if (h.flags & ~1u)
 			skip = "unknown-flags";
-		else if (h.type < 1 || h.type > 6)
+		else if (h.type < 1 || h.type > 7)
 			skip = "unknown-type";
 		if (skip) {
 			printf("skip off=%zu reason=%s\n", off, skip);

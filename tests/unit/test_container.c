@@ -514,6 +514,62 @@ static void test_unknown_block_skipped(void **state)
 	buf_free(&rb.recs);
 }
 
+struct ksym_seen {
+	size_t n;
+	uint64_t last_addr;
+	char last_type;
+	char name[64], module[64];
+};
+
+static int ksym_note(void *ctx, const struct kallsym *s)
+{
+	struct ksym_seen *k = ctx;
+
+	k->n++;
+	k->last_addr = s->addr;
+	k->last_type = s->type;
+	snprintf(k->name, sizeof(k->name), "%.*s", (int)s->name_len, s->name);
+	snprintf(k->module, sizeof(k->module), "%.*s", (int)s->module_len, s->module ? s->module : "");
+	return 0;
+}
+
+static void test_kallsyms_walk(void **state)
+{
+	static const char *const bad[] = {
+		"ffffffff81000000 T _text",             /* no newline at the end */
+		"\n",                                   /* empty line */
+		"ffffffff81000000 T \n",                /* no name */
+		"ffffffff81000000T _text\n",            /* no space after the address */
+		"xyz T _text\n",                        /* not hex */
+		"11112222333344445 T _text\n",          /* 17 digits */
+		"ffffffff81000000 T _text [mod]\n",     /* space, not a tab */
+		"ffffffff81000000 T _text\t[]\n",       /* empty module */
+		"ffffffff81000000 T _text\t[mod\n",     /* unclosed module */
+		"ffffffff81000000 T _te\x01xt\n",       /* control byte in the name */
+	};
+	const char *good = "ffffffff81000000 T _text\n0 w weak\nFFFFFFFFa0000010 t probe\t[e1000]\n";
+	struct ksym_seen k = { 0 };
+	struct err err = { 0 };
+	size_t n;
+
+	(void)state;
+	assert_int_equal(kallsyms_walk((const uint8_t *)good, strlen(good), ksym_note, &k, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(k.n, 3);
+	assert_true(k.last_addr == 0xffffffffa0000010ull);
+	assert_int_equal(k.last_type, 't');
+	assert_string_equal(k.name, "probe");
+	assert_string_equal(k.module, "e1000");
+	assert_int_equal(kallsyms_walk(NULL, 0, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = 0;
+		assert_int_equal(block_payload_validate(BLOCK_KALLSYMS, (const uint8_t *)bad[i],
+							strlen(bad[i]), &err), -PREC_ECORRUPT);
+		assert_non_null(strstr(err.msg, "KALLSYMS"));
+	}
+}
+
 static void test_writer_rejects_partial_records(void **state)
 {
 	struct container_writer *w;
@@ -761,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_header_checks),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_unknown_block_skipped),
+		cmocka_unit_test(test_kallsyms_walk),
 		cmocka_unit_test(test_writer_rejects_partial_records),
 		cmocka_unit_test(test_metadata_round_trip),
 		cmocka_unit_test(test_event_round_trip),

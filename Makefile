@@ -26,8 +26,12 @@ LIB_SRC  := $(wildcard common/*.c) $(wildcard format/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libprec.a
 
-PREP_SRC := $(wildcard report/*.c)
+# report/ without its main is a library too, so unit tests can link the
+# symbolizer, machine model and histograms.
+PREP_SRC := $(filter-out report/main.c,$(wildcard report/*.c))
 PREP_OBJ := $(PREP_SRC:%.c=$(BUILD)/%.o)
+PREP_LIB := $(BUILD)/libprep.a
+PREP_MAIN := $(BUILD)/report/main.o
 PREC_SRC := $(wildcard record/*.c)
 PREC_OBJ := $(PREC_SRC:%.c=$(BUILD)/%.o)
 
@@ -54,10 +58,14 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+$(PREP_LIB): $(PREP_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 # ./prec and ./prep at the top for the normal build; under $(BUILD) otherwise.
 ifeq ($(BUILD),build)
-prep: $(PREP_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_OBJ) $(LIB) $(PKG_LIBS)
+prep: $(PREP_MAIN) $(PREP_LIB) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_MAIN) $(PREP_LIB) $(LIB) $(PKG_LIBS)
 prec: $(PREC_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(LIB) $(PKG_LIBS) -lm
 else
@@ -65,14 +73,14 @@ prep: $(BUILD)/prep
 prec: $(BUILD)/prec
 endif
 
-$(BUILD)/prep: $(PREP_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_OBJ) $(LIB) $(PKG_LIBS)
+$(BUILD)/prep: $(PREP_MAIN) $(PREP_LIB) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_MAIN) $(PREP_LIB) $(LIB) $(PKG_LIBS)
 $(BUILD)/prec: $(PREC_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(LIB) $(PKG_LIBS) -lm
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(CMOCKA_LIBS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(PREP_LIB) $(LIB) $(CMOCKA_LIBS) $(PKG_LIBS)
 
 $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -10,7 +10,7 @@
 CC      ?= gcc
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS    := zlib libdeflate libelf libdw
+PKGS    := zlib libdeflate libelf libdw liblzma
 FUZZ_SECONDS ?= 60
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -101,7 +101,9 @@ $(BUILD)/tests/gen_files: tests/canon/gen_files.c $(LIB)
 # Test programs with known profiles: frame pointers, debug info.
 PROG_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror
 PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
-	 $(BUILD)/tests/programs/libspinlib.so
+	 $(BUILD)/tests/programs/libspinlib.so \
+	 $(BUILD)/tests/programs/tree $(BUILD)/tests/programs/inl \
+	 $(BUILD)/tests/programs/threads
 $(BUILD)/tests/programs/spin: tests/programs/spin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
@@ -111,6 +113,15 @@ $(BUILD)/tests/programs/forker: tests/programs/forker.c
 $(BUILD)/tests/programs/libspinlib.so: tests/programs/libspinlib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+$(BUILD)/tests/programs/tree: tests/programs/tree.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/inl: tests/programs/inl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/threads: tests/programs/threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 
 $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -56,6 +56,9 @@ static bool next_is_value(const struct opt *o, int argc, char **argv, int i)
 
 	if (i + 1 >= argc || !argv[i + 1][0])
 		return false;
+	/* a callback's optional value: anything that is not an option */
+	if (o->type == OPT_LIST)
+		return argv[i + 1][0] != '-';
 	v = strtol(argv[i + 1], &end, 10);
 	return !*end && v >= o->min && v <= o->max;
 }
@@ -105,6 +108,8 @@ static int parse_long(const struct opt *table, int argc, char **argv, int *i, st
 	if (eq)
 		return set_value(o, eq + 1, false, err);
 	if ((o->flags & OPT_OPTARG) && !next_is_value(o, argc, argv, *i)) {
+		if (o->type == OPT_LIST)
+			return o->cb(o, NULL, err);
 		*(long *)o->dest = o->def;
 		return 0;
 	}
@@ -133,6 +138,8 @@ static int parse_short(const struct opt *table, int argc, char **argv, int *i, s
 		if (p[1])
 			return set_value(o, p + 1, false, err);
 		if ((o->flags & OPT_OPTARG) && !next_is_value(o, argc, argv, *i)) {
+			if (o->type == OPT_LIST)
+				return o->cb(o, NULL, err);
 			*(long *)o->dest = o->def;
 			return 0;
 		}

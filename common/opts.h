@@ -69,6 +69,10 @@ struct opt {
 #define OPTION_CALLBACK(s, l, d, a, h, f) \
 	{ .type = OPT_LIST, .short_name = (s), .long_name = (l), .dest = (d), .argname = (a), \
 	  .help = (h), .cb = (f) }
+/* A callback whose value is optional: called with NULL when none is given. */
+#define OPTION_CALLBACK_OPTARG(s, l, d, a, h, f) \
+	{ .type = OPT_LIST, .short_name = (s), .long_name = (l), .dest = (d), .argname = (a), \
+	  .help = (h), .cb = (f), .flags = OPT_OPTARG }
 #define OPTION_END { .type = OPT_END }
 
 /* Parse argv[1..]; returns the index of the first argument that is not an

@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolizer's core: the table of dsos, deciding which files of a dso
+ * are trusted (build ids, separate debug files), file offset to vaddr
+ * conversion, symbol lookup in sorted tables, stats and warnings.
+ * ELF symbol tables are read in symbols_elf.c, DWARF in symbols_dwarf.c,
+ * kernel symbols in symbols_kernel.c.
+ */
+#include "symbols_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
+#define DEFAULT_KALLSYMS "/proc/kallsyms"
+
+/* ---- arena ------------------------------------------------------------ */
+
+#define ARENA_CHUNK (64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	struct arena_chunk *c = a->head;
+	size_t need = (size + 15) & ~(size_t)15;
+
+	if (need < size)
+		return NULL;
+	if (!c || c->cap - c->used < need) {
+		size_t cap = need > ARENA_CHUNK / 4 ? need : ARENA_CHUNK;
+
+		if (cap > SIZE_MAX - sizeof(*c))
+			return NULL;
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		if (cap == ARENA_CHUNK || !a->head) {
+			c->next = a->head;
+			a->head = c;
+		} else {
+			/* a big one-off: keep the current chunk on top for small strings */
+			c->next = a->head->next;
+			a->head->next = c;
+		}
+	}
+	c->used += need;
+	return c->data + c->used - need;
+}
+
+char *arena_strndup(struct arena *a, const char *p, size_t n)
+{
+	char *q = n + 1 ? arena_alloc(a, n + 1) : NULL;
+
+	if (q) {
+		memcpy(q, p, n);
+		q[n] = 0;
+	}
+	return q;
+}
+
+char *arena_strdup(struct arena *a, const char *p)
+{
+	return arena_strndup(a, p, strlen(p));
+}
+
+static void arena_free(struct arena *a)
+{
+	while (a->head) {
+		struct arena_chunk *c = a->head;
+
+		a->head = c->next;
+		free(c);
+	}
+}
+
+/* ---- warnings --------------------------------------------------------- */
+
+void sym_warn(struct symbolizer *s, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->warn)
+		s->warn(s->warn_ctx, msg);
+	else
+		fprintf(stderr, "prep: warning: %s\n", msg);
+}
+
+static void hex_str(const uint8_t *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/* ---- sorted symbol tables -------------------------------------------- */
+
+static unsigned leading_underscores(const char *p)
+{
+	unsigned n = 0;
+
+	while (p[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * Of two symbols at the same address, whether a is the one to keep. The
+ * order is perf's choose_best_symbol(): a symbol with a size over one
+ * without, a typed symbol over STT_NOTYPE, non-weak over weak, global over
+ * local, fewer leading underscores, then the longer name. perf keeps the
+ * first one on a full tie; we compare the names so that the choice never
+ * depends on the order of the symbol table.
+ */
+static bool sym_better(const struct rawsym *a, const struct rawsym *b)
+{
+	size_t la, lb;
+	unsigned ua, ub;
+
+	if ((a->size > 0) != (b->size > 0))
+		return a->size > 0;
+	if (a->type != b->type && (a->type == STT_NOTYPE || b->type == STT_NOTYPE))
+		return b->type == STT_NOTYPE;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la > lb;
+	return strcmp(a->name, b->name) <= 0;
+}
+
+int rawsyms_push(struct rawsyms *r, const struct rawsym *s)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		struct rawsym *v;
+
+		if (cap > SIZE_MAX / sizeof(*v))
+			return -ENOMEM;
+		v = realloc(r->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = *s;
+	return 0;
+}
+
+static int rawsym_cmp(const void *pa, const void *pb)
+{
+	const struct rawsym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return 0;
+}
+
+int rawsyms_finish(struct rawsyms *r, struct symtab *out, const char ***aux_out)
+{
+	struct sym *v = NULL;
+	const char **aux = NULL;
+	size_t n = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	if (aux_out)
+		*aux_out = NULL;
+	if (!r->n)
+		goto done;
+	qsort(r->v, r->n, sizeof(*r->v), rawsym_cmp);
+	v = calloc(r->n, sizeof(*v));
+	if (aux_out)
+		aux = calloc(r->n, sizeof(*aux));
+	if (!v || (aux_out && !aux)) {
+		free(v);
+		free(aux);
+		free(r->v);
+		r->v = NULL;
+		r->n = r->cap = 0;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n;) {
+		size_t best = i, j = i + 1;
+
+		for (; j < r->n && r->v[j].start == r->v[i].start; j++)
+			if (sym_better(&r->v[j], &r->v[best]))
+				best = j;
+		/* zero size: up to the next symbol, never past the section */
+		if (!r->v[best].size) {
+			uint64_t end = j < r->n ? r->v[j].start : r->v[best].limit;
+
+			if (r->v[best].limit > r->v[best].start && r->v[best].limit < end)
+				end = r->v[best].limit;
+			if (end > r->v[best].start)
+				r->v[best].size = end - r->v[best].start;
+		}
+		v[n].start = r->v[best].start;
+		v[n].size = r->v[best].size;
+		v[n].name = r->v[best].name;
+		if (aux)
+			aux[n] = r->v[best].aux;
+		n++;
+		i = j;
+	}
+done:
+	free(r->v);
+	r->v = NULL;
+	r->n = r->cap = 0;
+	out->v = v;
+	out->n = n;
+	if (aux_out)
+		*aux_out = aux;
+	return 0;
+}
+
+/* The symbol covering addr: the nearest start at or below it, or, when that
+ * one ends before addr, an enclosing one a few entries further back. */
+const struct sym *symtab_find(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = 0; k < 8 && lo > k; k++) {
+		const struct sym *s = &t->v[lo - 1 - k];
+
+		if (addr - s->start < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+/* ---- symbolizer and dso table ----------------------------------------- */
+
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	elf_version(EV_CURRENT);
+	s->debug_root = strdup(o && o->debug_root ? o->debug_root : DEFAULT_DEBUG_ROOT);
+	s->kallsyms_path = strdup(o && o->kallsyms_path ? o->kallsyms_path : DEFAULT_KALLSYMS);
+	s->nbuckets = 256;
+	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
+	if (!s->debug_root || !s->kallsyms_path || !s->buckets) {
+		symbolizer_free(s);
+		return NULL;
+	}
+	if (o) {
+		s->warn = o->warn;
+		s->warn_ctx = o->warn_ctx;
+	}
+	return s;
+}
+
+static void dso_free(struct sym_dso *d)
+{
+	dso_dwarf_free(d);
+	free(d->path);
+	free(d->bin_path);
+	free(d->debug_path);
+	free(d->segs);
+	free(d->syms.v);
+	free(d);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->buckets && i < s->nbuckets; i++) {
+		while (s->buckets[i]) {
+			struct sym_dso *d = s->buckets[i];
+
+			s->buckets[i] = d->next;
+			dso_free(d);
+		}
+	}
+	free(s->buckets);
+	free(s->kernel.tab.v);
+	free(s->kernel.module);
+	arena_free(&s->arena);
+	free(s->debug_root);
+	free(s->kallsyms_path);
+	free(s);
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int dso_table_grow(struct symbolizer *s)
+{
+	size_t n = s->nbuckets * 2;
+	struct sym_dso **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nbuckets; i++) {
+		while (s->buckets[i]) {
+			struct sym_dso *d = s->buckets[i];
+
+			s->buckets[i] = d->next;
+			d->next = b[d->hash & (n - 1)];
+			b[d->hash & (n - 1)] = d;
+		}
+	}
+	free(s->buckets);
+	s->buckets = b;
+	s->nbuckets = n;
+	return 0;
+}
+
+struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path,
+			       const uint8_t *build_id, size_t build_id_size)
+{
+	static const uint8_t none[1];
+	struct sym_dso *d;
+	uint64_t h;
+
+	if (!build_id || !build_id_size) {
+		build_id = none;
+		build_id_size = 0;
+	}
+	if (build_id_size > SYM_BUILD_ID_MAX)
+		build_id_size = SYM_BUILD_ID_MAX;
+	h = fnv1a(0xcbf29ce484222325ull, path, strlen(path) + 1);
+	h = fnv1a(h, build_id, build_id_size);
+	for (d = s->buckets[h & (s->nbuckets - 1)]; d; d = d->next)
+		if (d->hash == h && d->build_id_size == build_id_size &&
+		    !memcmp(d->build_id, build_id, build_id_size) && !strcmp(d->path, path))
+			return d;
+	if (s->ndsos >= s->nbuckets && dso_table_grow(s))
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		return NULL;
+	}
+	d->hash = h;
+	if (build_id_size)
+		memcpy(d->build_id, build_id, build_id_size);
+	d->build_id_size = build_id_size;
+	d->dw_fd = -1;
+	d->next = s->buckets[h & (s->nbuckets - 1)];
+	s->buckets[h & (s->nbuckets - 1)] = d;
+	s->ndsos++;
+	s->stats.dsos++;
+	return d;
+}
+
+const char *sym_dso_path(const struct sym_dso *d)
+{
+	return d->path;
+}
+
+const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size)
+{
+	*size = d->build_id_size;
+	return d->build_id;
+}
+
+/* ---- finding and trusting files --------------------------------------- */
+
+/* Whether the ELF file at path can serve as debug file for the build id
+ * bid (when given: its own build id, if any, must be the same) and has a
+ * symbol table or DWARF. */
+static bool debug_file_ok(const char *path, const uint8_t *bid, size_t bid_n)
+{
+	uint8_t own[SYM_BUILD_ID_MAX];
+	size_t own_n;
+	bool ok;
+	int fd;
+	Elf *e = elf_open_path(path, &fd);
+
+	if (!e)
+		return false;
+	own_n = elf_build_id(e, own);
+	ok = !bid_n || !own_n || (own_n == bid_n && !memcmp(own, bid, bid_n));
+	ok = ok && (elf_has_section(e, ".symtab", false) || elf_has_section(e, ".debug_info", true));
+	elf_close(e, fd);
+	return ok;
+}
+
+/* <debug_root>/.build-id/xx/yyyy.debug; NULL when absent, or for want of memory. */
+static char *find_by_build_id(struct symbolizer *s, const uint8_t *bid, size_t n)
+{
+	char hex[2 * SYM_BUILD_ID_MAX + 1], *path;
+
+	if (n < 2)
+		return NULL;
+	hex_str(bid, n, hex);
+	if (asprintf(&path, "%s/.build-id/%.2s/%s.debug", s->debug_root, hex, hex + 2) < 0)
+		return NULL;
+	if (debug_file_ok(path, bid, n))
+		return path;
+	free(path);
+	return NULL;
+}
+
+static bool file_crc_is(const char *path, uint32_t want)
+{
+	struct stat st;
+	uLong crc = crc32(0L, Z_NULL, 0);
+	const uint8_t *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return false;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return false;
+	for (size_t off = 0, len = (size_t)st.st_size; off < len;) {
+		size_t k = len - off > (1u << 30) ? (1u << 30) : len - off;
+
+		crc = crc32(crc, p + off, (uInt)k);
+		off += k;
+	}
+	munmap((void *)p, (size_t)st.st_size);
+	return (uint32_t)crc == want;
+}
+
+/* .gnu_debuglink: the named file in the binary's directory, in its .debug/
+ * subdirectory and under <debug_root>/<dir>/. A candidate is accepted when
+ * both it and the binary have build ids and they are equal, otherwise when
+ * the CRC-32 of the whole file is the one the link records. */
+static char *find_by_debuglink(struct symbolizer *s, const char *bin, Elf *e,
+			       const uint8_t *bid, size_t bid_n)
+{
+	const char *slash = strrchr(bin, '/');
+	int dir_len = slash ? (int)(slash - bin) : 1;
+	const char *dir = slash ? bin : ".";
+	char *name, *path = NULL;
+	uint32_t crc;
+
+	name = elf_debuglink(e, &crc);
+	if (!name)
+		return NULL;
+	for (int i = 0; i < 3; i++) {
+		uint8_t own[SYM_BUILD_ID_MAX];
+		size_t own_n = 0;
+		bool ok;
+		int fd, r;
+		Elf *de;
+
+		if (i == 0)
+			r = asprintf(&path, "%.*s/%s", dir_len, dir, name);
+		else if (i == 1)
+			r = asprintf(&path, "%.*s/.debug/%s", dir_len, dir, name);
+		else
+			r = asprintf(&path, "%s%.*s/%s", s->debug_root, dir_len, dir, name);
+		if (r < 0) {
+			path = NULL;
+			break;
+		}
+		if (!strcmp(path, bin) || !(de = elf_open_path(path, &fd))) {
+			free(path);
+			path = NULL;
+			continue;
+		}
+		own_n = elf_build_id(de, own);
+		elf_close(de, fd);
+		if (bid_n && own_n)
+			ok = own_n == bid_n && !memcmp(own, bid, bid_n);
+		else
+			ok = file_crc_is(path, crc);
+		if (ok && debug_file_ok(path, NULL, 0))
+			break;
+		free(path);
+		path = NULL;
+	}
+	free(name);
+	return path;
+}
+
+/*
+ * The program headers of a debug file made by objcopy --only-keep-debug or
+ * eu-strip keep p_vaddr and p_memsz but not p_offset and p_filesz (its
+ * sections hold no bytes). When the binary itself cannot be used, the
+ * offsets are rebuilt the way GNU ld and lld lay segments out: each one at
+ * the lowest offset past the previous one that is congruent to its vaddr
+ * modulo the 4 KiB page. Right for the text of both linkers' layouts.
+ */
+static void segs_guess_offsets(struct load_seg *g, size_t n)
+{
+	uint64_t off = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			off += g[i - 1].memsz;
+		off += (g[i].vaddr - off) & 0xfff;
+		g[i].offset = off;
+		g[i].filesz = g[i].memsz;
+	}
+}
+
+/* Decide which files the dso uses and read its program headers. -ENOMEM
+ * leaves the dso unopened; everything else ends in a state. */
+static int dso_open(struct symbolizer *s, struct sym_dso *d)
+{
+	uint8_t fbid[SYM_BUILD_ID_MAX];
+	size_t fbid_n = 0;
+	const uint8_t *bid = d->build_id;
+	size_t bid_n = d->build_id_size;
+	bool bin_ok = false, have_file;
+	char *dbg = NULL;
+	int fd = -1, ret = 0;
+	Elf *e = elf_open_path(d->path, &fd);
+
+	have_file = e != NULL;
+	if (e) {
+		fbid_n = elf_build_id(e, fbid);
+		bin_ok = !bid_n || (fbid_n == bid_n && !memcmp(fbid, bid, bid_n));
+	}
+	if (!bid_n && bin_ok) {
+		bid = fbid;
+		bid_n = fbid_n;
+	}
+	dbg = find_by_build_id(s, bid, bid_n);
+	if (!dbg && bin_ok)
+		dbg = find_by_debuglink(s, d->path, e, fbid, fbid_n);
+
+	if (bin_ok) {
+		if (!(d->bin_path = strdup(d->path)))
+			ret = -ENOMEM;
+		else
+			ret = elf_load_segs(e, &d->segs, &d->nsegs);
+	} else if (dbg) {
+		int dfd;
+		Elf *de = elf_open_path(dbg, &dfd);
+
+		ret = de ? elf_load_segs(de, &d->segs, &d->nsegs) : 0;
+		elf_close(de, dfd);
+		segs_guess_offsets(d->segs, d->nsegs);
+	}
+	elf_close(e, fd);
+	if (ret) {
+		free(dbg);
+		free(d->bin_path);
+		d->bin_path = NULL;
+		return ret;
+	}
+	d->debug_path = dbg;
+	if (bin_ok || (dbg && d->nsegs)) {
+		d->state = DSO_OK;
+	} else if (have_file) {
+		char want[2 * SYM_BUILD_ID_MAX + 1], have[2 * SYM_BUILD_ID_MAX + 1];
+
+		hex_str(d->build_id, d->build_id_size, want);
+		hex_str(fbid, fbid_n, have);
+		d->state = DSO_MISMATCH;
+		s->stats.dsos_mismatch++;
+		sym_warn(s, "%s: build id %s recorded, but the file on disk has %s: "
+			 "its addresses stay unresolved", d->path, want, fbid_n ? have : "none");
+	} else {
+		d->state = DSO_MISSING;
+		s->stats.dsos_missing++;
+	}
+	return 0;
+}
+
+int dso_ensure(struct symbolizer *s, struct sym_dso *d)
+{
+	return d->state == DSO_NEW ? dso_open(s, d) : 0;
+}
+
+bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d)
+{
+	return !dso_ensure(s, d) && d->state == DSO_OK;
+}
+
+/* The vaddr of a file offset: through the PT_LOAD holding it; the pages
+ * around a segment (mapped because mappings are page-aligned) count as
+ * that segment's. Without program headers the offset is the address. */
+uint64_t dso_vaddr(const struct sym_dso *d, uint64_t off)
+{
+	for (size_t i = 0; i < d->nsegs; i++) {
+		const struct load_seg *g = &d->segs[i];
+
+		if (off >= g->offset && off - g->offset < g->filesz)
+			return off - g->offset + g->vaddr;
+	}
+	for (size_t i = 0; i < d->nsegs; i++) {
+		const struct load_seg *g = &d->segs[i];
+		uint64_t lo = g->offset & ~(uint64_t)0xfff;
+		uint64_t len = g->memsz > g->filesz ? g->memsz : g->filesz;
+
+		if (off >= lo && off - g->offset + 0x1000 < len + 0x2000)
+			return off - g->offset + g->vaddr;
+	}
+	return d->nsegs ? off - d->segs[0].offset + d->segs[0].vaddr : off;
+}
+
+int sym_dso_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
+		   struct sym_info *out)
+{
+	const struct sym *sym;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->addr = file_offset;
+	s->stats.lookups++;
+	ret = dso_ensure(s, d);
+	if (!ret && d->state == DSO_OK) {
+		out->addr = dso_vaddr(d, file_offset);
+		if (!d->syms_loaded)
+			ret = dso_load_symbols(s, d);
+	}
+	if (ret) {
+		s->stats.lookups--;
+		return ret;
+	}
+	sym = d->state == DSO_OK ? symtab_find(&d->syms, out->addr) : NULL;
+	if (!sym) {
+		s->stats.unresolved++;
+		return 0;
+	}
+	out->name = sym->name;
+	out->start = sym->start;
+	out->size = sym->size;
+	return 0;
+}
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
+{
+	*st = s->stats;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolizer of prep: addresses in binaries (dsos) and in the kernel to
+ * function names, and (from DWARF) to source lines with inline chains.
+ *
+ * Ownership: the symbolizer owns every dso, name, path and frame array it
+ * hands out; all of them stay valid until symbolizer_free(). Nothing is
+ * opened until a lookup needs it, and a file that cannot be read, or whose
+ * build id differs from the recorded one, only leaves addresses unresolved
+ * (counted in the stats, warned about once through opts.warn). Functions
+ * return 0, or a negative code only for ENOMEM (and for kallsyms text that
+ * does not parse). Not thread-safe: one symbolizer per thread.
+ */
+#ifndef PREC_REPORT_SYMBOLS_H
+#define PREC_REPORT_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+struct symbolizer;
+struct sym_dso;                 /* one binary: path + build id; opened lazily */
+
+struct symbolizer_opts {
+	const char *debug_root;     /* NULL: "/usr/lib/debug"; tests point it elsewhere */
+	/* one-line warnings, each said once; NULL: stderr "prep: warning: ..." */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+	const char *kallsyms_path;  /* NULL: "/proc/kallsyms" (tests point it elsewhere) */
+};
+
+/* o may be NULL; NULL on ENOMEM. The strings in o are copied. */
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
+void symbolizer_free(struct symbolizer *s);     /* NULL-tolerant */
+
+/* Find or create the dso for (path, build id). build_id NULL/0 = unknown.
+ * Opens nothing yet. The same (path, build id) always returns the same
+ * pointer. NULL only on ENOMEM. */
+struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path,
+			       const uint8_t *build_id, size_t build_id_size);
+
+struct sym_info {
+	const char *name;   /* NULL: unresolved (no file, no symbol covers it, build-id mismatch) */
+	uint64_t start;     /* symbol start as ELF vaddr (kernel: absolute address) */
+	uint64_t size;
+	uint64_t addr;      /* the looked-up address as ELF vaddr (kernel: absolute); valid even
+			     * when name is NULL if the file could be read, else = file_offset */
+};
+
+/* file_offset = sample ip - map start + map pgoff. Converted to a vaddr
+ * through the PT_LOAD program headers of the binary (the one containing that
+ * offset). Returns 0 (possibly with name NULL) or -ENOMEM. */
+int sym_dso_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
+		   struct sym_info *out);
+
+/* Source position and inline chain for an address, innermost first:
+ * frames[0] = the innermost function at the address (an inlined one if the
+ * address is inside an inlined copy) with the file:line of the address;
+ * frames[i+1] = the function that inlined frames[i], with the line of that
+ * call site; the last frame is the out-of-line function. *n == 0 when there
+ * is no DWARF line info for the address. function may be NULL if unknown;
+ * file is the full path as DWARF names it (comp_dir joined when relative).
+ * Cached per (dso, address). Returns 0 or -ENOMEM. */
+struct sym_frame {
+	const char *function;
+	const char *file;
+	unsigned line;
+};
+
+int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
+		    const struct sym_frame **frames, size_t *n);
+
+/* Kernel symbols, text in /proc/kallsyms layout ("ffffffff81000000 T _text\n",
+ * optional "\t[module]"). symbolizer_load_kallsyms copies what it needs from
+ * text (call it at most once; a second call replaces the table). If never
+ * called, the first kernel lookup reads /proc/kallsyms (all-zero addresses:
+ * hidden by kptr_restrict, treated as unavailable, warned once). Only
+ * function symbols (t T w W) are used; a symbol extends to the next higher
+ * symbol address. Returns 0, -ENOMEM, or -PREC_ECORRUPT with err set. */
+int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
+			     struct err *err);
+/* *module (when module is not NULL) is NULL for the core kernel. 0 or -ENOMEM. */
+int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
+			     const char **module);
+
+struct symbolizer_stats {
+	uint64_t dsos;
+	uint64_t dsos_missing;      /* file not found/readable */
+	uint64_t dsos_mismatch;     /* build id differs */
+	uint64_t lookups;           /* sym_dso_lookup and symbolizer_kernel_lookup calls */
+	uint64_t unresolved;        /* of which ended with name NULL */
+	uint64_t dwarf_dsos;        /* dsos whose DWARF was loaded */
+};
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+/* Whether the dso's file (or a debug file) was found and trusted; opens it
+ * if needed. */
+bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d);
+
+/* The dso's path and recorded build id (size 0 when unknown). */
+const char *sym_dso_path(const struct sym_dso *d);
+const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);
+
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by the symbolizer's files (symbols.c: dsos, trust and
+ * lookups; symbols_elf.c: ELF symbol tables; symbols_dwarf.c: source lines;
+ * symbols_kernel.c: kallsyms). Not a public interface: use symbols.h.
+ */
+#ifndef PREC_REPORT_SYMBOLS_INT_H
+#define PREC_REPORT_SYMBOLS_INT_H
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include "symbols.h"
+
+#define SYM_BUILD_ID_MAX 64
+
+/* A symbol of a sorted table: [start, start + size), no overlap decisions
+ * left (duplicates at one address were resolved while loading). */
+struct sym {
+	uint64_t start;
+	uint64_t size;
+	const char *name;       /* in the symbolizer's arena */
+};
+
+/* A symbol while a table is being collected. */
+struct rawsym {
+	uint64_t start;
+	uint64_t size;
+	uint64_t limit;         /* a zero-size symbol never extends past this (section end) */
+	const char *name;
+	uint8_t bind;           /* STB_* */
+	uint8_t type;           /* STT_* */
+	const char *aux;        /* carried to the table's parallel array (kernel: module) */
+};
+
+struct rawsyms {
+	struct rawsym *v;
+	size_t n, cap;
+};
+
+struct symtab {
+	struct sym *v;
+	size_t n;
+};
+
+/* A PT_LOAD program header: how file offsets map to vaddrs. */
+struct load_seg {
+	uint64_t offset, vaddr, filesz, memsz;
+	uint32_t flags;
+};
+
+struct srcline_slot {
+	uint64_t addr;
+	const struct sym_frame *frames;
+	uint32_t n;
+	uint32_t used;
+};
+
+enum dso_state { DSO_NEW, DSO_OK, DSO_MISSING, DSO_MISMATCH };
+
+struct sym_dso {
+	struct sym_dso *next;           /* hash chain in the symbolizer */
+	uint64_t hash;
+	char *path;
+	uint8_t build_id[SYM_BUILD_ID_MAX];
+	size_t build_id_size;
+
+	enum dso_state state;
+	char *bin_path;                 /* the binary, when found and trusted */
+	char *debug_path;               /* a separate debug file, when found */
+	struct load_seg *segs;
+	size_t nsegs;
+
+	bool syms_loaded;
+	struct symtab syms;
+
+	int dwarf_state;                /* 0 not tried, 1 loaded, -1 none */
+	int dw_fd;
+	Elf *dw_elf;
+	Dwarf *dw;
+	struct srcline_slot *lines;     /* open addressing on addr */
+	size_t lines_cap, lines_n;
+	const char **paths;             /* joined comp_dir/file strings, a set */
+	size_t paths_cap, paths_n;
+	struct cu_index **cus;          /* function ranges of the CUs seen, by CU offset */
+	size_t ncus, cus_cap;
+};
+
+struct cu_index;
+
+/* Bump allocator for names and frame arrays, freed all at once. */
+struct arena_chunk;
+
+struct arena {
+	struct arena_chunk *head;
+};
+
+/* Kernel symbols: the table plus the module name of each symbol. */
+struct ksyms {
+	int state;                      /* 0 not loaded, 1 loaded, -1 unavailable */
+	struct symtab tab;
+	const char **module;            /* parallel to tab.v, NULL = core kernel */
+};
+
+struct symbolizer {
+	char *debug_root;
+	char *kallsyms_path;
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+
+	struct sym_dso **buckets;
+	size_t nbuckets, ndsos;
+	struct arena arena;
+	struct ksyms kernel;
+	struct symbolizer_stats stats;
+};
+
+void *arena_alloc(struct arena *a, size_t size);
+char *arena_strndup(struct arena *a, const char *p, size_t n);
+char *arena_strdup(struct arena *a, const char *p);
+
+/* printf-style warning through opts.warn (or stderr). */
+void sym_warn(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* rawsyms: append, and turn into a sorted, deduplicated table whose
+ * zero-size symbols extend to the next symbol (perf's choice among
+ * duplicates, see symbols_elf.c). */
+int rawsyms_push(struct rawsyms *r, const struct rawsym *s);
+int rawsyms_finish(struct rawsyms *r, struct symtab *out, const char ***aux_out);
+const struct sym *symtab_find(const struct symtab *t, uint64_t addr);
+
+/* ELF helpers (symbols_elf.c). */
+Elf *elf_open_path(const char *path, int *fd);
+void elf_close(Elf *e, int fd);
+/* The NT_GNU_BUILD_ID note: its size (0 when none), bytes copied to out. */
+size_t elf_build_id(Elf *e, uint8_t out[SYM_BUILD_ID_MAX]);
+bool elf_has_section(Elf *e, const char *name, bool with_bits);
+/* The .gnu_debuglink name (malloc'd) and CRC; NULL when none. */
+char *elf_debuglink(Elf *e, uint32_t *crc);
+int elf_load_segs(Elf *e, struct load_seg **segs, size_t *n);
+/* Load the dso's symbols from its binary / debug file into d->syms. */
+int dso_load_symbols(struct symbolizer *s, struct sym_dso *d);
+
+uint64_t dso_vaddr(const struct sym_dso *d, uint64_t file_offset);
+/* Open the dso (decide its files) if not done yet: 0 or -ENOMEM. */
+int dso_ensure(struct symbolizer *s, struct sym_dso *d);
+void dso_dwarf_free(struct sym_dso *d);
+
+#endif

@@ -5,6 +5,7 @@
 #   make test       deps + build + every test; ends with "N passed, N failed"
 #   make asan       the same tests, built with AddressSanitizer and UBSan
 #   make fuzz       libFuzzer targets (clang), each run for FUZZ_SECONDS
+#   make demo       deps + build + record the demo program and print its report
 #   make install PREFIX=/usr/local
 
 CC      ?= gcc
@@ -14,7 +15,7 @@ PKGS    := zlib libdeflate libelf libdw liblzma
 FUZZ_SECONDS ?= 60
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lelf -ldw) -lpthread
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lelf -ldw -llzma) -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -44,7 +45,7 @@ TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 
 BINS := prec prep
 
-.PHONY: all deps test check-build asan fuzz install clean tests-build
+.PHONY: all deps test check-build asan fuzz install clean tests-build demo
 all: $(BINS)
 
 deps:
@@ -159,6 +160,13 @@ fuzz: deps
 			2>build/fuzz/fuzz_$$name.log || { tail -40 build/fuzz/fuzz_$$name.log; exit 1; }; \
 		tail -1 build/fuzz/fuzz_$$name.log; \
 	done
+
+# The whole job on a fresh machine: dependencies, build, a recording of the
+# demo program (tests/programs/tree: a known call tree) and its report.
+demo: deps
+	@$(MAKE) --no-print-directory prec prep $(BUILD)/tests/programs/tree
+	./prec -F 999 -g -o $(BUILD)/demo.data -- $(BUILD)/tests/programs/tree 1000
+	./prep -i $(BUILD)/demo.data --sort sym
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prep: reports on prec.data files. This release reads and dumps the
- * container (--dump-raw); the perf-style report, script and stat report
- * build on the same reader.
+ * prep: reports on prec.data files: `prep [report]` (perf report --stdio),
+ * `prep script` (perf script) and `prep dump` / `--dump-raw` (every block and
+ * record).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "../common/opts.h"
 #include "dump.h"
+#include "report.h"
 
 #define PREP_VERSION "0.1"
 
@@ -20,9 +21,9 @@ struct prep_opts {
 	bool version;
 };
 
-static const char usage_line[] = "prep [--dump-raw] [-i FILE]\n       prep dump [-i FILE]";
+static const char usage_line[] = "prep dump [-i FILE]";
 
-int main(int argc, char **argv)
+static int cmd_dump(int argc, char **argv)
 {
 	struct prep_opts o = { .input = "prec.data" };
 	const struct opt table[] = {
@@ -35,11 +36,7 @@ int main(int argc, char **argv)
 	struct err err = { 0 };
 	int first;
 
-	if (argc > 1 && !strcmp(argv[1], "dump")) {
-		o.dump_raw = true;
-		argv++;
-		argc--;
-	}
+	o.dump_raw = true;
 	first = opts_parse(table, argc, argv, &err);
 	if (first < 0) {
 		fprintf(stderr, "prep: %s\n", err.msg);
@@ -58,14 +55,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
 		return 129;
 	}
-	if (!o.dump_raw) {
-		fprintf(stderr, "prep: no report mode given: this version reads files with --dump-raw\n");
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
 	if (dump_file(o.input, stdout, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
 	}
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "dump"))
+		return cmd_dump(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "script"))
+		return cmd_script(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("prep %s\n", PREP_VERSION);
+		return 0;
+	}
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-D") || !strcmp(argv[i], "--dump-raw"))
+			return cmd_dump(argc, argv);
+	return cmd_report(argc, argv);
 }

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: MIT */
+/* Samples to histogram entries and call-graph trees; see hist.h. */
+#include "hist.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c * size);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s)
+{
+	memset(h, 0, sizeof(*h));
+	h->opts = *o;
+	h->machine = m;
+	h->sym = s;
+	return 0;
+}
+
+static void free_tree(struct cnode *n)
+{
+	while (n) {
+		struct cnode *next = n->next;
+
+		free_tree(n->child);
+		free(n);
+		n = next;
+	}
+}
+
+static void free_entries(struct hist *h)
+{
+	for (size_t i = 0; i < h->nr_entries; i++)
+		free_tree(h->entries[i].tree);
+	free(h->entries);
+	h->entries = NULL;
+	h->nr_entries = 0;
+}
+
+void hist_free(struct hist *h)
+{
+	free_entries(h);
+	free(h->frames);
+	free(h->frame_ids);
+	free(h->stacks);
+	free(h->symids);
+	hmap_free(&h->frame_idx);
+	hmap_free(&h->stack_idx);
+	hmap_free(&h->sym_idx);
+	memset(h, 0, sizeof(*h));
+}
+
+/* ---- folding samples ------------------------------------------------- */
+
+struct frame_key {
+	struct hist *h;
+	const struct frame *f;
+};
+
+static bool frame_eq(void *ctx, uint32_t idx)
+{
+	const struct frame_key *k = ctx;
+	const struct frame *a = &k->h->frames[idx];
+
+	return a->dso == k->f->dso && a->addr == k->f->addr && a->kernel == k->f->kernel;
+}
+
+static int frame_id(struct hist *h, const struct frame *f, uint32_t *id)
+{
+	struct frame_key k = { h, f };
+	uint64_t hv = hash_combine(hash_combine(hash_u64(f->addr), (uintptr_t)f->dso), f->kernel);
+
+	if (hmap_find(&h->frame_idx, hv, frame_eq, &k, id))
+		return 0;
+	if (grow((void **)&h->frames, &h->cap_frames, h->nr_frames + 1, sizeof(*h->frames)) ||
+	    hmap_insert(&h->frame_idx, hv, (uint32_t)h->nr_frames))
+		return -ENOMEM;
+	*id = (uint32_t)h->nr_frames;
+	h->frames[h->nr_frames++] = *f;
+	return 0;
+}
+
+struct stack_key {
+	struct hist *h;
+	const struct stack *s;
+	const uint32_t *ids;
+};
+
+static bool stack_eq(void *ctx, uint32_t idx)
+{
+	const struct stack_key *k = ctx;
+	const struct stack *a = &k->h->stacks[idx];
+
+	return a->event == k->s->event && a->thread == k->s->thread && a->comm == k->s->comm &&
+	       a->cpu == k->s->cpu && a->period_key == k->s->period_key &&
+	       a->nr_frames == k->s->nr_frames &&
+	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
+}
+
+int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
+	     const uint64_t *addrs, const bool *kernel, size_t n)
+{
+	uint32_t ids[PERF_MAX_STACK_DEPTH + 8];
+	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu };
+	struct stack_key k = { h, &s, ids };
+	uint64_t hv;
+	uint32_t idx;
+
+	if (h->opts.max_stack > 0 && n > (size_t)h->opts.max_stack)
+		n = (size_t)h->opts.max_stack;
+	if (n > PERF_MAX_STACK_DEPTH + 8)
+		n = PERF_MAX_STACK_DEPTH + 8;
+	for (size_t i = 0; i < n; i++) {
+		struct frame f = { .addr = addrs[i], .kernel = kernel[i] };
+		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
+
+		if (m) {
+			f.dso = m->dso;
+			if (!kernel[i])
+				f.addr = addrs[i] - m->start + m->pgoff;
+		} else if (kernel[i]) {
+			f.dso = h->machine->kernel_dso ? h->machine->kernel_dso :
+				machine_dso(h->machine, "[kernel.kallsyms]");
+		}
+		if (frame_id(h, &f, &ids[i]))
+			return -ENOMEM;
+	}
+	s.nr_frames = (uint32_t)n;
+	if (h->opts.nr_keys && memchr(h->opts.keys, SORT_PERIOD, h->opts.nr_keys))
+		s.period_key = period;
+	hv = hash_bytes(ids, n * sizeof(*ids),
+			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
+				     hash_combine((uintptr_t)s.comm, cpu ^ (s.period_key << 20))));
+	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
+		if (grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
+		    grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
+		    hmap_insert(&h->stack_idx, hv, (uint32_t)h->nr_stacks))
+			return -ENOMEM;
+		s.first = h->nr_ids;
+		memcpy(&h->frame_ids[h->nr_ids], ids, n * sizeof(*ids));
+		h->nr_ids += n;
+		idx = (uint32_t)h->nr_stacks;
+		h->stacks[h->nr_stacks++] = s;
+	}
+	h->stacks[idx].count++;
+	h->stacks[idx].period += period;
+	return 0;
+}
+
+/* ---- symbols --------------------------------------------------------- */
+
+struct symid_key {
+	struct hist *h;
+	const struct dso *dso;
+	uint64_t start;
+	bool resolved;
+};
+
+struct symid_rec {
+	const struct dso *dso;
+	uint64_t start;
+	bool resolved;
+};
+
+static bool symid_eq(void *ctx, uint32_t idx)
+{
+	const struct symid_key *k = ctx;
+
+	const struct symid_rec *r = &k->h->symids[idx];
+
+	return r->dso == k->dso && r->start == k->start && r->resolved == k->resolved;
+}
+
+static int sym_id(struct hist *h, const struct dso *d, uint64_t start, bool resolved, uint32_t *id)
+{
+	struct symid_key k = { h, d, start, resolved };
+	uint64_t hv = hash_combine(hash_combine(hash_u64(start), (uintptr_t)d), resolved);
+
+	if (hmap_find(&h->sym_idx, hv, symid_eq, &k, id))
+		return 0;
+	if (grow((void **)&h->symids, &h->cap_symids, h->nr_sym_ids + 1, sizeof(*h->symids)) ||
+	    hmap_insert(&h->sym_idx, hv, h->nr_sym_ids))
+		return -ENOMEM;
+	h->symids[h->nr_sym_ids] = (struct symid_rec){ d, start, resolved };
+	*id = h->nr_sym_ids++;
+	return 0;
+}
+
+static struct sym_dso *dso_handle(struct hist *h, struct dso *d)
+{
+	if (!d->sym)
+		d->sym = symbolizer_dso(h->sym, d->path, d->build_id_size ? d->build_id : NULL,
+					d->build_id_size);
+	return d->sym;
+}
+
+int hist_resolve(struct hist *h)
+{
+	for (size_t i = 0; i < h->nr_frames; i++) {
+		struct frame *f = &h->frames[i];
+		struct sym_info si = { 0 };
+		int ret = 0;
+
+		if (f->sym || f->sym_id)
+			continue;
+		if (f->kernel) {
+			const char *module = NULL;
+
+			ret = symbolizer_kernel_lookup(h->sym, f->addr, &si, &module);
+			if (!ret && module) {
+				char name[128];
+
+				snprintf(name, sizeof(name), "[%s]", module);
+				f->module = machine_intern(h->machine, module);
+				f->dso = machine_dso(h->machine, name);
+				if (f->dso)
+					f->dso->kernel = true;
+			}
+			si.addr = f->addr;
+		} else if (f->dso && !f->dso->anon && dso_handle(h, f->dso)) {
+			ret = sym_dso_lookup(h->sym, f->dso->sym, f->addr, &si);
+		} else {
+			si.addr = f->addr;
+		}
+		if (ret)
+			return ret;
+		f->sym = si.name;
+		f->vaddr = si.addr;
+		f->sym_start = si.name ? si.start : si.addr;
+		if (sym_id(h, f->dso, f->sym_start, si.name != NULL, &f->sym_id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void hist_frame_src(struct hist *h, struct frame *f)
+{
+	if (f->src_done)
+		return;
+	f->src_done = true;
+	if (f->kernel || !f->dso || f->dso->anon || !dso_handle(h, f->dso))
+		return;
+	if (sym_dso_srcline(h->sym, f->dso->sym, f->addr, &f->inl, &f->nr_inl))
+		f->nr_inl = 0;
+}
+
+const char *hist_srcline(struct hist *h, struct frame *f, bool basename_only)
+{
+	char buf[4096];
+
+	hist_frame_src(h, f);
+	if (f->nr_inl && f->inl[0].file) {
+		const char *file = f->inl[0].file, *slash = strrchr(file, '/');
+
+		if (basename_only && slash)
+			file = slash + 1;
+		snprintf(buf, sizeof(buf), "%s:%u", file, f->inl[0].line);
+	} else if (f->sym) {
+		snprintf(buf, sizeof(buf), "%s+%#llx", f->sym,
+			 (unsigned long long)(f->vaddr - f->sym_start));
+	} else {
+		snprintf(buf, sizeof(buf), "%s[%#llx]", f->dso ? f->dso->short_name : "[unknown]",
+			 (unsigned long long)f->vaddr);
+	}
+	return machine_intern(h->machine, buf);
+}
+
+/* ---- entries --------------------------------------------------------- */
+
+struct hentry_key {
+	struct hist *h;
+	const struct hkey *k;
+};
+
+static bool hentry_eq(void *ctx, uint32_t idx)
+{
+	const struct hentry_key *k = ctx;
+
+	return !memcmp(&k->h->entries[idx].key, k->k, sizeof(*k->k));
+}
+
+static const char *parent_of(struct hist *h, const struct stack *s, const regex_t *re)
+{
+	for (uint32_t i = 0; i < s->nr_frames; i++) {
+		const struct frame *f = &h->frames[h->frame_ids[s->first + i]];
+
+		if (f->sym && !regexec(re, f->sym, 0, NULL, 0))
+			return f->sym;
+	}
+	return "[other]";
+}
+
+static void make_key(struct hist *h, const struct stack *s, uint32_t pos, const char *parent,
+		     struct hkey *k)
+{
+	struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < h->opts.nr_keys; i++) {
+		switch (h->opts.keys[i]) {
+		case SORT_COMM: k->comm = s->comm; break;
+		case SORT_PID: k->pid = s->thread->pid; k->comm = s->comm; break;
+		case SORT_TID: k->tid = s->thread->tid; k->comm = s->comm; break;
+		case SORT_DSO: k->dso = f->dso; break;
+		case SORT_SYM: k->sym = f->sym_id + 1; break;
+		case SORT_SRCLINE: k->srcline = hist_srcline(h, f, true); break;
+		case SORT_SRCFILE: {
+			hist_frame_src(h, f);
+			if (f->nr_inl && f->inl[0].file) {
+				const char *slash = strrchr(f->inl[0].file, '/');
+
+				k->srcfile = machine_intern(h->machine, slash ? slash + 1 : f->inl[0].file);
+			} else {
+				k->srcfile = "";
+			}
+			break;
+		}
+		case SORT_CPU: k->cpu = s->cpu; break;
+		case SORT_SYMOFF: k->sym = f->sym_id + 1; k->symoff = f->vaddr; break;
+		case SORT_PERIOD: k->period = s->period_key; break;
+		case SORT_PARENT: k->parent = parent; break;
+		case SORT_NR: break;
+		}
+	}
+}
+
+static struct hentry *find_entry(struct hist *h, struct hmap *idx, const struct hkey *k,
+				 uint32_t frame, size_t *cap)
+{
+	struct hentry_key hk = { h, k };
+	uint64_t hv = hash_bytes(k, sizeof(*k), 7);
+	uint32_t i;
+
+	if (hmap_find(idx, hv, hentry_eq, &hk, &i))
+		return &h->entries[i];
+	if (grow((void **)&h->entries, cap, h->nr_entries + 1, sizeof(*h->entries)) ||
+	    hmap_insert(idx, hv, (uint32_t)h->nr_entries))
+		return NULL;
+	memset(&h->entries[h->nr_entries], 0, sizeof(*h->entries));
+	h->entries[h->nr_entries].key = *k;
+	h->entries[h->nr_entries].frame = frame;
+	return &h->entries[h->nr_entries++];
+}
+
+static struct cnode *child_node(struct cnode *parent, const char *name)
+{
+	struct cnode **p = &parent->child;
+
+	for (; *p; p = &(*p)->next)
+		if ((*p)->name == name)
+			return *p;
+	*p = calloc(1, sizeof(**p));
+	if (*p)
+		(*p)->name = name;
+	return *p;
+}
+
+/* The names a frame shows in a call graph, outermost last (innermost inlined
+ * function first, then the function that inlined it ...). */
+static size_t frame_names(struct hist *h, struct frame *f, const char **out, size_t max)
+{
+	char buf[512];
+
+	if (h->opts.inline_frames && f->sym && !f->kernel) {
+		hist_frame_src(h, f);
+		if (f->nr_inl > 1) {
+			size_t n = 0;
+
+			for (size_t i = 0; i + 1 < f->nr_inl && n + 1 < max; i++) {
+				if (!f->inl[i].function)
+					continue;
+				snprintf(buf, sizeof(buf), "%s (inlined)", f->inl[i].function);
+				out[n++] = machine_intern(h->machine, buf);
+			}
+			out[n++] = machine_intern(h->machine, f->sym);
+			return n;
+		}
+	}
+	if (f->sym) {
+		out[0] = machine_intern(h->machine, f->sym);
+	} else {
+		snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)f->vaddr);
+		out[0] = machine_intern(h->machine, buf);
+	}
+	return 1;
+}
+
+static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos)
+{
+	uint32_t n = s->nr_frames;
+	struct cnode *node;
+	int from, to, step;
+
+	if (!e->tree && !(e->tree = calloc(1, sizeof(*e->tree))))
+		return -ENOMEM;
+	node = e->tree;
+	node->period += s->period;
+	node->count += s->count;
+	if (h->opts.caller) {
+		/* root first: the whole chain for a sample's own entry, else from
+		 * the entry down to the sampled function */
+		from = pos == 0 || !h->opts.children ? (int)n - 1 : (int)pos;
+		if (pos && h->opts.skip_self)
+			from--;
+		to = -1;
+		step = -1;
+	} else {
+		from = (int)pos + (h->opts.skip_self ? 1 : 0);
+		to = (int)n;
+		step = 1;
+	}
+	for (int i = from; i != to; i += step) {
+		struct frame *f = &h->frames[h->frame_ids[s->first + i]];
+		const char *names[16];
+		size_t nn = frame_names(h, f, names, 16);
+
+		for (size_t j = 0; j < nn; j++) {
+			const char *name = names[h->opts.caller ? nn - 1 - j : j];
+
+			if (!name || !(node = child_node(node, name)))
+				return -ENOMEM;
+			node->period += s->period;
+			node->count += s->count;
+		}
+	}
+	return 0;
+}
+
+static int cmp_key_names(const struct hist *h, const struct hentry *a, const struct hentry *b)
+{
+	const struct frame *fa = &h->frames[a->frame], *fb = &h->frames[b->frame];
+	int c;
+
+	if (a->key.comm != b->key.comm && a->key.comm && b->key.comm &&
+	    (c = strcmp(a->key.comm, b->key.comm)))
+		return c;
+	if (a->key.pid != b->key.pid)
+		return a->key.pid < b->key.pid ? -1 : 1;
+	if (a->key.tid != b->key.tid)
+		return a->key.tid < b->key.tid ? -1 : 1;
+	if (a->key.dso != b->key.dso && a->key.dso && b->key.dso &&
+	    (c = strcmp(a->key.dso->short_name, b->key.dso->short_name)))
+		return c;
+	if (fa->sym && fb->sym && (c = strcmp(fa->sym, fb->sym)))
+		return c;
+	if (a->key.cpu != b->key.cpu)
+		return a->key.cpu < b->key.cpu ? -1 : 1;
+	if (a->key.srcline != b->key.srcline && a->key.srcline && b->key.srcline)
+		return strcmp(a->key.srcline, b->key.srcline);
+	if (a->key.symoff != b->key.symoff)
+		return a->key.symoff < b->key.symoff ? -1 : 1;
+	if (a->key.period != b->key.period)
+		return a->key.period < b->key.period ? -1 : 1;
+	return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+static const struct hist *sort_hist;
+
+static int cmp_entries(const void *pa, const void *pb)
+{
+	const struct hentry *a = pa, *b = pb;
+
+	if (sort_hist->opts.children && a->total_period != b->total_period)
+		return a->total_period > b->total_period ? -1 : 1;
+	if (a->self_period != b->self_period)
+		return a->self_period > b->self_period ? -1 : 1;
+	return cmp_key_names(sort_hist, a, b);
+}
+
+static void sort_tree(struct cnode *n)
+{
+	/* children by period, descending (insertion sort on the list) */
+	for (; n; n = n->next) {
+		struct cnode *sorted = NULL;
+
+		while (n->child) {
+			struct cnode *c = n->child, **p = &sorted;
+
+			n->child = c->next;
+			while (*p && ((*p)->period > c->period ||
+				      ((*p)->period == c->period && strcmp((*p)->name, c->name) <= 0)))
+				p = &(*p)->next;
+			c->next = *p;
+			*p = c;
+		}
+		n->child = sorted;
+		sort_tree(n->child);
+	}
+}
+
+int hist_build(struct hist *h, int event)
+{
+	struct hmap idx = HMAP_INIT;
+	size_t cap = 0;
+	regex_t re;
+	bool want_parent = false;
+	int ret = 0;
+
+	free_entries(h);
+	h->total_period = h->total_count = h->unresolved = 0;
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		want_parent |= h->opts.keys[i] == SORT_PARENT;
+	if (want_parent && regcomp(&re, h->opts.parent_re ? h->opts.parent_re : "^sys_|^do_page_fault",
+				   REG_EXTENDED | REG_NOSUB))
+		return -EINVAL;
+	for (size_t si = 0; si < h->nr_stacks && !ret; si++) {
+		const struct stack *s = &h->stacks[si];
+		const char *parent = want_parent ? parent_of(h, s, &re) : NULL;
+		struct hentry *e;
+		struct hkey k;
+		size_t first_entry;
+
+		if (s->event != event || !s->nr_frames)
+			continue;
+		h->total_period += s->period;
+		h->total_count += s->count;
+		if (!h->frames[h->frame_ids[s->first]].sym)
+			h->unresolved += s->count;
+		make_key(h, s, 0, parent, &k);
+		e = find_entry(h, &idx, &k, h->frame_ids[s->first], &cap);
+		if (!e) {
+			ret = -ENOMEM;
+			break;
+		}
+		e->self_period += s->period;
+		e->self_count += s->count;
+		first_entry = (size_t)(e - h->entries);
+		if (!h->opts.children) {
+			if (h->opts.callchain && s->nr_frames)
+				ret = add_chain(h, e, s, 0);
+			continue;
+		}
+		/* Children: every distinct entry on the chain gets the period once. */
+		{
+			size_t seen_cap = s->nr_frames, nseen = 0;
+			size_t *seen = malloc(seen_cap * sizeof(*seen));
+
+			if (!seen) {
+				ret = -ENOMEM;
+				break;
+			}
+			for (uint32_t pos = 0; pos < s->nr_frames && !ret; pos++) {
+				size_t ei;
+				bool dup = false;
+
+				if (pos) {
+					make_key(h, s, pos, parent, &k);
+					e = find_entry(h, &idx, &k, h->frame_ids[s->first + pos], &cap);
+					if (!e) {
+						ret = -ENOMEM;
+						break;
+					}
+				} else {
+					e = &h->entries[first_entry];
+				}
+				ei = (size_t)(e - h->entries);
+				for (size_t j = 0; j < nseen; j++)
+					dup |= seen[j] == ei;
+				if (dup)
+					continue;
+				seen[nseen++] = ei;
+				e->total_period += s->period;
+				e->total_count += s->count;
+				if (h->opts.callchain)
+					ret = add_chain(h, e, s, pos);
+			}
+			free(seen);
+		}
+	}
+	if (want_parent)
+		regfree(&re);
+	hmap_free(&idx);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < h->nr_entries; i++)
+		if (h->entries[i].tree)
+			sort_tree(h->entries[i].tree);
+	sort_hist = h;
+	qsort(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries);
+	return 0;
+}

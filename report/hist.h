@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Samples to histograms. Samples are first folded into unique stacks (same
+ * event, thread, comm, cpu and frames), frames into unique (dso, address)
+ * pairs, so that the symbolizer sees each address once; histogram entries,
+ * children totals and call-graph trees are then built from the stacks for
+ * the sort keys asked.
+ */
+#ifndef PREC_REPORT_HIST_H
+#define PREC_REPORT_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/hash.h"
+#include "machine.h"
+#include "symbols.h"
+
+enum sort_key {
+	SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_SRCFILE,
+	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_NR
+};
+
+struct frame {
+	struct dso *dso;        /* NULL: no map holds the address */
+	uint64_t addr;          /* file offset in dso; absolute for kernel or no dso */
+	bool kernel;
+	/* after hist_resolve: */
+	const char *sym;        /* NULL: unresolved */
+	uint64_t sym_start;     /* ELF vaddr (kernel: absolute) */
+	uint64_t vaddr;         /* the address as ELF vaddr (kernel: absolute) */
+	uint32_t sym_id;        /* same function, same id */
+	const char *module;     /* kernel module, NULL for the core kernel */
+	/* lazily, from DWARF: */
+	bool src_done;
+	const struct sym_frame *inl;
+	size_t nr_inl;
+};
+
+struct stack {
+	int event;
+	struct thread *thread;
+	const char *comm;
+	uint32_t cpu;
+	uint64_t period_key;    /* the sample's period, kept apart only for --sort period */
+	uint32_t nr_frames;
+	size_t first;           /* in hist.frame_ids */
+	uint64_t count, period;
+};
+
+struct hkey {
+	const char *comm;
+	uint32_t pid, tid, cpu;
+	struct dso *dso;
+	uint32_t sym;           /* frame sym_id */
+	const char *srcline, *srcfile, *parent;
+	uint64_t symoff, period;
+};
+
+struct cnode {
+	const char *name;       /* the function (or "name (inlined)", or an address) */
+	uint64_t period, count;
+	struct cnode *child, *next;
+};
+
+struct hentry {
+	struct hkey key;
+	uint32_t frame;         /* a frame representing the entry (for display) */
+	uint64_t self_period, self_count;
+	uint64_t total_period, total_count;     /* children mode: with callees */
+	struct cnode *tree;     /* call graph root (a dummy node) */
+};
+
+struct hist_opts {
+	enum sort_key keys[SORT_NR];
+	size_t nr_keys;
+	bool children;
+	bool callchain;         /* build call-graph trees */
+	bool caller;            /* caller order (root first) */
+	bool inline_frames;     /* expand inlined functions in call graphs */
+	bool skip_self;         /* chains start after the entry's own frame */
+	int max_stack;
+	const char *parent_re;
+};
+
+struct symid_rec;
+
+struct hist {
+	struct hist_opts opts;
+	struct machine *machine;
+	struct symbolizer *sym;
+	struct frame *frames;
+	size_t nr_frames, cap_frames;
+	struct hmap frame_idx;
+	uint32_t *frame_ids;
+	size_t nr_ids, cap_ids;
+	struct stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct hmap stack_idx;
+	uint32_t nr_sym_ids;
+	struct hmap sym_idx;
+	struct symid_rec *symids;
+	size_t cap_symids;
+	/* per event, after hist_build: */
+	struct hentry *entries;
+	size_t nr_entries;
+	uint64_t total_period, total_count;
+	uint64_t unresolved;    /* samples whose own address has no symbol */
+	struct cnode *nodes_pool;
+};
+
+int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);
+void hist_free(struct hist *h);
+
+/* Add one sample: frames[0] is the sampled address, then its callers. */
+int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
+	     const uint64_t *addrs, const bool *kernel, size_t n);
+
+/* Symbolize every frame (once per unique address). */
+int hist_resolve(struct hist *h);
+/* Build the entries of one event, sorted for output. */
+int hist_build(struct hist *h, int event);
+
+/* DWARF source position of a frame (lazily); "file:line" text helpers. */
+void hist_frame_src(struct hist *h, struct frame *f);
+const char *hist_srcline(struct hist *h, struct frame *f, bool basename_only);
+
+#endif

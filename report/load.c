@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading inputs for the report and script; see load.h. */
+#include "load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void warn(void *ctx, const char *msg)
+{
+	const struct load *l = ctx;
+
+	if (!l->quiet)
+		fprintf(stderr, "prep: warning: %s\n", msg);
+}
+
+int load_init(struct load *l, struct err *err)
+{
+	struct symbolizer_opts so = { .warn = warn, .warn_ctx = l };
+
+	machine_init(&l->machine);
+	l->sym = symbolizer_new(&so);
+	if (!l->sym)
+		return err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+void load_free(struct load *l)
+{
+	for (size_t i = 0; i < l->nr_sessions; i++)
+		session_close(&l->sessions[i]);
+	symbolizer_free(l->sym);
+	machine_free(&l->machine);
+}
+
+/* "a,b,c" holds item? */
+static bool in_list(const char *list, const char *item, size_t len)
+{
+	for (const char *p = list; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (n == len && !strncmp(p, item, len))
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+static bool num_in_list(const char *list, unsigned long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu", v);
+	return in_list(list, buf, strlen(buf));
+}
+
+/* cpu lists: "0-2,5" */
+static bool cpu_in_list(const char *list, unsigned cpu)
+{
+	for (const char *p = list; p && *p;) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		if (cpu >= a && cpu <= b)
+			return true;
+		p = *end == ',' ? end + 1 : NULL;
+	}
+	return false;
+}
+
+bool load_frame_wanted(const struct load *l, const struct frame *f)
+{
+	if (l->f.dsos && !(f->dso && (in_list(l->f.dsos, f->dso->short_name,
+					      strlen(f->dso->short_name)) ||
+				    in_list(l->f.dsos, f->dso->path, strlen(f->dso->path)))))
+		return false;
+	if (l->f.syms && !(f->sym && in_list(l->f.syms, f->sym, strlen(f->sym))))
+		return false;
+	return true;
+}
+
+/* --time START,END: seconds.fraction, either side may be empty; or percent
+ * ranges "10%-20%" of the recording. */
+static int parse_time(struct filters *f, struct err *err)
+{
+	const char *t = f->time;
+	char *end;
+
+	f->pct_start = f->pct_end = -1;
+	if (!t)
+		return 0;
+	if (strchr(t, '%')) {
+		double a = strtod(t, &end), b;
+
+		if (*end != '%' || end[1] != '-')
+			goto bad;
+		b = strtod(end + 2, &end);
+		if (*end != '%' || end[1] || a < 0 || b > 100 || a > b)
+			goto bad;
+		f->pct_start = a;
+		f->pct_end = b;
+		return 0;
+	}
+	if (*t != ',') {
+		double a = strtod(t, &end);
+
+		if (end == t || *end != ',' || a < 0)
+			goto bad;
+		f->t_start = (uint64_t)(a * 1e9 + 0.5);
+		t = end;
+	}
+	if (*t != ',')
+		goto bad;
+	t++;
+	if (*t) {
+		double b = strtod(t, &end);
+
+		if (end == t || *end || b < 0)
+			goto bad;
+		f->t_end = (uint64_t)(b * 1e9 + 0.5);
+	}
+	return 0;
+bad:
+	return err_set(err, -EINVAL, "--time '%s': expected START,END in seconds "
+		       "(either may be empty) or a percent range like 10%%-20%%", f->time);
+}
+
+struct run_ctx {
+	struct load *l;
+	size_t file;
+	load_sample_fn fn;
+	load_record_fn on_record;
+	void *ctx;
+	uint64_t *addrs;
+	bool *kernel;
+	uint64_t t0, t1;        /* the session's sample time span, for % ranges */
+};
+
+static bool time_wanted(const struct run_ctx *rc, uint64_t t)
+{
+	const struct filters *f = &rc->l->f;
+
+	if (f->pct_start >= 0) {
+		double span = (double)(rc->t1 - rc->t0);
+		double at = span > 0 ? ((double)(t - rc->t0)) * 100.0 / span : 0;
+
+		return at >= f->pct_start && at <= f->pct_end;
+	}
+	return (!f->t_start || t >= f->t_start) && (!f->t_end || t <= f->t_end);
+}
+
+static int on_record(void *ctx, struct session *s, const struct record *rec)
+{
+	struct run_ctx *rc = ctx;
+	struct load *l = rc->l;
+	const struct sample *smp = &rec->u.sample;
+	struct load_sample ls;
+	struct thread *t;
+	bool kmode;
+	size_t n = 0;
+	int ret;
+
+	if (rec->type != PERF_RECORD_SAMPLE) {
+		ret = machine_process(&l->machine, rec);
+		if (!ret && rc->on_record)
+			ret = rc->on_record(rc->ctx, l, s, rec);
+		return ret;
+	}
+	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
+		return 0;
+	ls.event = l->event_map[rc->file][rec->event];
+	l->samples_by_event[ls.event]++;
+	l->period_by_event[ls.event] += (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
+	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
+		return ret;
+	if ((l->f.pids && !num_in_list(l->f.pids, smp->pid)) ||
+	    (l->f.tids && !num_in_list(l->f.tids, smp->tid)) ||
+	    (l->f.cpus && !cpu_in_list(l->f.cpus, smp->cpu)) ||
+	    ((l->f.time) && !time_wanted(rc, smp->time))) {
+		l->filtered++;
+		return 0;
+	}
+	t = machine_thread(&l->machine, smp->pid, smp->tid);
+	if (!t)
+		return -ENOMEM;
+	if (l->f.comms && !in_list(l->f.comms, t->comm, strlen(t->comm))) {
+		l->filtered++;
+		return 0;
+	}
+	kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr) {
+		bool k = kmode, first = true;
+
+		for (uint64_t i = 0; i < smp->callchain_nr && n < PERF_MAX_STACK_DEPTH + 8; i++) {
+			uint64_t a;
+
+			memcpy(&a, smp->callchain + 8 * i, 8);
+			if (a >= PERF_CONTEXT_MAX) {
+				k = a == PERF_CONTEXT_KERNEL;
+				continue;
+			}
+			/* the chain starts with the sampled ip itself */
+			if (first && a != smp->ip && (smp->type & PERF_SAMPLE_IP)) {
+				rc->addrs[n] = smp->ip;
+				rc->kernel[n++] = kmode;
+			}
+			first = false;
+			rc->addrs[n] = a;
+			rc->kernel[n++] = k;
+		}
+	}
+	if (!n) {
+		rc->addrs[0] = smp->ip;
+		rc->kernel[0] = kmode;
+		n = 1;
+	}
+	ls.thread = t;
+	ls.rec = rec;
+	ls.addrs = rc->addrs;
+	ls.kernel = rc->kernel;
+	ls.nr = n;
+	return rc->fn ? rc->fn(rc->ctx, l, &ls) : 0;
+}
+
+static int map_events(struct load *l, size_t file, struct err *err)
+{
+	const struct session *s = &l->sessions[file];
+
+	for (size_t i = 0; i < s->nr_events && i < LOAD_MAX_EVENTS; i++) {
+		const char *name = session_event_name(s, (int)i);
+		size_t j;
+
+		for (j = 0; j < l->nr_events; j++)
+			if (!strcmp(l->events[j], name))
+				break;
+		if (j == l->nr_events) {
+			if (l->nr_events == LOAD_MAX_EVENTS)
+				return err_set(err, -E2BIG, "more than %d events", LOAD_MAX_EVENTS);
+			l->events[l->nr_events++] = name;
+		}
+		l->event_map[file][i] = (int)j;
+	}
+	return 0;
+}
+
+/* Events are known only once their blocks are read; the first sample of a
+ * file maps them (EVENT blocks precede DATA blocks). */
+static int on_record_first(void *ctx, struct session *s, const struct record *rec)
+{
+	struct run_ctx *rc = ctx;
+
+	if (s->nr_events && !rc->l->mapped[rc->file]) {
+		struct err e;
+
+		rc->l->mapped[rc->file] = true;
+		if (map_events(rc->l, rc->file, &e))
+			return -E2BIG;
+	}
+	return on_record(ctx, s, rec);
+}
+
+/* Apply the build ids of the file's BUILD_IDS blocks to dsos without one. */
+static void apply_build_ids(struct load *l, const struct session *s)
+{
+	for (size_t i = 0; i < s->nr_build_ids; i++) {
+		const struct build_id_entry *e = &s->build_ids[i];
+		struct dso *d = machine_dso(&l->machine, e->path);
+
+		if (d && !d->build_id_size && !d->sym) {
+			memcpy(d->build_id, e->id, e->size);
+			d->build_id_size = e->size;
+		}
+	}
+}
+
+int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
+	     struct err *err)
+{
+	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx };
+	int ret = parse_time(&l->f, err);
+
+	if (ret)
+		return ret;
+	rc.addrs = malloc((PERF_MAX_STACK_DEPTH + 8) * sizeof(*rc.addrs));
+	rc.kernel = malloc((PERF_MAX_STACK_DEPTH + 8) * sizeof(*rc.kernel));
+	if (!rc.addrs || !rc.kernel) {
+		ret = err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < l->nr_inputs; i++) {
+		struct session *s = &l->sessions[i];
+
+		ret = session_open(s, l->inputs[i], l->quiet, err);
+		if (ret)
+			goto out;
+		l->nr_sessions++;
+		if (s->header.kind != CONTAINER_KIND_SAMPLES) {
+			ret = err_set(err, -EINVAL, "%s is a counting recording (prec stat record): "
+				      "use prep stat report", l->inputs[i]);
+			goto out;
+		}
+		rc.file = i;
+		if (l->f.pct_start >= 0) {
+			/* percent ranges need the span of the recording first */
+			struct session probe;
+
+			if (!session_open(&probe, l->inputs[i], true, err)) {
+				session_read(&probe, NULL, NULL, err);
+				rc.t0 = probe.first_time;
+				rc.t1 = probe.last_time;
+				session_close(&probe);
+			}
+		}
+		ret = session_read(s, on_record_first, &rc, err);
+		if (ret == -E2BIG)
+			ret = err_set(err, ret, "%s: more than %d events", l->inputs[i], LOAD_MAX_EVENTS);
+		if (ret)
+			goto out;
+		if (!l->mapped[i] && (ret = map_events(l, i, err)))
+			goto out;
+		l->lost_samples += s->stats.lost_samples;
+		apply_build_ids(l, s);
+		if (s->kallsyms && i == 0) {
+			struct err e2 = { 0 };
+
+			if (symbolizer_load_kallsyms(l->sym, s->kallsyms, s->kallsyms_len, &e2) &&
+			    !l->quiet)
+				fprintf(stderr, "prep: warning: %s: kernel symbols of the file unusable: %s\n",
+					l->inputs[i], e2.msg);
+		}
+	}
+out:
+	free(rc.addrs);
+	free(rc.kernel);
+	return ret;
+}

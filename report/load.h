@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What prep report and prep script share: reading one or more files into
+ * the machine model, sample filters (--comm, --pid, --tid, --cpu, --time,
+ * --dso, --symbols), the symbolizer set up with each file's build ids and
+ * kernel symbols, and the events merged by name across files.
+ */
+#ifndef PREC_REPORT_LOAD_H
+#define PREC_REPORT_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "machine.h"
+#include "session.h"
+#include "symbols.h"
+
+#define LOAD_MAX_INPUTS 16
+#define LOAD_MAX_EVENTS 64
+
+struct filters {
+	const char *comms, *pids, *tids, *cpus, *dsos, *syms, *time;
+	/* parsed */
+	uint64_t t_start, t_end;        /* absolute, 0 = open */
+	double pct_start, pct_end;      /* --time with percentages, -1 if not */
+};
+
+struct load {
+	const char *inputs[LOAD_MAX_INPUTS];
+	size_t nr_inputs;
+	bool quiet;
+	struct filters f;
+	struct session sessions[LOAD_MAX_INPUTS];
+	size_t nr_sessions;
+	struct machine machine;
+	struct symbolizer *sym;
+	const char *events[LOAD_MAX_EVENTS];    /* names, merged across files */
+	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
+	bool mapped[LOAD_MAX_INPUTS];
+	size_t nr_events;
+	uint64_t lost_samples;
+	uint64_t filtered;                      /* samples dropped by filters */
+	uint64_t samples_by_event[LOAD_MAX_EVENTS];
+	uint64_t period_by_event[LOAD_MAX_EVENTS];      /* before filters */
+};
+
+/* A sample that passed the filters: frames[0] the sampled address, then the
+ * callers; thread and global event index resolved. */
+struct load_sample {
+	int event;
+	struct thread *thread;
+	const struct record *rec;
+	const uint64_t *addrs;
+	const bool *kernel;
+	size_t nr;
+};
+
+typedef int (*load_sample_fn)(void *ctx, struct load *l, const struct load_sample *s);
+typedef int (*load_record_fn)(void *ctx, struct load *l, struct session *s,
+			      const struct record *rec);
+
+int load_init(struct load *l, struct err *err);
+/* Open every input and read it: sideband into the machine model, samples
+ * that pass the filters to fn, every record to on_record (may be NULL). */
+int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,
+	     struct err *err);
+void load_free(struct load *l);
+
+/* Post-filters on resolved frames (--dso, --symbols). */
+bool load_frame_wanted(const struct load *l, const struct frame *f);
+
+#endif

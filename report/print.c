@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf report --stdio's layout: the '#' header lines, one column per value
+ * and sort key with titles and dotted rules, two-decimal percentages, and
+ * call graphs drawn with '|' and '--' branches under each entry.
+ */
+#include "print.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../format/blocks.h"
+
+#define MARGIN 12
+
+struct col {
+	enum sort_key key;
+	const char *title;
+	int width;
+	bool right;
+};
+
+static const char *key_title(enum sort_key k)
+{
+	static const char *const t[SORT_NR] = {
+		[SORT_COMM] = "Command", [SORT_PID] = "Pid:Command", [SORT_TID] = "Tid:Command",
+		[SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol", [SORT_SRCLINE] = "Source:Line",
+		[SORT_SRCFILE] = "Source File", [SORT_CPU] = "CPU", [SORT_SYMOFF] = "Symbol Offset",
+		[SORT_PERIOD] = "Period", [SORT_PARENT] = "Parent symbol",
+	};
+	return t[k];
+}
+
+static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char *buf, size_t n)
+{
+	const struct frame *f = &h->frames[e->frame];
+	char mark = f->kernel ? 'k' : '.';
+
+	if (f->sym && with_off)
+		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));
+	else if (f->sym)
+		snprintf(buf, n, "[%c] %s", mark, f->sym);
+	else
+		snprintf(buf, n, "[%c] %#018llx", mark, (unsigned long long)f->vaddr);
+}
+
+static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)
+{
+	const struct frame *f = &h->frames[e->frame];
+
+	switch (k) {
+	case SORT_COMM: snprintf(buf, n, "%s", e->key.comm); break;
+	case SORT_PID: snprintf(buf, n, "%7u:%s", e->key.pid, e->key.comm); break;
+	case SORT_TID: snprintf(buf, n, "%7u:%s", e->key.tid, e->key.comm); break;
+	case SORT_DSO: snprintf(buf, n, "%s", f->dso ? f->dso->short_name : "[unknown]"); break;
+	case SORT_SYM: sym_text(h, e, false, buf, n); break;
+	case SORT_SYMOFF: sym_text(h, e, true, buf, n); break;
+	case SORT_SRCLINE: snprintf(buf, n, "%s", e->key.srcline); break;
+	case SORT_SRCFILE: snprintf(buf, n, "%s", e->key.srcfile && *e->key.srcfile ? e->key.srcfile : "[unknown]"); break;
+	case SORT_CPU: snprintf(buf, n, "%03u", e->key.cpu); break;
+	case SORT_PERIOD: snprintf(buf, n, "%" PRIu64, e->key.period); break;
+	case SORT_PARENT: snprintf(buf, n, "%s", e->key.parent); break;
+	case SORT_NR: buf[0] = 0; break;
+	}
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* ---- call graphs ------------------------------------------------------ */
+
+struct cg {
+	FILE *out;
+	const struct print_opts *po;
+	uint64_t total;         /* graph: the event's total; fractal: per parent */
+	char prefix[4096];
+};
+
+static bool shown(const struct cg *c, const struct cnode *n, uint64_t parent)
+{
+	uint64_t base = c->po->mode == CG_FRACTAL ? parent : c->total;
+
+	return pct(n->period, base) >= c->po->threshold;
+}
+
+static size_t nr_shown(const struct cg *c, const struct cnode *n, uint64_t parent)
+{
+	size_t k = 0;
+
+	for (const struct cnode *ch = n->child; ch; ch = ch->next)
+		k += shown(c, ch, parent);
+	return k;
+}
+
+static void put_prefix(struct cg *c, size_t len)
+{
+	fprintf(c->out, "%*s%.*s", MARGIN, "", (int)len, c->prefix);
+}
+
+/* Children of n, each as a branch "|--xx.xx%--name" under the prefix. */
+static void graph_children(struct cg *c, const struct cnode *n, size_t plen);
+
+/* A node printed at the current prefix, then its single-path continuation
+ * and branches. `lead` is the text before the name on the first line. */
+static void graph_path(struct cg *c, const struct cnode *n, size_t plen)
+{
+	/* follow the path while one child carries everything */
+	while (n->child && nr_shown(c, n, n->period) == 1 && n->child->period == n->period &&
+	       !n->child->next) {
+		n = n->child;
+		put_prefix(c, plen);
+		fprintf(c->out, "%s\n", n->name);
+	}
+	if (n->child && nr_shown(c, n, n->period))
+		graph_children(c, n, plen);
+}
+
+static void graph_children(struct cg *c, const struct cnode *n, size_t plen)
+{
+	size_t left = nr_shown(c, n, n->period);
+
+	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
+		bool last;
+		uint64_t base = c->po->mode == CG_FRACTAL ? n->period : c->total;
+
+		if (!shown(c, ch, n->period))
+			continue;
+		last = --left == 0;
+		put_prefix(c, plen);
+		fprintf(c->out, "|%10s\n", "");
+		put_prefix(c, plen);
+		fprintf(c->out, "%c--%.2f%%--%s\n", last ? ' ' : '|', pct(ch->period, base), ch->name);
+		if (plen + 11 < sizeof(c->prefix)) {
+			memcpy(c->prefix + plen, last ? "           " : "|          ", 11);
+			graph_path(c, ch, plen + 11);
+		}
+	}
+}
+
+static void print_graph(struct cg *c, const struct cnode *root)
+{
+	const struct cnode *only = root->child;
+
+	if (only && !only->next && only->period == root->period) {
+		fprintf(c->out, "%*s|\n", MARGIN, "");
+		fprintf(c->out, "%*s---%s\n", MARGIN, "", only->name);
+		memcpy(c->prefix, "   ", 3);
+		graph_path(c, only, 3);
+	} else {
+		graph_children(c, root, 0);
+	}
+	fputc('\n', c->out);
+}
+
+/* flat and folded: one line (or block) per path from the root to a leaf */
+static void paths(struct cg *c, const struct cnode *n, const char **stack, size_t depth,
+		  uint64_t total)
+{
+	bool leaf = true;
+
+	if (depth >= 1024)
+		return;
+	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
+		uint64_t rest = ch->period;
+
+		for (const struct cnode *g = ch->child; g; g = g->next)
+			rest -= g->period <= rest ? g->period : rest;
+		leaf = false;
+		stack[depth] = ch->name;
+		if (rest && pct(rest, total) >= c->po->threshold) {
+			if (c->po->mode == CG_FOLDED) {
+				fprintf(c->out, "%.2f%% ", pct(rest, total));
+				for (size_t i = 0; i <= depth; i++)
+					fprintf(c->out, "%s%s", i ? ";" : "", stack[i]);
+				fputc('\n', c->out);
+			} else {
+				fprintf(c->out, "%*s%6.2f%%\n", MARGIN - 1, "", pct(rest, total));
+				for (size_t i = 0; i <= depth; i++)
+					fprintf(c->out, "%*s%s\n", MARGIN + 4, "", stack[i]);
+				fputc('\n', c->out);
+			}
+		}
+		paths(c, ch, stack, depth + 1, total);
+	}
+	(void)leaf;
+}
+
+static void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
+			    uint64_t total)
+{
+	struct cg c = { .out = out, .po = po, .total = total };
+	const struct cnode *root = e->tree;
+	if (!root || !root->child)
+		return;
+	if (pct(root->period, total) < po->threshold)
+		return;
+	if (po->mode == CG_GRAPH || po->mode == CG_FRACTAL) {
+		print_graph(&c, root);
+	} else {
+		const char *stack[1024];
+
+		paths(&c, root, stack, 0, total);
+	}
+}
+
+/* ---- the report --------------------------------------------------------- */
+
+static void unit_count(uint64_t v, char *buf, size_t n)
+{
+	char unit = ' ';
+
+	if (v > 1000000000ull) {
+		v /= 1000000000ull;
+		unit = 'G';
+	} else if (v > 1000000ull) {
+		v /= 1000000ull;
+		unit = 'M';
+	} else if (v > 1000ull) {
+		v /= 1000ull;
+		unit = 'K';
+	}
+	snprintf(buf, n, "%" PRIu64 "%c", v, unit);
+}
+
+static int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
+		       int event)
+{
+	struct col cols[SORT_NR];
+	size_t nc = h->opts.nr_keys;
+	uint64_t total, all;
+	char buf[4096], cnt[32];
+	int ret = hist_build(h, event);
+
+	if (ret)
+		return ret;
+	all = l->period_by_event[event];
+	total = po->absolute && all > h->total_period ? all : h->total_period;
+	if (!po->quiet) {
+		unit_count(h->total_count, cnt, sizeof(cnt));
+		fprintf(out, "# Samples: %s of event '%s'\n", cnt, l->events[event]);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", h->total_period);
+	}
+	for (size_t i = 0; i < nc; i++) {
+		enum sort_key k = h->opts.keys[i];
+
+		cols[i].key = k;
+		cols[i].title = key_title(k);
+		cols[i].width = (int)strlen(cols[i].title);
+		cols[i].right = k == SORT_PID || k == SORT_TID || k == SORT_CPU || k == SORT_PERIOD;
+	}
+	/* widths: the widest value of each column */
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const struct hentry *e = &h->entries[i];
+
+		for (size_t j = 0; j < nc; j++) {
+			int w;
+
+			key_text(h, e, cols[j].key, buf, sizeof(buf));
+			w = (int)strlen(buf);
+			if (w > cols[j].width)
+				cols[j].width = w;
+		}
+	}
+	for (size_t j = 0; j < nc; j++) {
+		if (cols[j].key == SORT_COMM || cols[j].key == SORT_PID || cols[j].key == SORT_TID) {
+			int commw = (int)strlen("Command");
+
+			for (size_t i = 0; i < h->nr_entries; i++)
+				if ((int)strlen(h->entries[i].key.comm ? h->entries[i].key.comm : "") > commw)
+					commw = (int)strlen(h->entries[i].key.comm);
+			if (cols[j].key != SORT_COMM && commw + 8 > cols[j].width)
+				cols[j].width = commw + 8;
+		}
+	}
+	if (!po->quiet) {
+		fprintf(out, "#");
+		if (po->children)
+			fprintf(out, " Children      Self");
+		else
+			fprintf(out, " Overhead");
+		if (po->show_nr)
+			fprintf(out, "  %12s", "Samples");
+		if (po->show_period)
+			fprintf(out, "  %12s", "Period");
+		for (size_t j = 0; j < nc; j++)
+			fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, cols[j].title);
+		fprintf(out, "\n#");
+		fprintf(out, po->children ? " ........  ........" : " ........");
+		if (po->show_nr)
+			fprintf(out, "  ............");
+		if (po->show_period)
+			fprintf(out, "  ............");
+		for (size_t j = 0; j < nc; j++) {
+			fputs("  ", out);
+			for (int w = 0; w < cols[j].width; w++)
+				fputc('.', out);
+		}
+		fprintf(out, "\n#\n");
+	}
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const struct hentry *e = &h->entries[i];
+		double p = pct(po->children ? e->total_period : e->self_period, total);
+
+		if (po->percent_limit > 0 && p < po->percent_limit)
+			continue;
+		if (l->f.dsos || l->f.syms) {
+			if (!load_frame_wanted(l, &h->frames[e->frame]))
+				continue;
+		}
+		if (po->children)
+			fprintf(out, "  %7.2f%%  %7.2f%%", p, pct(e->self_period, total));
+		else
+			fprintf(out, "  %7.2f%%", p);
+		if (po->show_nr)
+			fprintf(out, "  %12" PRIu64, e->self_count);
+		if (po->show_period)
+			fprintf(out, "  %12" PRIu64, e->self_period);
+		for (size_t j = 0; j < nc; j++) {
+			key_text(h, e, cols[j].key, buf, sizeof(buf));
+			if (j + 1 == nc && !cols[j].right)
+				fprintf(out, "  %s", buf);
+			else
+				fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, buf);
+		}
+		fputc('\n', out);
+		if (po->callchain && e->tree)
+			print_callchain(out, po, e, total);
+	}
+	fprintf(out, "\n\n");
+	return 0;
+}
+
+int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)
+{
+	if (!po->quiet) {
+		fprintf(out, "# To display the prec.data header info, please use --header/--header-only options.\n#\n#\n");
+		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", l->lost_samples);
+	}
+	for (size_t e = 0; e < l->nr_events; e++) {
+		int ret = print_event(out, l, h, po, (int)e);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- --header and --stats ------------------------------------------------ */
+
+static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const char *label)
+{
+	const struct meta_item *it = metadata_get(m, tag);
+
+	if (!it)
+		return;
+	fprintf(out, "# %s : ", label);
+	if (it->kind == META_U64) {
+		uint64_t v = 0;
+
+		metadata_get_u64(m, tag, &v);
+		fprintf(out, "%" PRIu64 "\n", v);
+		return;
+	}
+	for (uint32_t i = 0; i < it->len; i++)
+		fputc(it->value[i] ? it->value[i] : ' ', out);
+	fputc('\n', out);
+}
+
+void print_header(FILE *out, const struct load *l)
+{
+	for (size_t i = 0; i < l->nr_sessions; i++) {
+		const struct session *s = &l->sessions[i];
+		const struct metadata *m = &s->meta;
+		uint64_t v;
+
+		fprintf(out, "# ========\n# captured on    : ");
+		if (metadata_get_u64(m, META_START_TIME_NS, &v)) {
+			time_t t = (time_t)(v / 1000000000ull);
+			char tb[64];
+
+			strftime(tb, sizeof(tb), "%a %b %e %H:%M:%S %Y", localtime(&t));
+			fprintf(out, "%s\n", tb);
+		} else {
+			fprintf(out, "unknown\n");
+		}
+		fprintf(out, "# header version : %u.%u\n", s->header.version_major, s->header.version_minor);
+		fprintf(out, "# data size : %" PRIu64 "\n", container_reader_size(s->r));
+		meta_line(out, m, META_HOSTNAME, "hostname");
+		meta_line(out, m, META_OS_RELEASE, "os release");
+		meta_line(out, m, META_OS_VERSION, "os version");
+		meta_line(out, m, META_WRITER, "prec version");
+		meta_line(out, m, META_ARCH, "arch");
+		meta_line(out, m, META_NR_CPUS_ONLINE, "nrcpus online");
+		meta_line(out, m, META_NR_CPUS_AVAIL, "nrcpus avail");
+		meta_line(out, m, META_CPU_DESC, "cpudesc");
+		meta_line(out, m, META_TOTAL_MEM_KB, "total memory (kB)");
+		meta_line(out, m, META_CMDLINE, "cmdline");
+		meta_line(out, m, META_PAGE_SIZE, "page size");
+		meta_line(out, m, META_PERF_EVENT_PARANOID, "perf_event_paranoid");
+		meta_line(out, m, META_NR_SAMPLES, "samples");
+		meta_line(out, m, META_NR_LOST_SAMPLES, "lost samples");
+		meta_line(out, m, META_WORKLOAD_EXIT, "workload exit status");
+		if (metadata_get_u64(m, META_START_CLOCK_NS, &v)) {
+			uint64_t e;
+
+			fprintf(out, "# sample duration : %10.3f ms\n",
+				metadata_get_u64(m, META_END_CLOCK_NS, &e) && e >= v ? (double)(e - v) / 1e6 : 0.0);
+		}
+		for (size_t e = 0; e < s->nr_events; e++) {
+			const struct perf_event_attr *a = &s->events[e].attr;
+
+			fprintf(out, "# event : name = %s, , id = {", s->events[e].name ? s->events[e].name : "");
+			for (size_t k = 0; k < s->events[e].nr_ids && k < 16; k++)
+				fprintf(out, "%s %" PRIu64, k ? "," : "", s->events[e].ids[k].id);
+			if (s->events[e].nr_ids > 16)
+				fprintf(out, ", ...");
+			fprintf(out, " }, type = %u, size = %u, config = %#llx, { %s } = %llu, "
+				"sample_type = %#llx, read_format = %#llx, disabled = %u, inherit = %u, "
+				"exclude_user = %u, exclude_kernel = %u, freq = %u, sample_id_all = %u\n",
+				a->type, a->size, (unsigned long long)a->config,
+				a->freq ? "sample_freq" : "sample_period",
+				(unsigned long long)a->sample_period, (unsigned long long)a->sample_type,
+				(unsigned long long)a->read_format, a->disabled, a->inherit,
+				a->exclude_user, a->exclude_kernel, a->freq, a->sample_id_all);
+		}
+		if (s->nr_build_ids) {
+			fprintf(out, "# build ids:\n");
+			for (size_t b = 0; b < s->nr_build_ids; b++) {
+				fprintf(out, "#   ");
+				for (unsigned k = 0; k < s->build_ids[b].size; k++)
+					fprintf(out, "%02x", s->build_ids[b].id[k]);
+				fprintf(out, " %s\n", s->build_ids[b].path);
+			}
+		}
+		if (s->kallsyms)
+			fprintf(out, "# kernel symbols : a copy is in the file (%zu bytes)\n", s->kallsyms_len);
+		fprintf(out, "# ========\n#\n");
+	}
+}
+
+void print_stats(FILE *out, const struct load *l, const struct hist *h)
+{
+	struct symbolizer_stats st;
+
+	symbolizer_get_stats(l->sym, &st);
+	for (size_t i = 0; i < l->nr_sessions; i++) {
+		const struct session *s = &l->sessions[i];
+
+		fprintf(out, "Aggregated stats of %s:\n", s->path);
+		fprintf(out, "%20s events: %10" PRIu64 "\n", "TOTAL", s->stats.records);
+		for (uint32_t t = 0; t < PERF_RECORD_MAX; t++) {
+			const char *name = record_type_name(t);
+
+			if (s->stats.by_type[t] && name)
+				fprintf(out, "%20s events: %10" PRIu64 "\n", name, s->stats.by_type[t]);
+		}
+		fprintf(out, "%20s events: %10" PRIu64 "\n", "UNKNOWN", s->stats.unknown_records);
+		fprintf(out, "%20s        : %10" PRIu64 "\n", "undecodable records", s->stats.bad_records);
+		fprintf(out, "%20s        : %10" PRIu64 "\n", "lost samples", s->stats.lost_samples);
+		fprintf(out, "%20s        : %10" PRIu64 "\n", "out of order", s->stats.out_of_order);
+		fprintf(out, "%20s        : %10" PRIu64 " corrupt, %" PRIu64 " skipped, %" PRIu64
+			" bytes ignored\n", "blocks", s->cstats->corrupt_blocks, s->cstats->skipped_blocks,
+			s->cstats->bytes_ignored);
+	}
+	fprintf(out, "%20s        : %10" PRIu64 "\n", "filtered samples", l->filtered);
+	fprintf(out, "%20s        : %10" PRIu64 " of %" PRIu64 " (last event shown)\n",
+		"unresolved samples", h->unresolved, h->total_count);
+	fprintf(out, "%20s        : %10" PRIu64 " used, %" PRIu64 " missing, %" PRIu64
+		" build-id mismatch\n", "binaries", st.dsos, st.dsos_missing, st.dsos_mismatch);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* The text output of prep report: perf report --stdio's layout. */
+#ifndef PREC_REPORT_PRINT_H
+#define PREC_REPORT_PRINT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "hist.h"
+#include "load.h"
+
+enum cg_mode { CG_GRAPH, CG_FLAT, CG_FRACTAL, CG_FOLDED, CG_NONE };
+
+struct print_opts {
+	enum cg_mode mode;
+	double threshold;       /* call-graph percent limit */
+	double percent_limit;   /* entries */
+	bool children, callchain;
+	bool show_nr, show_period;
+	bool absolute;
+	bool quiet;
+};
+
+int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);
+void print_header(FILE *out, const struct load *l);
+void print_stats(FILE *out, const struct load *l, const struct hist *h);
+
+#endif

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prep report: perf report --stdio's output from prec.data files. Samples
+ * are folded into unique stacks while reading, symbolized once per unique
+ * address, then turned into one histogram per event (hist.c) and printed
+ * with perf's header lines, columns and call-graph drawing.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/opts.h"
+#include "hist.h"
+#include "load.h"
+#include "print.h"
+
+struct report_opts {
+	struct load *l;
+	const char *sort;
+	const char *fields;
+	const char *callgraph;
+	const char *percentage;
+	int children;           /* -1: default (on with call chains) */
+	bool children_on, children_off;
+	bool stdio, tui;
+	bool show_nr, show_period;
+	bool header, header_only, stats;
+	bool no_inline;
+	int quiet;
+	long max_stack;
+	const char *percent_limit;
+	const char *parent;
+	bool help;
+};
+
+static struct report_opts *g_ro;
+
+static int cb_input(const struct opt *o, const char *arg, struct err *err)
+{
+	struct load *l = o->dest;
+
+	if (l->nr_inputs == LOAD_MAX_INPUTS)
+		return err_set(err, -EINVAL, "at most %d input files", LOAD_MAX_INPUTS);
+	l->inputs[l->nr_inputs++] = arg;
+	return 0;
+}
+
+static int cb_callgraph(const struct opt *o, const char *arg, struct err *err)
+{
+	(void)o;
+	(void)err;
+	g_ro->callgraph = arg ? arg : "graph";
+	return 0;
+}
+
+static const char *const key_names[SORT_NR] = {
+	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid", [SORT_DSO] = "dso",
+	[SORT_SYM] = "sym", [SORT_SRCLINE] = "srcline", [SORT_SRCFILE] = "srcfile",
+	[SORT_CPU] = "cpu", [SORT_SYMOFF] = "symoff", [SORT_PERIOD] = "period",
+	[SORT_PARENT] = "parent",
+};
+
+static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts *po,
+		      struct err *err)
+{
+	char buf[512];
+	char *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return err_set(err, -EINVAL, "--sort: list too long");
+	strcpy(buf, list);
+	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		if (!strcmp(k, "overhead") || !strcmp(k, "sample") || !strcmp(k, "period_total")) {
+			if (!strcmp(k, "sample"))
+				po->show_nr = true;
+			continue;
+		}
+		for (i = 0; i < SORT_NR; i++)
+			if (!strcmp(k, key_names[i]))
+				break;
+		if (i == SORT_NR)
+			return err_set(err, -EINVAL, "unknown sort key '%s' (known: comm, pid, tid, dso, "
+				       "sym, srcline, srcfile, cpu, symoff, period, parent)", k);
+		if (ho->nr_keys < SORT_NR)
+			ho->keys[ho->nr_keys++] = (enum sort_key)i;
+	}
+	if (!ho->nr_keys)
+		return err_set(err, -EINVAL, "--sort '%s': no sort key", list);
+	return 0;
+}
+
+/* -g graph|flat|fractal|folded|none[,THRESHOLD][,caller|callee] */
+static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
+			   bool *order_set, struct err *err)
+{
+	char buf[256];
+	char *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return err_set(err, -EINVAL, "--call-graph: value too long");
+	strcpy(buf, arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v;
+
+		if (!strcmp(t, "graph"))
+			po->mode = CG_GRAPH;
+		else if (!strcmp(t, "flat"))
+			po->mode = CG_FLAT;
+		else if (!strcmp(t, "fractal"))
+			po->mode = CG_FRACTAL;
+		else if (!strcmp(t, "folded"))
+			po->mode = CG_FOLDED;
+		else if (!strcmp(t, "none"))
+			po->mode = CG_NONE;
+		else if (!strcmp(t, "caller") || !strcmp(t, "callee")) {
+			ho->caller = t[4] == 'e' && t[5] == 'r';
+			*order_set = true;
+		} else if (!strcmp(t, "function") || !strcmp(t, "address") || !strcmp(t, "percent") ||
+			   !strcmp(t, "period") || !strcmp(t, "count")) {
+			/* perf's print-limit and key fields: function keys only */
+		} else if ((v = strtod(t, &end)), end != t && !*end && v >= 0 && v <= 100) {
+			po->threshold = v;
+		} else {
+			return err_set(err, -EINVAL, "--call-graph: '%s' is not graph, flat, fractal, "
+				       "folded, none, caller, callee or a threshold", t);
+		}
+	}
+	return 0;
+}
+
+static int add_sample(void *ctx, struct load *l, const struct load_sample *s)
+{
+	struct hist *h = ctx;
+	const struct sample *smp = &s->rec->u.sample;
+	uint64_t period = (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
+
+	(void)l;
+	return hist_add(h, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
+			period, s->addrs, s->kernel, s->nr);
+}
+
+static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options]";
+
+int cmd_report(int argc, char **argv)
+{
+	struct load l = { 0 };
+	struct report_opts ro = { .l = &l, .children = -1, .max_stack = 0 };
+	struct hist_opts ho = { .inline_frames = true };
+	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
+	const struct opt table[] = {
+		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", cb_input),
+		OPTION_STRING('s', "sort", &ro.sort, "keys", "sort by comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent (default comm,dso,sym)"),
+		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
+		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
+		OPTION_FLAG(0, "tui", &ro.tui, "not available: text output is used"),
+		OPTION_FLAG(0, "children", &ro.children_on, "accumulate callees into callers (default with call chains)"),
+		OPTION_FLAG(0, "no-children", &ro.children_off, "self overhead only"),
+		OPTION_CALLBACK_OPTARG('g', "call-graph", &ro, "mode", "graph|flat|fractal|folded|none[,threshold][,caller|callee]", cb_callgraph),
+		OPTION_STRING(0, "percent-limit", &ro.percent_limit, "pct", "hide entries under this percentage"),
+		OPTION_FLAG('n', "show-nr-samples", &ro.show_nr, "show the number of samples"),
+		OPTION_FLAG(0, "show-total-period", &ro.show_period, "show the total period"),
+		OPTION_STRING(0, "percentage", &ro.percentage, "relative|absolute", "percentages of the filtered total (relative) or of all (absolute)"),
+		OPTION_INT(0, "max-stack", &ro.max_stack, "n", "use at most n frames of each call chain", 1, 100000),
+		OPTION_STRING('p', "parent", &ro.parent, "regex", "parent symbol pattern for --sort parent (default ^sys_|^do_page_fault)"),
+		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
+		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
+		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
+		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
+		OPTION_STRING(0, "dso", &l.f.dsos, "list", "only these shared objects"),
+		OPTION_STRING('S', "symbols", &l.f.syms, "list", "only these symbols"),
+		OPTION_STRING('C', "cpu", &l.f.cpus, "list", "only these CPUs (0-2,5)"),
+		OPTION_STRING(0, "time", &l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"),
+		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),
+		OPTION_FLAG(0, "header-only", &ro.header_only, "show only the file's header information"),
+		OPTION_FLAG(0, "stats", &ro.stats, "show record counts, lost samples and unresolved addresses"),
+		OPTION_COUNT('q', "quiet", &ro.quiet, "no header lines or warnings"),
+		OPTION_FLAG('h', "help", &ro.help, "show this help"),
+		OPTION_END,
+	};
+	struct err err = { 0 };
+	bool order_set = false, have_chains = false;
+	struct hist h;
+	int first, ret;
+
+	g_ro = &ro;
+	first = opts_parse(table, argc, argv, &err);
+	if (first < 0) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		opts_usage(stderr, usage_line, table);
+		return 129;
+	}
+	if (ro.help) {
+		opts_usage(stdout, usage_line, table);
+		return 0;
+	}
+	if (first < argc) {
+		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
+		return 129;
+	}
+	if (ro.children_on || ro.children_off)
+		ro.children = ro.children_on && !ro.children_off;
+	if (!l.nr_inputs)
+		l.inputs[l.nr_inputs++] = "prec.data";
+	l.quiet = ro.quiet > 0;
+	po.quiet = ro.quiet > 0;
+	po.show_nr = ro.show_nr;
+	po.show_period = ro.show_period;
+	if (ro.percentage && strcmp(ro.percentage, "relative") && strcmp(ro.percentage, "absolute")) {
+		fprintf(stderr, "prep: --percentage must be relative or absolute, not '%s'\n", ro.percentage);
+		return 129;
+	}
+	po.absolute = ro.percentage && !strcmp(ro.percentage, "absolute");
+	if (ro.percent_limit) {
+		char *end;
+
+		po.percent_limit = strtod(ro.percent_limit, &end);
+		if (end == ro.percent_limit || (*end && strcmp(end, "%")) || po.percent_limit < 0) {
+			fprintf(stderr, "prep: --percent-limit '%s' is not a percentage\n", ro.percent_limit);
+			return 129;
+		}
+	}
+	if (parse_keys(ro.fields ? ro.fields : ro.sort ? ro.sort : "comm,dso,sym", &ho, &po, &err) ||
+	    (ro.callgraph && parse_callgraph(ro.callgraph, &po, &ho, &order_set, &err))) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 129;
+	}
+	if (ro.fields && ro.sort) {
+		struct hist_opts extra = { 0 };
+
+		if (parse_keys(ro.sort, &extra, &po, &err)) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			return 129;
+		}
+	}
+	ho.max_stack = (int)ro.max_stack;
+	ho.parent_re = ro.parent;
+	ho.inline_frames = !ro.no_inline;
+	if (load_init(&l, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
+	hist_init(&h, &ho, &l.machine, l.sym);
+	ret = load_run(&l, ro.header_only ? NULL : add_sample, NULL, &h, &err);
+	if (ret) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < l.nr_sessions && !have_chains; i++)
+		for (size_t e = 0; e < l.sessions[i].nr_events; e++)
+			have_chains |= !!(l.sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	h.opts.children = ro.children < 0 ? have_chains : ro.children;
+	h.opts.callchain = have_chains && po.mode != CG_NONE;
+	if (!order_set)
+		h.opts.caller = h.opts.children;
+	po.children = h.opts.children;
+	po.callchain = h.opts.callchain;
+	/* --sort sym alone: the entry's own function heads each of its chains,
+	 * and perf leaves it out */
+	h.opts.skip_self = ho.nr_keys == 1 && ho.keys[0] == SORT_SYM;
+	if (ro.header || ro.header_only)
+		print_header(stdout, &l);
+	if (ro.header_only)
+		goto out;
+	ret = hist_resolve(&h);
+	if (!ret)
+		ret = print_report(stdout, &l, &h, &po);
+	if (ret)
+		fprintf(stderr, "prep: out of memory\n");
+	else if (ro.stats)
+		print_stats(stdout, &l, &h);
+out:
+	hist_free(&h);
+	load_free(&l);
+	return ret ? 1 : 0;
+}

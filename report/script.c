@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prep script: one line per sample as perf script prints it (comm, tid,
+ * cpu, time, period, event, ip sym+off (dso), the call chain indented
+ * beneath), fields chosen with -F, and side-band records on request.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/opts.h"
+#include "dump.h"
+#include "load.h"
+#include "report.h"
+
+enum sfield {
+	SF_COMM = 1 << 0, SF_TID = 1 << 1, SF_PID = 1 << 2, SF_CPU = 1 << 3, SF_TIME = 1 << 4,
+	SF_PERIOD = 1 << 5, SF_EVENT = 1 << 6, SF_IP = 1 << 7, SF_SYM = 1 << 8,
+	SF_SYMOFF = 1 << 9, SF_DSO = 1 << 10, SF_SRCLINE = 1 << 11,
+};
+
+static const struct { const char *name; unsigned bit; } field_names[] = {
+	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "cpu", SF_CPU },
+	{ "time", SF_TIME }, { "period", SF_PERIOD }, { "event", SF_EVENT }, { "ip", SF_IP },
+	{ "sym", SF_SYM }, { "symoff", SF_SYMOFF }, { "dso", SF_DSO }, { "srcline", SF_SRCLINE },
+};
+
+struct script {
+	FILE *out;
+	unsigned fields;
+	bool ns, task, mmap, sw;
+	bool multi_cpu;
+	struct load *l;
+};
+
+static int parse_fields(const char *list, unsigned *out, struct err *err)
+{
+	char buf[512];
+	char *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return err_set(err, -EINVAL, "-F: list too long");
+	strcpy(buf, list);
+	*out = 0;
+	for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(field_names) / sizeof(field_names[0]); i++)
+			if (!strcmp(f, field_names[i].name))
+				break;
+		if (i == sizeof(field_names) / sizeof(field_names[0]))
+			return err_set(err, -EINVAL, "-F: unknown field '%s' (known: comm, tid, pid, cpu, "
+				       "time, period, event, ip, sym, symoff, dso, srcline)", f);
+		*out |= field_names[i].bit;
+	}
+	return 0;
+}
+
+static void print_time(struct script *sc, uint64_t t)
+{
+	if (sc->ns)
+		fprintf(sc->out, "%5" PRIu64 ".%09" PRIu64 ": ", t / UINT64_C(1000000000), t % UINT64_C(1000000000));
+	else
+		fprintf(sc->out, "%5" PRIu64 ".%06" PRIu64 ": ", t / UINT64_C(1000000000),
+			(t % UINT64_C(1000000000)) / 1000);
+}
+
+static void print_start(struct script *sc, const char *comm, uint32_t pid, uint32_t tid,
+			uint32_t cpu, uint64_t time)
+{
+	if (sc->fields & SF_COMM)
+		fprintf(sc->out, "%s ", comm);
+	if ((sc->fields & SF_PID) && (sc->fields & SF_TID))
+		fprintf(sc->out, "%5u/%-5u ", pid, tid);
+	else if (sc->fields & SF_TID)
+		fprintf(sc->out, "%5u ", tid);
+	else if (sc->fields & SF_PID)
+		fprintf(sc->out, "%5u ", pid);
+	if (sc->fields & SF_CPU)
+		fprintf(sc->out, "[%03u] ", cpu);
+	if (sc->fields & SF_TIME)
+		print_time(sc, time);
+}
+
+/* "addr sym+off (dso)" of one address. */
+static void print_addr(struct script *sc, const struct thread *t, uint64_t addr, bool kernel)
+{
+	struct load *l = sc->l;
+	const struct map *m = machine_find_map(&l->machine, t, addr, kernel);
+	struct sym_info si = { 0 };
+	const char *dso = "[unknown]", *module = NULL;
+	uint64_t shown = addr;
+
+	if (kernel) {
+		symbolizer_kernel_lookup(l->sym, addr, &si, &module);
+		dso = "[kernel.kallsyms]";
+	} else if (m && m->dso) {
+		struct dso *d = m->dso;
+
+		if (!d->sym && !d->anon)
+			d->sym = symbolizer_dso(l->sym, d->path, d->build_id_size ? d->build_id : NULL,
+						d->build_id_size);
+		if (d->sym)
+			sym_dso_lookup(l->sym, d->sym, addr - m->start + m->pgoff, &si);
+		dso = d->path;
+		if (si.name || d->sym)
+			shown = si.addr;
+	}
+	if (sc->fields & SF_IP)
+		fprintf(sc->out, "%16" PRIx64, shown);
+	if (sc->fields & (SF_SYM | SF_SYMOFF)) {
+		if (si.name && (sc->fields & SF_SYMOFF))
+			fprintf(sc->out, " %s+%#" PRIx64, si.name, si.addr - si.start);
+		else
+			fprintf(sc->out, " %s", si.name ? si.name : "[unknown]");
+	}
+	if (sc->fields & SF_DSO) {
+		if (module)
+			fprintf(sc->out, " ([%s])", module);
+		else
+			fprintf(sc->out, " (%s)", dso);
+	}
+	if ((sc->fields & SF_SRCLINE) && m && m->dso && m->dso->sym && !kernel) {
+		const struct sym_frame *fr;
+		size_t n = 0;
+
+		if (!sym_dso_srcline(l->sym, m->dso->sym, addr - m->start + m->pgoff, &fr, &n) && n &&
+		    fr[0].file)
+			fprintf(sc->out, "\n  %s:%u", fr[0].file, fr[0].line);
+	}
+}
+
+static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
+{
+	struct script *sc = ctx;
+	const struct sample *smp = &s->rec->u.sample;
+	bool chain = s->nr > 1 || ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr);
+
+	print_start(sc, s->thread->comm, smp->pid, smp->tid, smp->cpu, smp->time);
+	if (sc->fields & SF_PERIOD)
+		fprintf(sc->out, "%10" PRIu64 " ", (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1);
+	if (sc->fields & SF_EVENT)
+		fprintf(sc->out, "%s: ", l->events[s->event]);
+	if (!(sc->fields & (SF_IP | SF_SYM | SF_SYMOFF | SF_DSO))) {
+		fputc('\n', sc->out);
+		return 0;
+	}
+	if (!chain) {
+		fputs(" ", sc->out);
+		print_addr(sc, s->thread, s->addrs[0], s->kernel[0]);
+		fputc('\n', sc->out);
+		return 0;
+	}
+	fputc('\n', sc->out);
+	for (size_t i = 0; i < s->nr; i++) {
+		fputc('\t', sc->out);
+		print_addr(sc, s->thread, s->addrs[i], s->kernel[i]);
+		fputc('\n', sc->out);
+	}
+	fputc('\n', sc->out);
+	return 0;
+}
+
+static int on_side(void *ctx, struct load *l, struct session *s, const struct record *rec)
+{
+	struct script *sc = ctx;
+	const struct thread *t;
+	uint32_t pid = rec->sid.pid, tid = rec->sid.tid;
+
+	(void)s;
+	switch (rec->type) {
+	case PERF_RECORD_COMM: case PERF_RECORD_FORK: case PERF_RECORD_EXIT:
+		if (!sc->task)
+			return 0;
+		break;
+	case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2:
+		if (!sc->mmap)
+			return 0;
+		break;
+	case PERF_RECORD_SWITCH: case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!sc->sw)
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	if (rec->type == PERF_RECORD_COMM)
+		pid = rec->u.comm.pid, tid = rec->u.comm.tid;
+	else if (rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT)
+		pid = rec->u.task.pid, tid = rec->u.task.tid;
+	else if (rec->type == PERF_RECORD_MMAP)
+		pid = rec->u.mmap.pid, tid = rec->u.mmap.tid;
+	else if (rec->type == PERF_RECORD_MMAP2)
+		pid = rec->u.mmap2.pid, tid = rec->u.mmap2.tid;
+	t = machine_thread(&l->machine, pid, tid);
+	print_start(sc, t ? t->comm : ":-1", pid, tid,
+		    (rec->sid.fields & PERF_SAMPLE_CPU) ? rec->sid.cpu : 0,
+		    (rec->sid.fields & PERF_SAMPLE_TIME) ? rec->sid.time : 0);
+	fprintf(sc->out, "PERF_RECORD_%s", record_type_name(rec->type));
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		fprintf(sc->out, "%s: %s:%u/%u\n", (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec" : "",
+			rec->u.comm.comm, rec->u.comm.pid, rec->u.comm.tid);
+		break;
+	case PERF_RECORD_FORK: case PERF_RECORD_EXIT:
+		fprintf(sc->out, "(%u:%u):(%u:%u)\n", rec->u.task.pid, rec->u.task.tid,
+			rec->u.task.ppid, rec->u.task.ptid);
+		break;
+	case PERF_RECORD_MMAP:
+		fprintf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %s\n",
+			rec->u.mmap.pid, rec->u.mmap.tid, rec->u.mmap.addr, rec->u.mmap.len,
+			rec->u.mmap.pgoff, rec->u.mmap.filename);
+		break;
+	case PERF_RECORD_MMAP2:
+		fprintf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c%c%c %s\n",
+			rec->u.mmap2.pid, rec->u.mmap2.tid, rec->u.mmap2.addr, rec->u.mmap2.len,
+			rec->u.mmap2.pgoff, (rec->u.mmap2.prot & 1) ? 'r' : '-',
+			(rec->u.mmap2.prot & 2) ? 'w' : '-', (rec->u.mmap2.prot & 4) ? 'x' : '-',
+			rec->u.mmap2.filename);
+		break;
+	default:
+		fprintf(sc->out, " %s\n", (rec->misc & PERF_RECORD_MISC_SWITCH_OUT) ?
+			((rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT preempt" : "OUT") : "IN ");
+		break;
+	}
+	return 0;
+}
+
+static const char usage_line[] = "prep script [-i FILE] [-F FIELDS] [--ns] [options]";
+
+int cmd_script(int argc, char **argv)
+{
+	struct load l = { 0 };
+	struct script sc = { .out = stdout, .l = &l };
+	const char *fields = NULL, *input = NULL;
+	bool help = false, dump = false;
+	int quiet = 0;
+	const struct opt table[] = {
+		OPTION_STRING('i', "input", &input, "file", "input file (default prec.data)"),
+		OPTION_STRING('F', "fields", &fields, "list", "comm,tid,pid,cpu,time,period,event,ip,sym,symoff,dso,srcline"),
+		OPTION_FLAG(0, "ns", &sc.ns, "times in nanoseconds"),
+		OPTION_FLAG('D', "dump-raw-trace", &dump, "every block and record, decoded"),
+		OPTION_FLAG(0, "show-task-events", &sc.task, "COMM, FORK and EXIT records too"),
+		OPTION_FLAG(0, "show-mmap-events", &sc.mmap, "MMAP and MMAP2 records too"),
+		OPTION_FLAG(0, "show-switch-events", &sc.sw, "context switch records too"),
+		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
+		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
+		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
+		OPTION_STRING('C', "cpu", &l.f.cpus, "list", "only these CPUs"),
+		OPTION_STRING(0, "time", &l.f.time, "start,end", "only samples in this time range"),
+		OPTION_COUNT('q', "quiet", &quiet, "no warnings"),
+		OPTION_FLAG('h', "help", &help, "show this help"),
+		OPTION_END,
+	};
+	struct err err = { 0 };
+	int first, ret;
+
+	first = opts_parse(table, argc, argv, &err);
+	if (first < 0) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		opts_usage(stderr, usage_line, table);
+		return 129;
+	}
+	if (help) {
+		opts_usage(stdout, usage_line, table);
+		return 0;
+	}
+	if (first < argc) {
+		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
+		return 129;
+	}
+	l.inputs[l.nr_inputs++] = input ? input : "prec.data";
+	if (dump) {
+		if (dump_file(l.inputs[0], stdout, &err)) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	sc.fields = SF_COMM | SF_TID | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP | SF_SYMOFF | SF_DSO;
+	if (fields && parse_fields(fields, &sc.fields, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 129;
+	}
+	l.quiet = quiet > 0;
+	if (load_init(&l, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
+	ret = load_run(&l, on_sample, on_side, &sc, &err);
+	if (ret)
+		fprintf(stderr, "prep: %s\n", err.msg);
+	load_free(&l);
+	return ret ? 1 : 0;
+}

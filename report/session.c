@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading a prec.data file for the report; see session.h. */
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pending {
+	uint64_t time;
+	uint64_t seq;           /* arrival order: ties keep it */
+	size_t off;             /* in the pending bytes */
+	uint32_t len;
+};
+
+struct order {
+	struct buf bytes;
+	struct pending *q, *tmp;
+	size_t nr, cap;
+	uint64_t seq;
+	uint64_t round_max;     /* newest time of the current pass */
+	uint64_t prev_max;      /* ... of the pass before */
+	uint64_t flushed;       /* newest time handed on */
+};
+
+static void on_problem(void *ctx, const struct container_problem *p)
+{
+	struct session *s = ctx;
+
+	s->warnings++;
+	if (!s->quiet)
+		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
+}
+
+int session_open(struct session *s, const char *path, bool quiet, struct err *err)
+{
+	struct container_reader_opts o = { on_problem, s };
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->quiet = quiet;
+	s->layouts = record_layouts_new();
+	if (!s->layouts)
+		return err_set(err, -ENOMEM, "out of memory");
+	ret = container_reader_open(&s->r, path, &o, err);
+	if (ret) {
+		record_layouts_free(s->layouts);
+		s->layouts = NULL;
+		return ret;
+	}
+	s->header = *container_reader_header(s->r);
+	s->cstats = container_reader_stats(s->r);
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_events; i++)
+		event_desc_free(&s->events[i]);
+	free(s->events);
+	record_layouts_free(s->layouts);
+	metadata_free(&s->meta);
+	build_ids_free(s->build_ids, s->nr_build_ids);
+	free(s->kallsyms);
+	container_reader_close(s->r);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *session_event_name(const struct session *s, int event)
+{
+	if (event < 0 || (size_t)event >= s->nr_events || !s->events[event].name)
+		return "unknown";
+	return s->events[event].name;
+}
+
+static int add_event(struct session *s, const struct container_block *b, struct err *err)
+{
+	struct event_desc ev;
+	struct event_layout l;
+	uint64_t *ids;
+	struct event_desc *grown;
+	int ret;
+
+	ret = event_block_decode(b->data, b->len, &ev, err);
+	if (ret)
+		return ret;
+	grown = realloc(s->events, (s->nr_events + 1) * sizeof(*grown));
+	ids = calloc(ev.nr_ids + 1, sizeof(*ids));
+	if (!grown || !ids) {
+		if (grown)
+			s->events = grown;
+		free(ids);
+		event_desc_free(&ev);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	s->events = grown;
+	for (size_t i = 0; i < ev.nr_ids; i++)
+		ids[i] = ev.ids[i].id;
+	event_layout_from_attr(&l, ev.attr_bytes, ev.attr_size);
+	ret = record_layouts_add(s->layouts, &l, ids, ev.nr_ids, err);
+	free(ids);
+	if (ret < 0) {
+		event_desc_free(&ev);
+		return ret;
+	}
+	s->events[s->nr_events++] = ev;
+	return 0;
+}
+
+static uint64_t record_time_of(const struct record *rec)
+{
+	if (rec->type == PERF_RECORD_SAMPLE)
+		return (rec->u.sample.type & PERF_SAMPLE_TIME) ? rec->u.sample.time : 0;
+	return (rec->sid.fields & PERF_SAMPLE_TIME) ? rec->sid.time : 0;
+}
+
+static void count(struct session *s, const struct record *rec)
+{
+	s->stats.records++;
+	if (rec->type < PERF_RECORD_MAX)
+		s->stats.by_type[rec->type]++;
+	if (!rec->known)
+		s->stats.unknown_records++;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		s->stats.samples++;
+		if (rec->u.sample.type & PERF_SAMPLE_TIME) {
+			if (!s->first_time || rec->u.sample.time < s->first_time)
+				s->first_time = rec->u.sample.time;
+			if (rec->u.sample.time > s->last_time)
+				s->last_time = rec->u.sample.time;
+		}
+		break;
+	case PERF_RECORD_LOST:
+		s->stats.lost_records++;
+		s->stats.lost_samples += rec->u.lost.lost;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		s->stats.lost_samples += rec->u.lost_samples.lost;
+		break;
+	}
+}
+
+static bool before(const struct pending *a, const struct pending *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+/* A natural merge sort: the pending records come in runs already in time
+ * order (one per ring buffer span, and what the last pass kept), so merging
+ * the runs costs far less than sorting from scratch. */
+static void sort_pending(struct pending *q, struct pending *tmp, size_t n)
+{
+	struct pending *src = q, *dst = tmp;
+
+	while (n > 1) {
+		size_t runs = 0, i = 0;
+
+		while (i < n) {
+			size_t a = i, mid, b;
+
+			while (i + 1 < n && !before(&src[i + 1], &src[i]))
+				i++;
+			mid = ++i;
+			while (i < n && (i == mid || !before(&src[i], &src[i - 1])))
+				i++;
+			b = i;
+			for (size_t x = a, y = mid, k = a; k < b; k++)
+				dst[k] = (y >= b || (x < mid && !before(&src[y], &src[x]))) ? src[x++] : src[y++];
+			runs++;
+		}
+		{
+			struct pending *t = src;
+
+			src = dst;
+			dst = t;
+		}
+		if (runs == 1)
+			break;
+	}
+	if (src != q)
+		memcpy(q, src, n * sizeof(*q));
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Hand on the pending records with time <= limit (all when flush_all). */
+static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_all,
+		 session_record_fn fn, void *ctx)
+{
+	size_t n = 0, keep = 0;
+	int ret = 0;
+
+	sort_pending(o->q, o->tmp, o->nr);
+	while (n < o->nr && (flush_all || o->q[n].time <= limit))
+		n++;
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct record rec;
+
+		if (record_decode(s->layouts, o->bytes.data + o->q[i].off, o->q[i].len, &rec, NULL)) {
+			s->stats.bad_records++;
+			continue;
+		}
+		count(s, &rec);
+		if (fn)
+			ret = fn(ctx, s, &rec);
+	}
+	if (n && o->q[n - 1].time > o->flushed)
+		o->flushed = o->q[n - 1].time;
+	/* Keep the rest, compacting their bytes. */
+	if (n == o->nr) {
+		o->nr = 0;
+		buf_reset(&o->bytes);
+		return ret;
+	}
+	/* in place, in storage order: each record moves towards the front */
+	memmove(o->q, o->q + n, (o->nr - n) * sizeof(*o->q));
+	o->nr -= n;
+	qsort(o->q, o->nr, sizeof(*o->q), cmp_seq);
+	{
+		size_t at = 0;
+
+		for (; keep < o->nr; keep++) {
+			memmove(o->bytes.data + at, o->bytes.data + o->q[keep].off, o->q[keep].len);
+			o->q[keep].off = at;
+			at += o->q[keep].len;
+		}
+		o->bytes.len = at;
+	}
+	return ret;
+}
+
+static int queue(struct session *s, struct order *o, const uint8_t *p, size_t len)
+{
+	struct record rec;
+	struct pending *e;
+
+	if (record_decode(s->layouts, p, len, &rec, NULL)) {
+		s->stats.bad_records++;
+		return 0;
+	}
+	if (o->nr == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 4096;
+		struct pending *q = realloc(o->q, cap * sizeof(*q));
+		struct pending *tmp = q ? realloc(o->tmp, cap * sizeof(*tmp)) : NULL;
+
+		if (tmp)
+			o->tmp = tmp;
+		if (q)
+			o->q = q;
+		if (!q || !tmp)
+			return -ENOMEM;
+		o->cap = cap;
+	}
+	e = &o->q[o->nr];
+	e->time = record_time_of(&rec);
+	if (e->time && e->time < o->flushed)
+		s->stats.out_of_order++;
+	if (e->time > o->round_max)
+		o->round_max = e->time;
+	e->seq = o->seq++;
+	e->off = o->bytes.len;
+	e->len = (uint32_t)len;
+	if (buf_append(&o->bytes, p, len))
+		return -ENOMEM;
+	o->nr++;
+	return 0;
+}
+
+static int read_data(struct session *s, struct order *o, const struct container_block *b,
+		     session_record_fn fn, void *ctx, struct err *err)
+{
+	struct data_iter it;
+	struct data_span sp;
+	int ret;
+
+	if (data_iter_init(&it, b->data, b->len, NULL))
+		return 0;       /* validated by the reader already */
+	while (data_iter_next(&it, &sp, NULL) == 1) {
+		if (sp.kind == SPAN_ROUND_END) {
+			ret = flush(s, o, o->prev_max, false, fn, ctx);
+			if (ret)
+				return ret == -ENOMEM ? err_set(err, ret, "out of memory") : ret;
+			o->prev_max = o->round_max;
+			continue;
+		}
+		for (size_t off = 0; off < sp.len;) {
+			size_t len;
+
+			if (record_next(sp.records, sp.len, off, &len, NULL) != 1)
+				break;
+			if (sp.cpu == SPAN_CPU_SYNTH)
+				s->stats.synth_records++;
+			if (queue(s, o, sp.records + off, len))
+				return err_set(err, -ENOMEM, "out of memory");
+			off += len;
+		}
+	}
+	return 0;
+}
+
+int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err)
+{
+	struct order o = { .bytes = BUF_INIT };
+	struct container_block b;
+	int ret = 0, got;
+
+	while (!ret && (got = container_reader_next(s->r, &b, err)) == 1) {
+		switch (b.type) {
+		case BLOCK_EVENT:
+			ret = add_event(s, &b, err);
+			break;
+		case BLOCK_METADATA:
+			ret = metadata_decode(&s->meta, b.data, b.len, err);
+			break;
+		case BLOCK_BUILD_IDS: {
+			struct build_id_entry *e, *all;
+			size_t n;
+
+			if (build_ids_decode(b.data, b.len, &e, &n, NULL))
+				break;
+			all = realloc(s->build_ids, (s->nr_build_ids + n + 1) * sizeof(*all));
+			if (!all) {
+				build_ids_free(e, n);
+				ret = err_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			memcpy(all + s->nr_build_ids, e, n * sizeof(*e));
+			s->build_ids = all;
+			s->nr_build_ids += n;
+			free(e);        /* the entries' paths now belong to s */
+			break;
+		}
+		case BLOCK_KALLSYMS:
+			free(s->kallsyms);
+			s->kallsyms = malloc(b.len + 1);
+			if (!s->kallsyms) {
+				ret = err_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			memcpy(s->kallsyms, b.data, b.len);
+			s->kallsyms_len = b.len;
+			break;
+		case BLOCK_DATA:
+			ret = read_data(s, &o, &b, fn, ctx, err);
+			break;
+		}
+	}
+	if (!ret && got < 0)
+		ret = got;
+	if (!ret)
+		ret = flush(s, &o, 0, true, fn, ctx);
+	if (ret == -ENOMEM)
+		err_set(err, ret, "out of memory");
+	free(o.q);
+	free(o.tmp);
+	buf_free(&o.bytes);
+	return ret;
+}

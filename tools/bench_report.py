@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Report benchmark: perf report / perf script and prep side by side.
+
+    tools/bench_report.py [--runs N] [--seconds S] [--srcline-perf]
+
+Run from the top of the tree after `make tests-build`. Records the same
+4-thread CPU-bound program (build/tests/programs/spin MS 4) once with
+`perf record -F 10000 -g` and once with `prec -F 10000 -g`, then times, on
+each tool's own file (prep does not read perf.data yet), medians of N runs:
+
+  sort sym   `perf report --stdio --sort sym` / `prep --sort sym`
+  children   the same with --children
+  script     `perf script` / `prep script`
+  srcline    `--sort srcline --no-children` (perf's only with --srcline-perf:
+             it pipes every address to addr2line and takes minutes)
+
+CPU seconds (user + sys) and peak resident memory come from /usr/bin/time.
+Output goes to /dev/null. --seconds sets the recording length (4.6 s of two
+busy CPUs gives about 92k samples).
+"""
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+SPIN = "build/tests/programs/spin"
+
+
+def timed(cmd):
+    """(CPU s, max RSS MiB) of cmd, output discarded."""
+    p = subprocess.run(["/usr/bin/time", "-f", "@@ %U %S %M"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    m = re.search(r"@@ ([0-9.]+) ([0-9.]+) ([0-9]+)", p.stderr)
+    if not m:
+        sys.exit("cannot time %s: %s" % (cmd, p.stderr[-300:]))
+    return float(m.group(1)) + float(m.group(2)), int(m.group(3)) / 1024.0
+
+
+def med(cmd, runs):
+    res = [timed(cmd) for _ in range(runs)]
+    return statistics.median(r[0] for r in res), statistics.median(r[1] for r in res)
+
+
+def samples(tool, path):
+    if tool == "perf":
+        out = subprocess.run(["perf", "report", "-i", path, "--stats"],
+                             capture_output=True, text=True).stdout
+    else:
+        out = subprocess.run(["./prep", "-i", path, "--stats", "-g", "none"],
+                             capture_output=True, text=True).stdout
+    m = re.search(r"SAMPLE events:\s+(\d+)", out)
+    return int(m.group(1)) if m else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=4.6)
+    ap.add_argument("--srcline-perf", action="store_true")
+    a = ap.parse_args()
+    ms = str(int(a.seconds * 1000))
+    with tempfile.TemporaryDirectory() as tmp:
+        pf, pp = tmp + "/perf.data", tmp + "/prec.data"
+        subprocess.run(["perf", "record", "-q", "-F", "10000", "-g", "-o", pf, "--", SPIN, ms, "4"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(["./prec", "-q", "-F", "10000", "-g", "-o", pp, "--", SPIN, ms, "4"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        print("files: perf.data %d samples, prec.data %d samples (spin %s 4, -F 10000 -g)" %
+              (samples("perf", pf), samples("prec", pp), ms))
+        cases = [
+            ("sort sym", ["perf", "report", "-i", pf, "--stdio", "--sort", "sym"],
+             ["./prep", "-i", pp, "--sort", "sym"]),
+            ("children", ["perf", "report", "-i", pf, "--stdio", "--sort", "sym", "--children"],
+             ["./prep", "-i", pp, "--sort", "sym", "--children"]),
+            ("script", ["perf", "script", "-i", pf], ["./prep", "script", "-i", pp]),
+            ("srcline", ["perf", "report", "-i", pf, "--stdio", "--no-children", "--sort", "srcline"]
+             if a.srcline_perf else None,
+             ["./prep", "-i", pp, "--no-children", "--sort", "srcline"]),
+        ]
+        print("%-10s %22s %22s %16s" % ("", "perf CPU s / peak MiB", "prep CPU s / peak MiB",
+                                          "speed, memory"))
+        for name, pcmd, qcmd in cases:
+            q = med(qcmd, a.runs)
+            if pcmd:
+                p = med(pcmd, a.runs)
+                print("%-10s %12.3f / %7.1f %12.3f / %7.1f %8.1fx %6.2fx" %
+                      (name, p[0], p[1], q[0], q[1], p[0] / max(q[0], 1e-3), q[1] / p[1]))
+            else:
+                print("%-10s %22s %12.3f / %7.1f" % (name, "(not run)", q[0], q[1]))
+
+
+if __name__ == "__main__":
+    main()

@@ -738,6 +738,74 @@ int record_decode(const struct record_layouts *ls, const void *bytes, size_t len
 	return decode_known(ls, f, rec, err);
 }
 
+/* ---- the time alone ----------------------------------------------------- */
+
+static const struct event_layout *peek_layout(const struct record_layouts *ls, const uint8_t *p,
+					      size_t len, size_t id_off)
+{
+	uint64_t id;
+	int ev;
+
+	if (ls->nr == 1)
+		return &ls->ev[0];
+	if (id_off + 8 > len)
+		return NULL;
+	memcpy(&id, p + id_off, 8);
+	ev = record_layouts_find(ls, id);
+	return ev < 0 ? NULL : &ls->ev[ev];
+}
+
+uint64_t record_peek_time(const struct record_layouts *ls, const void *bytes, size_t len)
+{
+	const uint64_t before_id = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
+	const uint8_t *p = bytes;
+	const struct event_layout *l;
+	uint32_t type;
+	uint64_t st, t;
+	size_t off;
+
+	if (len < 8 || !ls->nr)
+		return 0;
+	memcpy(&type, p, 4);
+	if (type == PERF_RECORD_SAMPLE) {
+		st = ls->ev[0].sample_type;
+		if (ls->nr == 1 || ls->how == BY_IDENTIFIER)
+			l = peek_layout(ls, p, len, 8);
+		else if (ls->how == BY_ID_POS)
+			l = peek_layout(ls, p, len, 8 + 8 * (size_t)__builtin_popcountll(st & before_id));
+		else
+			return 0;
+		if (!l || !(l->sample_type & PERF_SAMPLE_TIME))
+			return 0;
+		off = 8 + 8 * (size_t)__builtin_popcountll(l->sample_type & (PERF_SAMPLE_IDENTIFIER |
+				PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+	} else {
+		size_t tsize;
+
+		if (!family(type) || !ls->ev[0].sample_id_all)
+			return 0;
+		st = ls->ev[0].sample_type;
+		if (ls->nr == 1 || ls->how == BY_IDENTIFIER)
+			l = peek_layout(ls, p, len, len - 8);
+		else if (ls->how == BY_ID_POS && len >= 8 + record__sample_id_size(st))
+			l = peek_layout(ls, p, len, len - record__sample_id_size(st) +
+					8 * (size_t)__builtin_popcountll(st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)));
+		else
+			return 0;
+		if (!l || !(l->sample_type & PERF_SAMPLE_TIME))
+			return 0;
+		tsize = record__sample_id_size(l->sample_type);
+		if (len < 8 + tsize)
+			return 0;
+		off = len - tsize + 8 * (size_t)__builtin_popcountll(l->sample_type & PERF_SAMPLE_TID);
+	}
+	if (off + 8 > len)
+		return 0;
+	memcpy(&t, p + off, 8);
+	return t;
+}
+
 /* ---- walking a buffer -------------------------------------------------- */
 
 int record_next(const void *buf, size_t len, size_t off, size_t *rec_len, struct err *err)

@@ -184,6 +184,11 @@ struct record {
 int record_decode(const struct record_layouts *ls, const void *bytes, size_t len,
 		  struct record *rec, struct err *err);
 
+/* The record's time (PERF_SAMPLE_TIME of a sample, or of the sample_id
+ * trailer) found without decoding the rest; 0 when it has none or cannot be
+ * told (record_decode says why). In host byte order, like record_decode. */
+uint64_t record_peek_time(const struct record_layouts *ls, const void *bytes, size_t len);
+
 /* Walk a buffer of back-to-back records: on success sets *rec_len to the size
  * of the record at `off` and returns 1; returns 0 at the end of the buffer;
  * fails with -PREC_ETRUNC / -PREC_ECORRUPT (header.size < 8, or past the end). */

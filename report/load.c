@@ -23,6 +23,9 @@ int load_init(struct load *l, struct err *err)
 	l->sym = symbolizer_new(&so);
 	if (!l->sym)
 		return err_set(err, -ENOMEM, "out of memory");
+	/* Reading /proc/kallsyms is the slowest single step of a report (the
+	 * kernel formats 100k+ lines): overlap it with reading the file. */
+	symbolizer_prefetch_kallsyms(l->sym);
 	return 0;
 }
 

@@ -15,7 +15,7 @@ struct pending {
 };
 
 struct order {
-	struct buf bytes;
+	struct buf bytes, spare;
 	struct pending *q, *tmp;
 	size_t nr, cap;
 	uint64_t seq;
@@ -109,13 +109,6 @@ static int add_event(struct session *s, const struct container_block *b, struct 
 	return 0;
 }
 
-static uint64_t record_time_of(const struct record *rec)
-{
-	if (rec->type == PERF_RECORD_SAMPLE)
-		return (rec->u.sample.type & PERF_SAMPLE_TIME) ? rec->u.sample.time : 0;
-	return (rec->sid.fields & PERF_SAMPLE_TIME) ? rec->sid.time : 0;
-}
-
 static void count(struct session *s, const struct record *rec)
 {
 	s->stats.records++;
@@ -184,13 +177,6 @@ static void sort_pending(struct pending *q, struct pending *tmp, size_t n)
 		memcpy(q, src, n * sizeof(*q));
 }
 
-static int cmp_seq(const void *a, const void *b)
-{
-	const struct pending *x = a, *y = b;
-
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* Hand on the pending records with time <= limit (all when flush_all). */
 static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_all,
 		 session_record_fn fn, void *ctx)
@@ -220,32 +206,29 @@ static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_
 		buf_reset(&o->bytes);
 		return ret;
 	}
-	/* in place, in storage order: each record moves towards the front */
+	/* Keep the rest: their bytes go to the spare buffer, which becomes the
+	 * pending one (both keep their memory from pass to pass). */
 	memmove(o->q, o->q + n, (o->nr - n) * sizeof(*o->q));
 	o->nr -= n;
-	qsort(o->q, o->nr, sizeof(*o->q), cmp_seq);
+	buf_reset(&o->spare);
+	for (; keep < o->nr; keep++) {
+		if (buf_append(&o->spare, o->bytes.data + o->q[keep].off, o->q[keep].len))
+			return -ENOMEM;
+		o->q[keep].off = o->spare.len - o->q[keep].len;
+	}
 	{
-		size_t at = 0;
+		struct buf t = o->bytes;
 
-		for (; keep < o->nr; keep++) {
-			memmove(o->bytes.data + at, o->bytes.data + o->q[keep].off, o->q[keep].len);
-			o->q[keep].off = at;
-			at += o->q[keep].len;
-		}
-		o->bytes.len = at;
+		o->bytes = o->spare;
+		o->spare = t;
 	}
 	return ret;
 }
 
 static int queue(struct session *s, struct order *o, const uint8_t *p, size_t len)
 {
-	struct record rec;
 	struct pending *e;
 
-	if (record_decode(s->layouts, p, len, &rec, NULL)) {
-		s->stats.bad_records++;
-		return 0;
-	}
 	if (o->nr == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 4096;
 		struct pending *q = realloc(o->q, cap * sizeof(*q));
@@ -260,7 +243,7 @@ static int queue(struct session *s, struct order *o, const uint8_t *p, size_t le
 		o->cap = cap;
 	}
 	e = &o->q[o->nr];
-	e->time = record_time_of(&rec);
+	e->time = record_peek_time(s->layouts, p, len);
 	if (e->time && e->time < o->flushed)
 		s->stats.out_of_order++;
 	if (e->time > o->round_max)
@@ -308,7 +291,7 @@ static int read_data(struct session *s, struct order *o, const struct container_
 
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err)
 {
-	struct order o = { .bytes = BUF_INIT };
+	struct order o = { .bytes = BUF_INIT, .spare = BUF_INIT };
 	struct container_block b;
 	int ret = 0, got;
 
@@ -362,5 +345,6 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 	free(o.q);
 	free(o.tmp);
 	buf_free(&o.bytes);
+	buf_free(&o.spare);
 	return ret;
 }

@@ -313,6 +313,7 @@ void symbolizer_free(struct symbolizer *s)
 			dso_free(d);
 		}
 	}
+	kernel_prefetch_drop(s);
 	free(s->buckets);
 	free(s->kernel.tab.v);
 	free(s->kernel.module);

@@ -81,6 +81,11 @@ int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offse
  * symbol address. Returns 0, -ENOMEM, or -PREC_ECORRUPT with err set. */
 int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
 			     struct err *err);
+/* Start reading /proc/kallsyms (opts.kallsyms_path) on a thread now, so
+ * that the first kernel lookup does not wait for the kernel to format it.
+ * Loading the recording's copy instead discards the prefetch. Always 0. */
+int symbolizer_prefetch_kallsyms(struct symbolizer *s);
+
 /* *module (when module is not NULL) is NULL for the core kernel. 0 or -ENOMEM. */
 int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
 			     const char **module);

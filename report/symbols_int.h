@@ -8,6 +8,7 @@
 #define PREC_REPORT_SYMBOLS_INT_H
 
 #include <elfutils/libdw.h>
+#include <pthread.h>
 #include <gelf.h>
 
 #include "symbols.h"
@@ -98,6 +99,10 @@ struct arena {
 /* Kernel symbols: the table plus the module name of each symbol. */
 struct ksyms {
 	int state;                      /* 0 not loaded, 1 loaded, -1 unavailable */
+	bool prefetching;               /* a thread is reading kallsyms_path */
+	pthread_t prefetch;
+	uint8_t *pf_text;               /* what it read (NULL: failed) */
+	size_t pf_len;
 	struct symtab tab;
 	const char **module;            /* parallel to tab.v, NULL = core kernel */
 };
@@ -118,6 +123,9 @@ struct symbolizer {
 void *arena_alloc(struct arena *a, size_t size);
 char *arena_strndup(struct arena *a, const char *p, size_t n);
 char *arena_strdup(struct arena *a, const char *p);
+
+/* Wait for and discard a /proc/kallsyms prefetch (symbols_kernel.c). */
+void kernel_prefetch_drop(struct symbolizer *s);
 
 /* printf-style warning through opts.warn (or stderr). */
 void sym_warn(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -91,6 +91,7 @@ static int kernel_load(struct symbolizer *s, const uint8_t *text, size_t len, bo
 int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
 			     struct err *err)
 {
+	kernel_prefetch_drop(s);        /* the recording's copy wins */
 	return kernel_load(s, text, len, true, err);
 }
 
@@ -131,6 +132,46 @@ fail:
 	return NULL;
 }
 
+static void *prefetch_main(void *arg)
+{
+	struct symbolizer *s = arg;
+
+	s->kernel.pf_text = read_all(s->kallsyms_path, &s->kernel.pf_len);
+	return NULL;
+}
+
+int symbolizer_prefetch_kallsyms(struct symbolizer *s)
+{
+	if (s->kernel.state || s->kernel.prefetching)
+		return 0;
+	if (pthread_create(&s->kernel.prefetch, NULL, prefetch_main, s))
+		return 0;       /* read later, when needed */
+	s->kernel.prefetching = true;
+	return 0;
+}
+
+/* Wait for the prefetch; its text (or NULL) and length. */
+static uint8_t *prefetch_join(struct symbolizer *s, size_t *len)
+{
+	uint8_t *text;
+
+	if (!s->kernel.prefetching)
+		return NULL;
+	pthread_join(s->kernel.prefetch, NULL);
+	s->kernel.prefetching = false;
+	text = s->kernel.pf_text;
+	*len = s->kernel.pf_len;
+	s->kernel.pf_text = NULL;
+	return text;
+}
+
+void kernel_prefetch_drop(struct symbolizer *s)
+{
+	size_t len;
+
+	free(prefetch_join(s, &len));
+}
+
 static int kernel_ensure(struct symbolizer *s)
 {
 	struct err err = { 0 };
@@ -140,7 +181,10 @@ static int kernel_ensure(struct symbolizer *s)
 
 	if (s->kernel.state)
 		return 0;
-	text = read_all(s->kallsyms_path, &len);
+	if (s->kernel.prefetching)
+		text = prefetch_join(s, &len);
+	else
+		text = read_all(s->kallsyms_path, &len);
 	if (!text) {
 		s->kernel.state = -1;
 		sym_warn(s, "cannot read %s: kernel addresses stay unresolved", s->kallsyms_path);

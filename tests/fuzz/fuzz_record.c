@@ -2,7 +2,7 @@
 /*
  * Fuzz target for format/record.c and format/sample.c: a set of events, then
  * a stream of ring-buffer records walked with record_next() and decoded with
- * record_decode().
+ * record_decode(); record_peek_time() must agree with the decoded time.
  *
  * Input (host byte order, like the records themselves):
  *
@@ -168,7 +168,17 @@ static void decode_one(const struct record_layouts *ls, const uint8_t *p, size_t
 			abort();
 		if (rec.known)
 			touch_record(&rec);
+		/* the shortcut the report sorts by gives the decoder's time */
+		if (rec.known && rec.event >= 0) {
+			uint64_t t = rec.type == PERF_RECORD_SAMPLE ?
+				((rec.u.sample.type & PERF_SAMPLE_TIME) ? rec.u.sample.time : 0) :
+				((rec.sid.fields & PERF_SAMPLE_TIME) ? rec.sid.time : 0);
+
+			if (record_peek_time(ls, copy, len) != t)
+				abort();
+		}
 	}
+	(void)record_peek_time(ls, copy, len);  /* never reads outside the record */
 	free(copy);
 }
 

@@ -83,9 +83,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(PREP_LIB) $(LIB) $(CMOCKA_LIBS) $(PKG_LIBS)
 
-$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIB) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(PREP_LIB) $(LIB) $(PKG_LIBS)
 
 $(BUILD)/tests/minireader: tests/minireader/minireader.c
 	@mkdir -p $(dir $@)
@@ -147,11 +147,11 @@ asan: deps
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 fuzz: deps
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang \
-		EXTRA_CFLAGS="$(FUZZ_CFLAGS)" build/fuzz/libprec.a
+		EXTRA_CFLAGS="$(FUZZ_CFLAGS)" build/fuzz/libprec.a build/fuzz/libprep.a
 	@set -e; for src in $(FUZZ_SRC); do \
 		name=$$(basename $$src .c | sed 's/^fuzz_//'); \
 		clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-			-o build/fuzz/fuzz_$$name $$src build/fuzz/libprec.a $(PKG_LIBS); \
+			-o build/fuzz/fuzz_$$name $$src build/fuzz/libprep.a build/fuzz/libprec.a $(PKG_LIBS); \
 		mkdir -p build/fuzz/corpus_$$name; \
 		cp tests/fuzz/corpus/$$name/* build/fuzz/corpus_$$name/ 2>/dev/null || true; \
 		echo "fuzz_$$name: $(FUZZ_SECONDS) s"; \

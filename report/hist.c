@@ -203,12 +203,25 @@ static int sym_id(struct hist *h, const struct dso *d, uint64_t start, bool reso
 	return 0;
 }
 
-static struct sym_dso *dso_handle(struct hist *h, struct dso *d)
+struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d)
 {
-	if (!d->sym)
-		d->sym = symbolizer_dso(h->sym, d->path, d->build_id_size ? d->build_id : NULL,
+	char path[4096];
+
+	if (d->sym)
+		return d->sym;
+	if (symfs && *symfs && (size_t)snprintf(path, sizeof(path), "%s%s%s", symfs,
+						d->path[0] == '/' ? "" : "/", d->path) < sizeof(path))
+		d->sym = symbolizer_dso(s, path, d->build_id_size ? d->build_id : NULL,
+					d->build_id_size);
+	else
+		d->sym = symbolizer_dso(s, d->path, d->build_id_size ? d->build_id : NULL,
 					d->build_id_size);
 	return d->sym;
+}
+
+static struct sym_dso *dso_handle(struct hist *h, struct dso *d)
+{
+	return dso_sym(h->sym, h->opts.symfs, d);
 }
 
 int hist_resolve(struct hist *h)

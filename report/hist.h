@@ -82,6 +82,7 @@ struct hist_opts {
 	bool skip_self;         /* chains start after the entry's own frame */
 	int max_stack;
 	const char *parent_re;
+	const char *symfs;      /* look for binaries under this folder (perf's --symfs) */
 };
 
 struct symid_rec;
@@ -121,6 +122,9 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 int hist_resolve(struct hist *h);
 /* Build the entries of one event, sorted for output. */
 int hist_build(struct hist *h, int event);
+
+/* The symbolizer's handle of a dso, found under symfs when given. */
+struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d);
 
 /* DWARF source position of a frame (lazily); "file:line" text helpers. */
 void hist_frame_src(struct hist *h, struct frame *f);

@@ -18,7 +18,14 @@ static void warn(void *ctx, const char *msg)
 int load_init(struct load *l, struct err *err)
 {
 	struct symbolizer_opts so = { .warn = warn, .warn_ctx = l };
+	char debug_root[4096];
 
+	/* with --symfs, debug files are looked for under it too, as perf does */
+	if (l->symfs && *l->symfs) {
+		snprintf(debug_root, sizeof(debug_root), "%s/usr/lib/debug", l->symfs);
+		so.debug_root = debug_root;
+	}
+	so.kallsyms_path = l->kallsyms_path;
 	machine_init(&l->machine);
 	l->sym = symbolizer_new(&so);
 	if (!l->sym)
@@ -280,6 +287,14 @@ static void apply_build_ids(struct load *l, const struct session *s)
 	}
 }
 
+static int open_input(const struct load *l, size_t i, struct session *s, bool quiet,
+		      struct err *err)
+{
+	if (i == 0 && l->mem)
+		return session_open_mem(s, l->inputs[i], l->mem, l->mem_len, quiet, err);
+	return session_open(s, l->inputs[i], quiet, err);
+}
+
 int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
 	     struct err *err)
 {
@@ -297,7 +312,7 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 	for (size_t i = 0; i < l->nr_inputs; i++) {
 		struct session *s = &l->sessions[i];
 
-		ret = session_open(s, l->inputs[i], l->quiet, err);
+		ret = open_input(l, i, s, l->quiet, err);
 		if (ret)
 			goto out;
 		l->nr_sessions++;
@@ -311,7 +326,7 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			/* percent ranges need the span of the recording first */
 			struct session probe;
 
-			if (!session_open(&probe, l->inputs[i], true, err)) {
+			if (!open_input(l, i, &probe, true, err)) {
 				session_read(&probe, NULL, NULL, err);
 				rc.t0 = probe.first_time;
 				rc.t1 = probe.last_time;

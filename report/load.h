@@ -30,6 +30,10 @@ struct load {
 	const char *inputs[LOAD_MAX_INPUTS];
 	size_t nr_inputs;
 	bool quiet;
+	const char *symfs;
+	const char *kallsyms_path;      /* tests: instead of /proc/kallsyms */
+	const void *mem;                /* tests: inputs[0]'s bytes, in memory */
+	size_t mem_len;
 	struct filters f;
 	struct session sessions[LOAD_MAX_INPUTS];
 	size_t nr_sessions;

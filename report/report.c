@@ -170,6 +170,7 @@ int cmd_report(int argc, char **argv)
 		OPTION_INT(0, "max-stack", &ro.max_stack, "n", "use at most n frames of each call chain", 1, 100000),
 		OPTION_STRING('p', "parent", &ro.parent, "regex", "parent symbol pattern for --sort parent (default ^sys_|^do_page_fault)"),
 		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
+		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
 		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
 		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
 		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
@@ -242,6 +243,7 @@ int cmd_report(int argc, char **argv)
 	ho.max_stack = (int)ro.max_stack;
 	ho.parent_re = ro.parent;
 	ho.inline_frames = !ro.no_inline;
+	ho.symfs = l.symfs;
 	if (load_init(&l, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;

@@ -99,9 +99,8 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 	} else if (m && m->dso) {
 		struct dso *d = m->dso;
 
-		if (!d->sym && !d->anon)
-			d->sym = symbolizer_dso(l->sym, d->path, d->build_id_size ? d->build_id : NULL,
-						d->build_id_size);
+		if (!d->anon)
+			dso_sym(l->sym, l->symfs, d);
 		if (d->sym)
 			sym_dso_lookup(l->sym, d->sym, addr - m->start + m->pgoff, &si);
 		dso = d->path;
@@ -245,6 +244,7 @@ int cmd_script(int argc, char **argv)
 		OPTION_FLAG(0, "show-task-events", &sc.task, "COMM, FORK and EXIT records too"),
 		OPTION_FLAG(0, "show-mmap-events", &sc.mmap, "MMAP and MMAP2 records too"),
 		OPTION_FLAG(0, "show-switch-events", &sc.sw, "context switch records too"),
+		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
 		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
 		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
 		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),

@@ -33,7 +33,8 @@ static void on_problem(void *ctx, const struct container_problem *p)
 		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
 }
 
-int session_open(struct session *s, const char *path, bool quiet, struct err *err)
+static int open_any(struct session *s, const char *path, const void *data, size_t len,
+		    bool quiet, struct err *err)
 {
 	struct container_reader_opts o = { on_problem, s };
 	int ret;
@@ -44,7 +45,8 @@ int session_open(struct session *s, const char *path, bool quiet, struct err *er
 	s->layouts = record_layouts_new();
 	if (!s->layouts)
 		return err_set(err, -ENOMEM, "out of memory");
-	ret = container_reader_open(&s->r, path, &o, err);
+	ret = data ? container_reader_open_mem(&s->r, data, len, &o, err) :
+		     container_reader_open(&s->r, path, &o, err);
 	if (ret) {
 		record_layouts_free(s->layouts);
 		s->layouts = NULL;
@@ -53,6 +55,17 @@ int session_open(struct session *s, const char *path, bool quiet, struct err *er
 	s->header = *container_reader_header(s->r);
 	s->cstats = container_reader_stats(s->r);
 	return 0;
+}
+
+int session_open(struct session *s, const char *path, bool quiet, struct err *err)
+{
+	return open_any(s, path, NULL, 0, quiet, err);
+}
+
+int session_open_mem(struct session *s, const char *path, const void *data, size_t len,
+		     bool quiet, struct err *err)
+{
+	return open_any(s, path, data ? data : "", len, quiet, err);
 }
 
 void session_close(struct session *s)

@@ -57,6 +57,10 @@ typedef int (*session_record_fn)(void *ctx, struct session *s, const struct reco
 
 /* Open the file (header checks only). Returns 0 or a negative code with err set. */
 int session_open(struct session *s, const char *path, bool quiet, struct err *err);
+/* The same on bytes in memory (borrowed; they must outlive the session);
+ * path only names them in messages. */
+int session_open_mem(struct session *s, const char *path, const void *data, size_t len,
+		     bool quiet, struct err *err);
 /* Walk every block: events, metadata, build ids and kallsyms are kept in s;
  * fn (may be NULL) gets each record of the DATA blocks in time order. Events
  * come before DATA blocks in a well-formed file; records that cannot be

@@ -606,6 +606,7 @@ int hist_build(struct hist *h, int event)
 		if (h->entries[i].tree)
 			sort_tree(h->entries[i].tree);
 	sort_hist = h;
-	qsort(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries);
+	if (h->nr_entries)
+		qsort(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries);
 	return 0;
 }

@@ -231,18 +231,31 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 {
 	struct col cols[SORT_NR];
 	size_t nc = h->opts.nr_keys;
-	uint64_t total, all;
+	uint64_t total, all, shown_period, shown_count;
 	char buf[4096], cnt[32];
 	int ret = hist_build(h, event);
 
 	if (ret)
 		return ret;
 	all = l->period_by_event[event];
-	total = po->absolute && all > h->total_period ? all : h->total_period;
+	shown_period = h->total_period;
+	shown_count = h->total_count;
+	/* --dso and --symbols hide entries; as in perf, the relative
+	 * percentages and the counts in the header are then of what is shown */
+	if (l->f.dsos || l->f.syms) {
+		shown_period = shown_count = 0;
+		for (size_t i = 0; i < h->nr_entries; i++) {
+			if (!load_frame_wanted(l, &h->frames[h->entries[i].frame]))
+				continue;
+			shown_period += h->entries[i].self_period;
+			shown_count += h->entries[i].self_count;
+		}
+	}
+	total = po->absolute && all > shown_period ? all : shown_period;
 	if (!po->quiet) {
-		unit_count(h->total_count, cnt, sizeof(cnt));
+		unit_count(shown_count, cnt, sizeof(cnt));
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, l->events[event]);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", h->total_period);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", shown_period);
 	}
 	for (size_t i = 0; i < nc; i++) {
 		enum sort_key k = h->opts.keys[i];
@@ -321,7 +334,11 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 			fprintf(out, "  %12" PRIu64, e->self_period);
 		for (size_t j = 0; j < nc; j++) {
 			key_text(h, e, cols[j].key, buf, sizeof(buf));
-			if (j + 1 == nc && !cols[j].right)
+			/* perf pads a last column, but for the symbol-like ones */
+			if (j + 1 == nc && !cols[j].right &&
+			    (cols[j].key == SORT_SYM || cols[j].key == SORT_SYMOFF ||
+			     cols[j].key == SORT_SRCLINE || cols[j].key == SORT_SRCFILE ||
+			     cols[j].key == SORT_PARENT))
 				fprintf(out, "  %s", buf);
 			else
 				fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, buf);

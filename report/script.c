@@ -13,6 +13,7 @@
 #include "../common/opts.h"
 #include "dump.h"
 #include "load.h"
+#include "outbuf.h"
 #include "report.h"
 
 enum sfield {
@@ -28,7 +29,7 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 };
 
 struct script {
-	FILE *out;
+	struct obuf *out;
 	unsigned fields;
 	bool ns, task, mmap, sw;
 	bool multi_cpu;
@@ -60,26 +61,38 @@ static int parse_fields(const char *list, unsigned *out, struct err *err)
 
 static void print_time(struct script *sc, uint64_t t)
 {
+	ob_dec(sc->out, t / UINT64_C(1000000000), 5, ' ', false);
+	ob_chr(sc->out, '.');
 	if (sc->ns)
-		fprintf(sc->out, "%5" PRIu64 ".%09" PRIu64 ": ", t / UINT64_C(1000000000), t % UINT64_C(1000000000));
+		ob_dec(sc->out, t % UINT64_C(1000000000), 9, '0', false);
 	else
-		fprintf(sc->out, "%5" PRIu64 ".%06" PRIu64 ": ", t / UINT64_C(1000000000),
-			(t % UINT64_C(1000000000)) / 1000);
+		ob_dec(sc->out, (t % UINT64_C(1000000000)) / 1000, 6, '0', false);
+	ob_mem(sc->out, ": ", 2);
 }
 
 static void print_start(struct script *sc, const char *comm, uint32_t pid, uint32_t tid,
 			uint32_t cpu, uint64_t time)
 {
-	if (sc->fields & SF_COMM)
-		fprintf(sc->out, "%s ", comm);
-	if ((sc->fields & SF_PID) && (sc->fields & SF_TID))
-		fprintf(sc->out, "%5u/%-5u ", pid, tid);
-	else if (sc->fields & SF_TID)
-		fprintf(sc->out, "%5u ", tid);
-	else if (sc->fields & SF_PID)
-		fprintf(sc->out, "%5u ", pid);
-	if (sc->fields & SF_CPU)
-		fprintf(sc->out, "[%03u] ", cpu);
+	struct obuf *o = sc->out;
+
+	if (sc->fields & SF_COMM) {
+		ob_str(o, comm);
+		ob_chr(o, ' ');
+	}
+	if ((sc->fields & SF_PID) && (sc->fields & SF_TID)) {
+		ob_dec(o, pid, 5, ' ', false);
+		ob_chr(o, '/');
+		ob_dec(o, tid, 5, ' ', true);
+		ob_chr(o, ' ');
+	} else if (sc->fields & (SF_TID | SF_PID)) {
+		ob_dec(o, (sc->fields & SF_TID) ? tid : pid, 5, ' ', false);
+		ob_chr(o, ' ');
+	}
+	if (sc->fields & SF_CPU) {
+		ob_chr(o, '[');
+		ob_dec(o, cpu, 3, '0', false);
+		ob_mem(o, "] ", 2);
+	}
 	if (sc->fields & SF_TIME)
 		print_time(sc, time);
 }
@@ -108,18 +121,30 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 			shown = si.addr;
 	}
 	if (sc->fields & SF_IP)
-		fprintf(sc->out, "%16" PRIx64, shown);
+		ob_hex(sc->out, shown, 16);
 	if (sc->fields & (SF_SYM | SF_SYMOFF)) {
-		if (si.name && (sc->fields & SF_SYMOFF))
-			fprintf(sc->out, " %s+%#" PRIx64, si.name, si.addr - si.start);
-		else
-			fprintf(sc->out, " %s", si.name ? si.name : "[unknown]");
+		ob_chr(sc->out, ' ');
+		ob_str(sc->out, si.name ? si.name : "[unknown]");
+		if (si.name && (sc->fields & SF_SYMOFF)) {
+			ob_chr(sc->out, '+');
+			if (si.addr - si.start) {
+				ob_mem(sc->out, "0x", 2);
+				ob_hex(sc->out, si.addr - si.start, 0);
+			} else {
+				ob_chr(sc->out, '0');
+			}
+		}
 	}
 	if (sc->fields & SF_DSO) {
-		if (module)
-			fprintf(sc->out, " ([%s])", module);
-		else
-			fprintf(sc->out, " (%s)", dso);
+		ob_mem(sc->out, " (", 2);
+		if (module) {
+			ob_chr(sc->out, '[');
+			ob_str(sc->out, module);
+			ob_chr(sc->out, ']');
+		} else {
+			ob_str(sc->out, dso);
+		}
+		ob_chr(sc->out, ')');
 	}
 	if ((sc->fields & SF_SRCLINE) && m && m->dso && m->dso->sym && !kernel) {
 		const struct sym_frame *fr;
@@ -127,7 +152,7 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 
 		if (!sym_dso_srcline(l->sym, m->dso->sym, addr - m->start + m->pgoff, &fr, &n) && n &&
 		    fr[0].file)
-			fprintf(sc->out, "\n  %s:%u", fr[0].file, fr[0].line);
+			ob_printf(sc->out, "\n  %s:%u", fr[0].file, fr[0].line);
 	}
 }
 
@@ -138,27 +163,31 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	bool chain = s->nr > 1 || ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr);
 
 	print_start(sc, s->thread->comm, smp->pid, smp->tid, smp->cpu, smp->time);
-	if (sc->fields & SF_PERIOD)
-		fprintf(sc->out, "%10" PRIu64 " ", (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1);
-	if (sc->fields & SF_EVENT)
-		fprintf(sc->out, "%s: ", l->events[s->event]);
+	if (sc->fields & SF_PERIOD) {
+		ob_dec(sc->out, (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1, 10, ' ', false);
+		ob_chr(sc->out, ' ');
+	}
+	if (sc->fields & SF_EVENT) {
+		ob_str(sc->out, l->events[s->event]);
+		ob_mem(sc->out, ": ", 2);
+	}
 	if (!(sc->fields & (SF_IP | SF_SYM | SF_SYMOFF | SF_DSO))) {
-		fputc('\n', sc->out);
+		ob_chr(sc->out, '\n');
 		return 0;
 	}
 	if (!chain) {
-		fputs(" ", sc->out);
+		ob_chr(sc->out, ' ');
 		print_addr(sc, s->thread, s->addrs[0], s->kernel[0]);
-		fputc('\n', sc->out);
+		ob_chr(sc->out, '\n');
 		return 0;
 	}
-	fputc('\n', sc->out);
+	ob_chr(sc->out, '\n');
 	for (size_t i = 0; i < s->nr; i++) {
-		fputc('\t', sc->out);
+		ob_chr(sc->out, '\t');
 		print_addr(sc, s->thread, s->addrs[i], s->kernel[i]);
-		fputc('\n', sc->out);
+		ob_chr(sc->out, '\n');
 	}
-	fputc('\n', sc->out);
+	ob_chr(sc->out, '\n');
 	return 0;
 }
 
@@ -197,30 +226,30 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 	print_start(sc, t ? t->comm : ":-1", pid, tid,
 		    (rec->sid.fields & PERF_SAMPLE_CPU) ? rec->sid.cpu : 0,
 		    (rec->sid.fields & PERF_SAMPLE_TIME) ? rec->sid.time : 0);
-	fprintf(sc->out, "PERF_RECORD_%s", record_type_name(rec->type));
+	ob_printf(sc->out, "PERF_RECORD_%s", record_type_name(rec->type));
 	switch (rec->type) {
 	case PERF_RECORD_COMM:
-		fprintf(sc->out, "%s: %s:%u/%u\n", (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec" : "",
+		ob_printf(sc->out, "%s: %s:%u/%u\n", (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec" : "",
 			rec->u.comm.comm, rec->u.comm.pid, rec->u.comm.tid);
 		break;
 	case PERF_RECORD_FORK: case PERF_RECORD_EXIT:
-		fprintf(sc->out, "(%u:%u):(%u:%u)\n", rec->u.task.pid, rec->u.task.tid,
+		ob_printf(sc->out, "(%u:%u):(%u:%u)\n", rec->u.task.pid, rec->u.task.tid,
 			rec->u.task.ppid, rec->u.task.ptid);
 		break;
 	case PERF_RECORD_MMAP:
-		fprintf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %s\n",
+		ob_printf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %s\n",
 			rec->u.mmap.pid, rec->u.mmap.tid, rec->u.mmap.addr, rec->u.mmap.len,
 			rec->u.mmap.pgoff, rec->u.mmap.filename);
 		break;
 	case PERF_RECORD_MMAP2:
-		fprintf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c%c%c %s\n",
+		ob_printf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c%c%c %s\n",
 			rec->u.mmap2.pid, rec->u.mmap2.tid, rec->u.mmap2.addr, rec->u.mmap2.len,
 			rec->u.mmap2.pgoff, (rec->u.mmap2.prot & 1) ? 'r' : '-',
 			(rec->u.mmap2.prot & 2) ? 'w' : '-', (rec->u.mmap2.prot & 4) ? 'x' : '-',
 			rec->u.mmap2.filename);
 		break;
 	default:
-		fprintf(sc->out, " %s\n", (rec->misc & PERF_RECORD_MISC_SWITCH_OUT) ?
+		ob_printf(sc->out, " %s\n", (rec->misc & PERF_RECORD_MISC_SWITCH_OUT) ?
 			((rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT preempt" : "OUT") : "IN ");
 		break;
 	}
@@ -232,7 +261,8 @@ static const char usage_line[] = "prep script [-i FILE] [-F FIELDS] [--ns] [opti
 int cmd_script(int argc, char **argv)
 {
 	struct load l = { 0 };
-	struct script sc = { .out = stdout, .l = &l };
+	static struct obuf ob;
+	struct script sc = { .out = &ob, .l = &l };
 	const char *fields = NULL, *input = NULL;
 	bool help = false, dump = false;
 	int quiet = 0;
@@ -245,6 +275,7 @@ int cmd_script(int argc, char **argv)
 		OPTION_FLAG(0, "show-mmap-events", &sc.mmap, "MMAP and MMAP2 records too"),
 		OPTION_FLAG(0, "show-switch-events", &sc.sw, "context switch records too"),
 		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
+		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file"),
 		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
 		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
 		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
@@ -289,7 +320,9 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
 	}
+	ob.f = stdout;
 	ret = load_run(&l, on_sample, on_side, &sc, &err);
+	ob_flush(&ob);
 	if (ret)
 		fprintf(stderr, "prep: %s\n", err.msg);
 	load_free(&l);

@@ -134,7 +134,7 @@ static unsigned leading_underscores(const char *p)
  * first one on a full tie; we compare the names so that the choice never
  * depends on the order of the symbol table.
  */
-static bool sym_better(const struct rawsym *a, const struct rawsym *b)
+bool sym_better(const struct rawsym *a, const struct rawsym *b)
 {
 	size_t la, lb;
 	unsigned ua, ub;
@@ -315,8 +315,7 @@ void symbolizer_free(struct symbolizer *s)
 	}
 	kernel_prefetch_drop(s);
 	free(s->buckets);
-	free(s->kernel.tab.v);
-	free(s->kernel.module);
+	kernel_free(s);
 	arena_free(&s->arena);
 	free(s->debug_root);
 	free(s->kallsyms_path);

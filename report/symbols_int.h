@@ -96,15 +96,36 @@ struct arena {
 	struct arena_chunk *head;
 };
 
-/* Kernel symbols: the table plus the module name of each symbol. */
+/* One function symbol of a kallsyms text, by position in that text. */
+struct kent {
+	uint64_t start;
+	uint32_t name_off, module_off;  /* module_off 0: core kernel */
+	uint16_t name_len, module_len;
+	char type;
+};
+
+/* Kernel symbols: the kallsyms text kept as it is, plus an index of its
+ * function symbols sorted by address; names are copied out only for the
+ * symbols a lookup lands on. */
+struct kindex {
+	uint8_t *text;
+	size_t len;
+	struct kent *v;
+	size_t n;
+	size_t nonzero;                 /* entries with a non-zero address */
+	int err;                        /* 0, -ENOMEM or -PREC_ECORRUPT */
+	char msg[ERR_MSG_MAX];
+};
+
 struct ksyms {
 	int state;                      /* 0 not loaded, 1 loaded, -1 unavailable */
-	bool prefetching;               /* a thread is reading kallsyms_path */
+	bool prefetching;               /* a thread is reading and indexing kallsyms_path */
 	pthread_t prefetch;
-	uint8_t *pf_text;               /* what it read (NULL: failed) */
-	size_t pf_len;
-	struct symtab tab;
-	const char **module;            /* parallel to tab.v, NULL = core kernel */
+	bool pf_read;                   /* the prefetch could read the file */
+	struct kindex pf;               /* its result */
+	struct kindex ix;
+	const char **names;             /* per index entry, filled on first use */
+	const char **modules;
 };
 
 struct symbolizer {
@@ -124,8 +145,10 @@ void *arena_alloc(struct arena *a, size_t size);
 char *arena_strndup(struct arena *a, const char *p, size_t n);
 char *arena_strdup(struct arena *a, const char *p);
 
-/* Wait for and discard a /proc/kallsyms prefetch (symbols_kernel.c). */
+/* Wait for and discard a /proc/kallsyms prefetch; free the kernel symbols
+ * (symbols_kernel.c). */
 void kernel_prefetch_drop(struct symbolizer *s);
+void kernel_free(struct symbolizer *s);
 
 /* printf-style warning through opts.warn (or stderr). */
 void sym_warn(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -134,6 +157,8 @@ void sym_warn(struct symbolizer *s, const char *fmt, ...) __attribute__((format(
  * zero-size symbols extend to the next symbol (perf's choice among
  * duplicates, see symbols_elf.c). */
 int rawsyms_push(struct rawsyms *r, const struct rawsym *s);
+/* Of two symbols at the same address, whether a is the one perf keeps. */
+bool sym_better(const struct rawsym *a, const struct rawsym *b);
 int rawsyms_finish(struct rawsyms *r, struct symtab *out, const char ***aux_out);
 const struct sym *symtab_find(const struct symtab *t, uint64_t addr);
 

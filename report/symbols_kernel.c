@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Kernel symbols for the symbolizer: the function symbols (t T w W) of a
- * /proc/kallsyms text, from the recording's copy or from this machine,
- * each one extending to the next higher symbol address.
+ * /proc/kallsyms text, from the recording's copy or from this machine, each
+ * one extending to the next higher symbol address.
+ *
+ * A report needs only the few hundred kernel functions its samples hit, out
+ * of 100k and more: the text is kept as read and indexed by address (24
+ * bytes a symbol), and a name is copied out only when a lookup lands on it.
+ * Reading /proc/kallsyms is slow (the kernel formats every line), so it can
+ * be read and indexed on a thread while the report reads its file.
  */
 #include "symbols_int.h"
 #include "../format/blocks.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,83 +23,81 @@
 /* The last symbol has no next one: give it a page. */
 #define KSYM_LAST_SIZE 4096
 
-struct kload {
-	struct symbolizer *s;
-	struct rawsyms r;
-	size_t nonzero;
-	const char *last_module;        /* interned: consecutive lines share it */
-};
-
-static int kload_one(void *ctx, const struct kallsym *k)
+static void kindex_free(struct kindex *k)
 {
-	struct kload *kl = ctx;
-	struct arena *a = &kl->s->arena;
-	struct rawsym rs = { 0 };
-	char t = k->type;
-
-	if (k->addr)
-		kl->nonzero++;
-	if (t != 't' && t != 'T' && t != 'w' && t != 'W')
-		return 0;
-	rs.start = k->addr;
-	rs.bind = t == 'T' ? STB_GLOBAL : t == 't' ? STB_LOCAL : STB_WEAK;
-	rs.type = STT_FUNC;
-	rs.name = arena_strndup(a, k->name, k->name_len);
-	if (k->module_len) {
-		if (!kl->last_module || strncmp(kl->last_module, k->module, k->module_len) ||
-		    kl->last_module[k->module_len])
-			kl->last_module = arena_strndup(a, k->module, k->module_len);
-		rs.aux = kl->last_module;
-		if (!rs.aux)
-			return -ENOMEM;
-	}
-	if (!rs.name)
-		return -ENOMEM;
-	return rawsyms_push(&kl->r, &rs);
+	free(k->text);
+	free(k->v);
+	memset(k, 0, sizeof(*k));
 }
 
-static int kernel_load(struct symbolizer *s, const uint8_t *text, size_t len, bool warn,
-		       struct err *err)
-{
-	struct kload kl = { .s = s };
-	struct ksyms *k = &s->kernel;
-	size_t nr;
-	int ret;
+struct kbuild {
+	struct kindex *k;
+	size_t cap;
+};
 
-	free(k->tab.v);
-	free(k->module);
-	memset(k, 0, sizeof(*k));
-	ret = kallsyms_walk(text, len, kload_one, &kl, &nr, err);
-	if (ret) {
-		free(kl.r.v);
-		k->state = -1;
-		return ret == -ENOMEM ? err_set(err, ret, "kallsyms: out of memory") : ret;
-	}
-	if (!kl.nonzero) {
-		free(kl.r.v);
-		k->state = -1;
-		if (warn)
-			sym_warn(s, "kernel symbol addresses are hidden (all zero, see "
-				 "/proc/sys/kernel/kptr_restrict): kernel addresses stay unresolved");
+static int kindex_one(void *ctx, const struct kallsym *ks)
+{
+	struct kbuild *b = ctx;
+	struct kindex *k = b->k;
+	char t = ks->type;
+	struct kent *e;
+
+	if (ks->addr)
+		k->nonzero++;
+	if (t != 't' && t != 'T' && t != 'w' && t != 'W')
 		return 0;
+	if (k->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		struct kent *v = realloc(k->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		k->v = v;
+		b->cap = cap;
 	}
-	/* sizes: up to the next symbol (rawsyms_finish); the last one gets a page */
-	ret = rawsyms_finish(&kl.r, &k->tab, &k->module);
-	if (ret) {
-		k->state = 0;
-		return err_set(err, ret, "kallsyms: out of memory");
-	}
-	if (k->tab.n && !k->tab.v[k->tab.n - 1].size)
-		k->tab.v[k->tab.n - 1].size = KSYM_LAST_SIZE;
-	k->state = 1;
+	e = &k->v[k->n++];
+	e->start = ks->addr;
+	e->type = t;
+	e->name_off = (uint32_t)((const uint8_t *)ks->name - k->text);
+	e->name_len = (uint16_t)(ks->name_len > UINT16_MAX ? UINT16_MAX : ks->name_len);
+	e->module_off = ks->module_len ? (uint32_t)((const uint8_t *)ks->module - k->text) : 0;
+	e->module_len = (uint16_t)(ks->module_len > UINT16_MAX ? UINT16_MAX : ks->module_len);
 	return 0;
 }
 
-int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
-			     struct err *err)
+static int kent_cmp(const void *pa, const void *pb)
 {
-	kernel_prefetch_drop(s);        /* the recording's copy wins */
-	return kernel_load(s, text, len, true, err);
+	const struct kent *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->name_off < b->name_off ? -1 : a->name_off > b->name_off;
+}
+
+/* Index k->text (taking it over). Sets k->err (and k->msg) on failure. */
+static void kindex_build(struct kindex *k)
+{
+	struct kbuild b = { k, 0 };
+	struct err err = { 0 };
+	size_t nr;
+	bool sorted = true;
+	int ret;
+
+	if (k->len > UINT32_MAX) {
+		k->err = -PREC_ECORRUPT;
+		snprintf(k->msg, sizeof(k->msg), "kallsyms: text of %zu bytes is too large", k->len);
+		return;
+	}
+	ret = kallsyms_walk(k->text, k->len, kindex_one, &b, &nr, &err);
+	if (ret) {
+		k->err = ret == -ENOMEM ? -ENOMEM : -PREC_ECORRUPT;
+		snprintf(k->msg, sizeof(k->msg), "%s", ret == -ENOMEM ? "kallsyms: out of memory" : err.msg);
+		return;
+	}
+	for (size_t i = 1; i < k->n && sorted; i++)
+		sorted = kent_cmp(&k->v[i - 1], &k->v[i]) <= 0;
+	if (!sorted)
+		qsort(k->v, k->n, sizeof(*k->v), kent_cmp);
 }
 
 /* Read a /proc file (size 0 in stat) to its end. */
@@ -132,11 +137,52 @@ fail:
 	return NULL;
 }
 
+/* Make an index the symbolizer's kernel symbols (or mark them unavailable). */
+static int kernel_take(struct symbolizer *s, struct kindex *k, bool warn, struct err *err)
+{
+	struct ksyms *ks = &s->kernel;
+
+	free(ks->names);
+	free(ks->modules);
+	ks->names = ks->modules = NULL;
+	kindex_free(&ks->ix);
+	if (k->err) {
+		int ret = k->err;
+
+		ks->state = -1;
+		if (err)
+			err_set(err, ret, "%s", k->msg);
+		kindex_free(k);
+		return ret;
+	}
+	ks->ix = *k;
+	memset(k, 0, sizeof(*k));
+	if (!ks->ix.nonzero) {
+		ks->state = -1;
+		if (warn)
+			sym_warn(s, "kernel symbol addresses are hidden (all zero, see "
+				 "/proc/sys/kernel/kptr_restrict): kernel addresses stay unresolved");
+		return 0;
+	}
+	ks->names = calloc(ks->ix.n ? ks->ix.n : 1, sizeof(*ks->names));
+	ks->modules = calloc(ks->ix.n ? ks->ix.n : 1, sizeof(*ks->modules));
+	if (!ks->names || !ks->modules) {
+		ks->state = 0;
+		return err ? err_set(err, -ENOMEM, "kallsyms: out of memory") : -ENOMEM;
+	}
+	ks->state = 1;
+	return 0;
+}
+
 static void *prefetch_main(void *arg)
 {
 	struct symbolizer *s = arg;
+	struct kindex *k = &s->kernel.pf;
 
-	s->kernel.pf_text = read_all(s->kallsyms_path, &s->kernel.pf_len);
+	k->text = read_all(s->kallsyms_path, &k->len);
+	s->kernel.pf_read = k->text != NULL;
+	if (k->text)
+		kindex_build(k);
 	return NULL;
 }
 
@@ -150,48 +196,70 @@ int symbolizer_prefetch_kallsyms(struct symbolizer *s)
 	return 0;
 }
 
-/* Wait for the prefetch; its text (or NULL) and length. */
-static uint8_t *prefetch_join(struct symbolizer *s, size_t *len)
+static void prefetch_join(struct symbolizer *s)
 {
-	uint8_t *text;
-
 	if (!s->kernel.prefetching)
-		return NULL;
+		return;
 	pthread_join(s->kernel.prefetch, NULL);
 	s->kernel.prefetching = false;
-	text = s->kernel.pf_text;
-	*len = s->kernel.pf_len;
-	s->kernel.pf_text = NULL;
-	return text;
 }
 
 void kernel_prefetch_drop(struct symbolizer *s)
 {
-	size_t len;
+	prefetch_join(s);
+	kindex_free(&s->kernel.pf);
+}
 
-	free(prefetch_join(s, &len));
+void kernel_free(struct symbolizer *s)
+{
+	kernel_prefetch_drop(s);
+	kindex_free(&s->kernel.ix);
+	free(s->kernel.names);
+	free(s->kernel.modules);
+	s->kernel.names = s->kernel.modules = NULL;
+}
+
+int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
+			     struct err *err)
+{
+	struct kindex k = { 0 };
+
+	kernel_prefetch_drop(s);        /* the recording's copy wins */
+	k.text = malloc(len ? len : 1);
+	if (!k.text)
+		return err_set(err, -ENOMEM, "kallsyms: out of memory");
+	memcpy(k.text, text, len);
+	k.len = len;
+	kindex_build(&k);
+	return kernel_take(s, &k, true, err);
 }
 
 static int kernel_ensure(struct symbolizer *s)
 {
+	struct kindex k = { 0 };
 	struct err err = { 0 };
-	uint8_t *text;
-	size_t len = 0;
+	bool read;
 	int ret;
 
 	if (s->kernel.state)
 		return 0;
-	if (s->kernel.prefetching)
-		text = prefetch_join(s, &len);
-	else
-		text = read_all(s->kallsyms_path, &len);
-	if (!text) {
+	if (s->kernel.prefetching) {
+		prefetch_join(s);
+		k = s->kernel.pf;
+		memset(&s->kernel.pf, 0, sizeof(s->kernel.pf));
+		read = s->kernel.pf_read;
+	} else {
+		k.text = read_all(s->kallsyms_path, &k.len);
+		read = k.text != NULL;
+		if (read)
+			kindex_build(&k);
+	}
+	if (!read) {
 		s->kernel.state = -1;
 		sym_warn(s, "cannot read %s: kernel addresses stay unresolved", s->kallsyms_path);
 		return 0;
 	}
-	ret = kernel_load(s, text, len, true, &err);
-	free(text);
+	ret = kernel_take(s, &k, true, &err);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
@@ -201,10 +269,34 @@ static int kernel_ensure(struct symbolizer *s)
 	return 0;
 }
 
+/* The name (and module) of index entry i, copied out on first use. */
+static int kent_strings(struct symbolizer *s, size_t i)
+{
+	struct ksyms *ks = &s->kernel;
+	const struct kent *e = &ks->ix.v[i];
+
+	if (ks->names[i])
+		return 0;
+	ks->names[i] = arena_strndup(&s->arena, (const char *)ks->ix.text + e->name_off, e->name_len);
+	if (e->module_len)
+		ks->modules[i] = arena_strndup(&s->arena, (const char *)ks->ix.text + e->module_off,
+					       e->module_len);
+	if (!ks->names[i] || (e->module_len && !ks->modules[i]))
+		return -ENOMEM;
+	return 0;
+}
+
+static uint8_t kbind(char t)
+{
+	return t == 'T' ? STB_GLOBAL : t == 't' ? STB_LOCAL : STB_WEAK;
+}
+
 int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
 			     const char **module)
 {
-	const struct sym *sym = NULL;
+	struct ksyms *ks = &s->kernel;
+	size_t lo = 0, hi, first, best, next;
+	uint64_t start, size;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -215,16 +307,51 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 	if (ret)
 		return ret;
 	s->stats.lookups++;
-	if (s->kernel.state == 1)
-		sym = symtab_find(&s->kernel.tab, addr);
-	if (!sym) {
-		s->stats.unresolved++;
-		return 0;
+	if (ks->state != 1 || !ks->ix.n)
+		goto unresolved;
+	hi = ks->ix.n;
+	while (lo < hi) {               /* the first entry after addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->ix.v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	out->name = sym->name;
-	out->start = sym->start;
-	out->size = sym->size;
+	if (!lo)
+		goto unresolved;
+	next = lo;
+	start = ks->ix.v[lo - 1].start;
+	first = lo - 1;
+	while (first && ks->ix.v[first - 1].start == start)
+		first--;
+	size = next < ks->ix.n ? ks->ix.v[next].start - start : KSYM_LAST_SIZE;
+	if (addr - start >= size)
+		goto unresolved;
+	/* several names at one address: perf's choice */
+	best = first;
+	for (size_t i = first; i < next; i++) {
+		struct rawsym a = { 0 }, b = { 0 };
+
+		if ((ret = kent_strings(s, i)) || (ret = kent_strings(s, best)))
+			return ret;
+		a.name = ks->names[i];
+		a.bind = kbind(ks->ix.v[i].type);
+		a.type = b.type = STT_FUNC;
+		b.name = ks->names[best];
+		b.bind = kbind(ks->ix.v[best].type);
+		if (i != best && sym_better(&a, &b))
+			best = i;
+	}
+	if ((ret = kent_strings(s, best)))
+		return ret;
+	out->name = ks->names[best];
+	out->start = start;
+	out->size = size;
 	if (module)
-		*module = s->kernel.module[sym - s->kernel.tab.v];
+		*module = ks->modules[best];
+	return 0;
+unresolved:
+	s->stats.unresolved++;
 	return 0;
 }

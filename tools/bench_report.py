@@ -15,7 +15,8 @@ each tool's own file (prep does not read perf.data yet), medians of N runs:
   srcline    `--sort srcline --no-children` (perf's only with --srcline-perf:
              it pipes every address to addr2line and takes minutes)
 
-CPU seconds (user + sys) and peak resident memory come from /usr/bin/time.
+Wall and CPU seconds (user + sys) and peak resident memory come from
+/usr/bin/time.
 Output goes to /dev/null. --seconds sets the recording length (4.6 s of two
 busy CPUs gives about 92k samples).
 """
@@ -30,18 +31,19 @@ SPIN = "build/tests/programs/spin"
 
 
 def timed(cmd):
-    """(CPU s, max RSS MiB) of cmd, output discarded."""
-    p = subprocess.run(["/usr/bin/time", "-f", "@@ %U %S %M"] + cmd,
+    """(wall s, CPU s, max RSS MiB) of cmd, output discarded."""
+    p = subprocess.run(["/usr/bin/time", "-f", "@@ %e %U %S %M"] + cmd,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    m = re.search(r"@@ ([0-9.]+) ([0-9.]+) ([0-9]+)", p.stderr)
+    m = re.search(r"@@ ([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9]+)", p.stderr)
     if not m:
         sys.exit("cannot time %s: %s" % (cmd, p.stderr[-300:]))
-    return float(m.group(1)) + float(m.group(2)), int(m.group(3)) / 1024.0
+    return (float(m.group(1)), float(m.group(2)) + float(m.group(3)),
+            int(m.group(4)) / 1024.0)
 
 
 def med(cmd, runs):
     res = [timed(cmd) for _ in range(runs)]
-    return statistics.median(r[0] for r in res), statistics.median(r[1] for r in res)
+    return tuple(statistics.median(r[i] for r in res) for i in range(3))
 
 
 def samples(tool, path):
@@ -80,16 +82,17 @@ def main():
              if a.srcline_perf else None,
              ["./prep", "-i", pp, "--no-children", "--sort", "srcline"]),
         ]
-        print("%-10s %22s %22s %16s" % ("", "perf CPU s / peak MiB", "prep CPU s / peak MiB",
-                                          "speed, memory"))
+        print("%-10s %-28s %-28s %s" % ("", "perf: wall s, CPU s, MiB", "prep: wall s, CPU s, MiB",
+                                          "perf/prep wall, CPU; prep/perf memory"))
         for name, pcmd, qcmd in cases:
             q = med(qcmd, a.runs)
             if pcmd:
                 p = med(pcmd, a.runs)
-                print("%-10s %12.3f / %7.1f %12.3f / %7.1f %8.1fx %6.2fx" %
-                      (name, p[0], p[1], q[0], q[1], p[0] / max(q[0], 1e-3), q[1] / p[1]))
+                print("%-10s %7.3f %7.3f %7.1f      %7.3f %7.3f %7.1f      %6.1fx %6.1fx %6.2fx" %
+                      (name, p[0], p[1], p[2], q[0], q[1], q[2], p[0] / max(q[0], 1e-3),
+                       p[1] / max(q[1], 1e-3), q[2] / p[2]))
             else:
-                print("%-10s %22s %12.3f / %7.1f" % (name, "(not run)", q[0], q[1]))
+                print("%-10s %28s %7.3f %7.3f %7.1f" % (name, "(not run)", q[0], q[1], q[2]))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 #include "buf.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,4 +93,23 @@ void buf_free(struct buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+}
+
+int array_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16, bytes;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need) {
+		if (c > SIZE_MAX / 2)
+			return -ENOMEM;
+		c *= 2;
+	}
+	if (size_mul(c, size, &bytes) || !(n = realloc(*p, bytes)))
+		return -ENOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
 }

@@ -37,6 +37,9 @@ void buf_free(struct buf *b);    /* NULL-tolerant */
 
 /* Overflow-checked size helpers: 0 on success, -ENOMEM if a*b or a+b wraps. */
 int size_mul(size_t a, size_t b, size_t *out);
+/* Grow an array of `size`-byte elements to hold at least `need` (capacity
+ * doubling, overflow-checked). 0 or -ENOMEM; *p and *cap are kept on failure. */
+int array_grow(void **p, size_t *cap, size_t need, size_t size);
 int size_add(size_t a, size_t b, size_t *out);
 
 #endif

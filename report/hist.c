@@ -8,22 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*p, c * size);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = c;
-	return 0;
-}
+#include "../common/buf.h"
 
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s)
 {
@@ -89,7 +74,7 @@ static int frame_id(struct hist *h, const struct frame *f, uint32_t *id)
 
 	if (hmap_find(&h->frame_idx, hv, frame_eq, &k, id))
 		return 0;
-	if (grow((void **)&h->frames, &h->cap_frames, h->nr_frames + 1, sizeof(*h->frames)) ||
+	if (array_grow((void **)&h->frames, &h->cap_frames, h->nr_frames + 1, sizeof(*h->frames)) ||
 	    hmap_insert(&h->frame_idx, hv, (uint32_t)h->nr_frames))
 		return -ENOMEM;
 	*id = (uint32_t)h->nr_frames;
@@ -149,8 +134,8 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
 				     hash_combine((uintptr_t)s.comm, cpu ^ (s.period_key << 20))));
 	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
-		if (grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
-		    grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
+		if (array_grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
+		    array_grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
 		    hmap_insert(&h->stack_idx, hv, (uint32_t)h->nr_stacks))
 			return -ENOMEM;
 		s.first = h->nr_ids;
@@ -195,7 +180,7 @@ static int sym_id(struct hist *h, const struct dso *d, uint64_t start, bool reso
 
 	if (hmap_find(&h->sym_idx, hv, symid_eq, &k, id))
 		return 0;
-	if (grow((void **)&h->symids, &h->cap_symids, h->nr_sym_ids + 1, sizeof(*h->symids)) ||
+	if (array_grow((void **)&h->symids, &h->cap_symids, h->nr_sym_ids + 1, sizeof(*h->symids)) ||
 	    hmap_insert(&h->sym_idx, hv, h->nr_sym_ids))
 		return -ENOMEM;
 	h->symids[h->nr_sym_ids] = (struct symid_rec){ d, start, resolved };
@@ -224,8 +209,44 @@ static struct sym_dso *dso_handle(struct hist *h, struct dso *d)
 	return dso_sym(h->sym, h->opts.symfs, d);
 }
 
+/* DWARF will be wanted (inline frames, source lines): open it for every dso
+ * that was hit on a thread, while the symbol tables are read here. */
+static int prefetch_dwarf(struct hist *h)
+{
+	bool want = h->opts.inline_frames && h->opts.callchain;
+	struct sym_dso **v;
+	size_t n = 0;
+	int ret;
+
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		want |= h->opts.keys[i] == SORT_SRCLINE || h->opts.keys[i] == SORT_SRCFILE;
+	if (!want)
+		return 0;
+	v = calloc(h->machine->nr_dsos + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->nr_frames; i++) {
+		struct dso *d = h->frames[i].dso;
+		bool seen = false;
+
+		if (!d || d->kernel || d->anon || !dso_handle(h, d))
+			continue;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = v[j] == d->sym;
+		if (!seen && n < h->machine->nr_dsos)
+			v[n++] = d->sym;
+	}
+	ret = symbolizer_prefetch_dwarf(h->sym, v, n);
+	free(v);
+	return ret;
+}
+
 int hist_resolve(struct hist *h)
 {
+	int pf = prefetch_dwarf(h);
+
+	if (pf)
+		return pf;
 	for (size_t i = 0; i < h->nr_frames; i++) {
 		struct frame *f = &h->frames[i];
 		struct sym_info si = { 0 };
@@ -363,7 +384,7 @@ static struct hentry *find_entry(struct hist *h, struct hmap *idx, const struct 
 
 	if (hmap_find(idx, hv, hentry_eq, &hk, &i))
 		return &h->entries[i];
-	if (grow((void **)&h->entries, cap, h->nr_entries + 1, sizeof(*h->entries)) ||
+	if (array_grow((void **)&h->entries, cap, h->nr_entries + 1, sizeof(*h->entries)) ||
 	    hmap_insert(idx, hv, (uint32_t)h->nr_entries))
 		return NULL;
 	memset(&h->entries[h->nr_entries], 0, sizeof(*h->entries));

@@ -7,24 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/buf.h"
+
 #define KERNEL_PID 0xffffffffu
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 16;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*p, c * size);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = c;
-	return 0;
-}
 
 void machine_init(struct machine *m)
 {
@@ -78,7 +63,7 @@ const char *machine_intern(struct machine *m, const char *s)
 
 	if (hmap_find(&m->str_idx, h, str_eq, &k, &idx))
 		return m->strs[idx];
-	if (grow((void **)&m->strs, &m->cap_strs, m->nr_strs + 1, sizeof(char *)))
+	if (array_grow((void **)&m->strs, &m->cap_strs, m->nr_strs + 1, sizeof(char *)))
 		return NULL;
 	copy = strdup(s);
 	if (!copy || hmap_insert(&m->str_idx, h, (uint32_t)m->nr_strs)) {
@@ -106,7 +91,7 @@ struct dso *machine_dso(struct machine *m, const char *path)
 
 	if (hmap_find(&m->dso_idx, h, dso_eq, &k, &idx))
 		return m->dsos[idx];
-	if (grow((void **)&m->dsos, &m->cap_dsos, m->nr_dsos + 1, sizeof(*m->dsos)))
+	if (array_grow((void **)&m->dsos, &m->cap_dsos, m->nr_dsos + 1, sizeof(*m->dsos)))
 		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->path = strdup(path)) || hmap_insert(&m->dso_idx, h, (uint32_t)m->nr_dsos)) {
@@ -148,7 +133,7 @@ static struct proc *find_proc(struct machine *m, uint32_t pid, bool create)
 
 	if (hmap_find(&m->proc_idx, hash_u64(pid), proc_eq, &k, &idx))
 		return m->procs[idx];
-	if (!create || grow((void **)&m->procs, &m->cap_procs, m->nr_procs + 1, sizeof(*m->procs)))
+	if (!create || array_grow((void **)&m->procs, &m->cap_procs, m->nr_procs + 1, sizeof(*m->procs)))
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p || hmap_insert(&m->proc_idx, hash_u64(pid), (uint32_t)m->nr_procs)) {
@@ -185,7 +170,7 @@ static struct thread *new_thread(struct machine *m, uint32_t pid, uint32_t tid, 
 	struct thread *t;
 	uint32_t idx;
 
-	if (grow((void **)&m->threads, &m->cap_threads, m->nr_threads + 1, sizeof(*m->threads)))
+	if (array_grow((void **)&m->threads, &m->cap_threads, m->nr_threads + 1, sizeof(*m->threads)))
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -252,7 +237,7 @@ static int maps_insert(struct maps *ms, uint64_t start, uint64_t end, uint64_t p
 			/* the new one punches a hole: split */
 			struct map tail = *o;
 
-			if (grow((void **)&ms->m, &ms->cap, ms->nr + 1, sizeof(*ms->m)))
+			if (array_grow((void **)&ms->m, &ms->cap, ms->nr + 1, sizeof(*ms->m)))
 				return -ENOMEM;
 			o = &ms->m[i];
 			tail.pgoff += end - o->start;
@@ -274,7 +259,7 @@ static int maps_insert(struct maps *ms, uint64_t start, uint64_t end, uint64_t p
 			i--;
 		}
 	}
-	if (grow((void **)&ms->m, &ms->cap, ms->nr + 1, sizeof(*ms->m)))
+	if (array_grow((void **)&ms->m, &ms->cap, ms->nr + 1, sizeof(*ms->m)))
 		return -ENOMEM;
 	hi = ms->nr;
 	while (lo < hi) {
@@ -391,7 +376,7 @@ int machine_process(struct machine *m, const struct record *rec)
 		/* A new process starts with a copy of its parent's address space. */
 		if (rec->u.task.pid != rec->u.task.ppid && pp && pp != np && !np->maps.nr &&
 		    pp->maps.nr) {
-			if (grow((void **)&np->maps.m, &np->maps.cap, pp->maps.nr, sizeof(struct map)))
+			if (array_grow((void **)&np->maps.m, &np->maps.cap, pp->maps.nr, sizeof(struct map)))
 				return -ENOMEM;
 			memcpy(np->maps.m, pp->maps.m, pp->maps.nr * sizeof(struct map));
 			np->maps.nr = pp->maps.nr;

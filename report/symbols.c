@@ -305,6 +305,7 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	dwarf_prefetch_stop(s);
 	for (size_t i = 0; s->buckets && i < s->nbuckets; i++) {
 		while (s->buckets[i]) {
 			struct sym_dso *d = s->buckets[i];

@@ -86,6 +86,11 @@ int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t l
  * Loading the recording's copy instead discards the prefetch. Always 0. */
 int symbolizer_prefetch_kallsyms(struct symbolizer *s);
 
+/* Start opening the DWARF of these dsos on a thread (the slow part is the
+ * decompression of their debug sections), so that sym_dso_srcline finds it
+ * ready. Files are located here first. 0 or -ENOMEM. */
+int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos, size_t n);
+
 /* *module (when module is not NULL) is NULL for the core kernel. 0 or -ENOMEM. */
 int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
 			     const char **module);

@@ -36,11 +36,13 @@ void dso_dwarf_free(struct sym_dso *d)
 	d->ncus = d->cus_cap = 0;
 }
 
-static void dwarf_open(struct symbolizer *s, struct sym_dso *d)
+/* Open the dso's DWARF: 1, or -1 when it has none. Writes only d's DWARF
+ * handles: the prefetch thread runs it while the symbolizer serves other
+ * dsos, and the caller sets dwarf_state and the stats. */
+static int dwarf_open_dso(struct sym_dso *d)
 {
 	const char *cand[2] = { d->debug_path, d->bin_path };
 
-	d->dwarf_state = -1;
 	for (int i = 0; i < 2; i++) {
 		int fd;
 		Elf *e;
@@ -61,10 +63,77 @@ static void dwarf_open(struct symbolizer *s, struct sym_dso *d)
 		d->dw = dw;
 		d->dw_elf = e;
 		d->dw_fd = fd;
-		d->dwarf_state = 1;
-		s->stats.dwarf_dsos++;
-		return;
+		return 1;
 	}
+	return -1;
+}
+
+static void dwarf_open(struct symbolizer *s, struct sym_dso *d)
+{
+	d->dwarf_state = dwarf_open_dso(d);
+	if (d->dwarf_state == 1)
+		s->stats.dwarf_dsos++;
+}
+
+/* ---- opening DWARF ahead, on a thread ------------------------------------ */
+
+#define DWARF_PENDING 2
+
+static void *dwarf_prefetch_main(void *arg)
+{
+	struct symbolizer *s = arg;
+
+	for (size_t i = 0; i < s->dw_pf_n; i++)
+		s->dw_pf[i]->dw_result = dwarf_open_dso(s->dw_pf[i]);
+	return NULL;
+}
+
+static void dwarf_prefetch_join(struct symbolizer *s)
+{
+	if (!s->dw_pf_running)
+		return;
+	pthread_join(s->dw_pf_thread, NULL);
+	s->dw_pf_running = false;
+	for (size_t i = 0; i < s->dw_pf_n; i++) {
+		s->dw_pf[i]->dwarf_state = s->dw_pf[i]->dw_result;
+		if (s->dw_pf[i]->dwarf_state == 1)
+			s->stats.dwarf_dsos++;
+	}
+	free(s->dw_pf);
+	s->dw_pf = NULL;
+	s->dw_pf_n = 0;
+}
+
+void dwarf_prefetch_stop(struct symbolizer *s)
+{
+	dwarf_prefetch_join(s);
+}
+
+int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos, size_t n)
+{
+	dwarf_prefetch_join(s);
+	s->dw_pf = calloc(n ? n : 1, sizeof(*s->dw_pf));
+	if (!s->dw_pf)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct sym_dso *d = dsos[i];
+
+		if (d->dwarf_state || dso_ensure(s, d) || d->state != DSO_OK)
+			continue;
+		d->dwarf_state = DWARF_PENDING;
+		s->dw_pf[s->dw_pf_n++] = d;
+	}
+	if (s->dw_pf_n && !pthread_create(&s->dw_pf_thread, NULL, dwarf_prefetch_main, s)) {
+		s->dw_pf_running = true;
+		return 0;
+	}
+	/* no thread: open them when asked */
+	for (size_t i = 0; i < s->dw_pf_n; i++)
+		s->dw_pf[i]->dwarf_state = 0;
+	free(s->dw_pf);
+	s->dw_pf = NULL;
+	s->dw_pf_n = 0;
+	return 0;
 }
 
 /* ---- the (dso, address) cache ----------------------------------------- */
@@ -517,6 +586,8 @@ int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offse
 		*n = sl->n;
 		return 0;
 	}
+	if (d->dwarf_state == DWARF_PENDING)
+		dwarf_prefetch_join(s);
 	if (!d->dwarf_state)
 		dwarf_open(s, d);
 	if (d->dwarf_state < 0)

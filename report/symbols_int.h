@@ -75,7 +75,8 @@ struct sym_dso {
 	bool syms_loaded;
 	struct symtab syms;
 
-	int dwarf_state;                /* 0 not tried, 1 loaded, -1 none */
+	int dwarf_state;                /* 0 not tried, 1 loaded, -1 none, 2 being opened */
+	int dw_result;                  /* what the prefetch thread found */
 	int dw_fd;
 	Elf *dw_elf;
 	Dwarf *dw;
@@ -139,6 +140,11 @@ struct symbolizer {
 	struct arena arena;
 	struct ksyms kernel;
 	struct symbolizer_stats stats;
+	/* DWARF opened ahead on a thread (symbolizer_prefetch_dwarf) */
+	bool dw_pf_running;
+	pthread_t dw_pf_thread;
+	struct sym_dso **dw_pf;
+	size_t dw_pf_n;
 };
 
 void *arena_alloc(struct arena *a, size_t size);
@@ -149,6 +155,8 @@ char *arena_strdup(struct arena *a, const char *p);
  * (symbols_kernel.c). */
 void kernel_prefetch_drop(struct symbolizer *s);
 void kernel_free(struct symbolizer *s);
+/* Wait for a DWARF prefetch (symbols_dwarf.c). */
+void dwarf_prefetch_stop(struct symbolizer *s);
 
 /* printf-style warning through opts.warn (or stderr). */
 void sym_warn(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

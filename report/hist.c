@@ -128,6 +128,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 			return -ENOMEM;
 	}
 	s.nr_frames = (uint32_t)n;
+	h->chains_seen |= n > 1;
 	if (h->opts.nr_keys && memchr(h->opts.keys, SORT_PERIOD, h->opts.nr_keys))
 		s.period_key = period;
 	hv = hash_bytes(ids, n * sizeof(*ids),
@@ -146,6 +147,10 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	}
 	h->stacks[idx].count++;
 	h->stacks[idx].period += period;
+	/* by now the binaries that matter have been seen: their DWARF can be
+	 * opened while the rest of the file is read */
+	if (++h->added == 4096)
+		return hist_prefetch_dwarf(h);
 	return 0;
 }
 
@@ -209,15 +214,19 @@ static struct sym_dso *dso_handle(struct hist *h, struct dso *d)
 	return dso_sym(h->sym, h->opts.symfs, d);
 }
 
-/* DWARF will be wanted (inline frames, source lines): open it for every dso
- * that was hit on a thread, while the symbol tables are read here. */
-static int prefetch_dwarf(struct hist *h)
+/* DWARF will be wanted (inline frames, source lines): open it on a thread
+ * for every dso hit so far, while the rest of the work goes on here. Once:
+ * dsos hit later open their DWARF when first asked. */
+int hist_prefetch_dwarf(struct hist *h)
 {
-	bool want = h->opts.inline_frames && h->opts.callchain;
+	bool want = h->opts.inline_frames && h->opts.callchain && h->chains_seen;
 	struct sym_dso **v;
 	size_t n = 0;
 	int ret;
 
+	if (h->dwarf_prefetched)
+		return 0;
+	h->dwarf_prefetched = true;
 	for (size_t i = 0; i < h->opts.nr_keys; i++)
 		want |= h->opts.keys[i] == SORT_SRCLINE || h->opts.keys[i] == SORT_SRCFILE;
 	if (!want)
@@ -243,7 +252,7 @@ static int prefetch_dwarf(struct hist *h)
 
 int hist_resolve(struct hist *h)
 {
-	int pf = prefetch_dwarf(h);
+	int pf = hist_prefetch_dwarf(h);
 
 	if (pf)
 		return pf;

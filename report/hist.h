@@ -109,6 +109,9 @@ struct hist {
 	uint64_t total_period, total_count;
 	uint64_t unresolved;    /* samples whose own address has no symbol */
 	struct cnode *nodes_pool;
+	bool dwarf_prefetched;
+	bool chains_seen;       /* a sample with callers */
+	uint64_t added;         /* samples given to hist_add */
 };
 
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);
@@ -118,6 +121,9 @@ void hist_free(struct hist *h);
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
 	     const uint64_t *addrs, const bool *kernel, size_t n);
 
+/* Start opening, on a thread, the DWARF of the dsos hit so far, when the
+ * options want it (inline frames, srcline keys). Only the first call acts. */
+int hist_prefetch_dwarf(struct hist *h);
 /* Symbolize every frame (once per unique address). */
 int hist_resolve(struct hist *h);
 /* Build the entries of one event, sorted for output. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void warn(void *ctx, const char *msg)
 {
@@ -15,10 +16,33 @@ static void warn(void *ctx, const char *msg)
 		fprintf(stderr, "prep: warning: %s\n", msg);
 }
 
+/* Where prep keeps what it may reuse between runs (the kernel symbol
+ * index): $PREP_CACHE_DIR, else $XDG_CACHE_HOME/prep, else ~/.cache/prep. */
+static const char *cache_dir(char *buf, size_t n)
+{
+	const char *d = getenv("PREP_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	int len;
+
+	if (d && *d)
+		return d;
+	if (x && *x)
+		len = snprintf(buf, n, "%s/prep", x);
+	else if (home && *home) {
+		len = snprintf(buf, n, "%s/.cache", home);
+		if (len < 0 || (size_t)len >= n || (mkdir(buf, 0700) && errno != EEXIST))
+			return NULL;
+		len = snprintf(buf, n, "%s/.cache/prep", home);
+	} else {
+		return NULL;
+	}
+	return len < 0 || (size_t)len >= n ? NULL : buf;
+}
+
 int load_init(struct load *l, struct err *err)
 {
 	struct symbolizer_opts so = { .warn = warn, .warn_ctx = l };
-	char debug_root[4096];
+	char debug_root[4096], cache[4096];
 
 	/* with --symfs, debug files are looked for under it too, as perf does */
 	if (l->symfs && *l->symfs) {
@@ -26,6 +50,7 @@ int load_init(struct load *l, struct err *err)
 		so.debug_root = debug_root;
 	}
 	so.kallsyms_path = l->kallsyms_path;
+	so.cache_dir = l->no_cache ? NULL : cache_dir(cache, sizeof(cache));
 	machine_init(&l->machine);
 	l->sym = symbolizer_new(&so);
 	if (!l->sym)

@@ -32,6 +32,7 @@ struct load {
 	bool quiet;
 	const char *symfs;
 	const char *kallsyms_path;      /* tests: instead of /proc/kallsyms */
+	bool no_cache;                  /* keep nothing between runs */
 	const void *mem;                /* tests: inputs[0]'s bytes, in memory */
 	size_t mem_len;
 	struct filters f;

@@ -249,6 +249,8 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
 	}
+	/* call graphs, if the file has call chains (known once it is read) */
+	ho.callchain = po.mode != CG_NONE;
 	hist_init(&h, &ho, &l.machine, l.sym);
 	ret = load_run(&l, ro.header_only ? NULL : add_sample, NULL, &h, &err);
 	if (ret) {

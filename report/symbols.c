@@ -277,6 +277,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	elf_version(EV_CURRENT);
 	s->debug_root = strdup(o && o->debug_root ? o->debug_root : DEFAULT_DEBUG_ROOT);
 	s->kallsyms_path = strdup(o && o->kallsyms_path ? o->kallsyms_path : DEFAULT_KALLSYMS);
+	s->cache_dir = o && o->cache_dir ? strdup(o->cache_dir) : NULL;
 	s->nbuckets = 256;
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
 	if (!s->debug_root || !s->kallsyms_path || !s->buckets) {
@@ -320,6 +321,7 @@ void symbolizer_free(struct symbolizer *s)
 	arena_free(&s->arena);
 	free(s->debug_root);
 	free(s->kallsyms_path);
+	free(s->cache_dir);
 	free(s);
 }
 

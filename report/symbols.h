@@ -29,6 +29,11 @@ struct symbolizer_opts {
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 	const char *kallsyms_path;  /* NULL: "/proc/kallsyms" (tests point it elsewhere) */
+	/* Where an index of kallsyms_path may be kept between runs (NULL: not
+	 * kept). It is valid for one boot, one set of loaded modules and one
+	 * size and change time of the file, and is mapped instead of reading
+	 * and parsing /proc/kallsyms again. */
+	const char *cache_dir;
 };
 
 /* o may be NULL; NULL on ENOMEM. The strings in o are copied. */
@@ -102,6 +107,7 @@ struct symbolizer_stats {
 	uint64_t lookups;           /* sym_dso_lookup and symbolizer_kernel_lookup calls */
 	uint64_t unresolved;        /* of which ended with name NULL */
 	uint64_t dwarf_dsos;        /* dsos whose DWARF was loaded */
+	uint64_t kallsyms_cached;   /* 1 when the kernel symbols came from a kept index */
 };
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);

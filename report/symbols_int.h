@@ -109,10 +109,12 @@ struct kent {
  * function symbols sorted by address; names are copied out only for the
  * symbols a lookup lands on. */
 struct kindex {
-	uint8_t *text;
+	uint8_t *text;                  /* names are at text + name_off */
 	size_t len;
 	struct kent *v;
 	size_t n;
+	void *map;                      /* a mapped cache file holding text and v */
+	size_t map_len;
 	size_t nonzero;                 /* entries with a non-zero address */
 	int err;                        /* 0, -ENOMEM or -PREC_ECORRUPT */
 	char msg[ERR_MSG_MAX];
@@ -132,6 +134,7 @@ struct ksyms {
 struct symbolizer {
 	char *debug_root;
 	char *kallsyms_path;
+	char *cache_dir;
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 

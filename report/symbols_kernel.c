@@ -18,16 +18,223 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+static uint8_t *read_all(const char *path, size_t *len);
+static void kindex_build(struct kindex *k);
 
 /* The last symbol has no next one: give it a page. */
 #define KSYM_LAST_SIZE 4096
 
 static void kindex_free(struct kindex *k)
 {
-	free(k->text);
-	free(k->v);
+	if (k->map) {
+		munmap(k->map, k->map_len);
+	} else {
+		free(k->text);
+		free(k->v);
+	}
 	memset(k, 0, sizeof(*k));
+}
+
+/* ---- the index kept between runs ---------------------------------------- */
+
+#define KCACHE_MAGIC "PREPKSY1"
+
+struct kcache_hdr {
+	char magic[8];
+	uint64_t key;
+	uint64_t n, nonzero;
+	uint64_t strings_off, strings_len;
+	uint64_t total_len;
+	uint64_t entry_size;
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t fnv_file(uint64_t h, const char *path)
+{
+	char buf[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return fnv(h, "-", 1);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		h = fnv(h, buf, (size_t)r);
+	close(fd);
+	return h;
+}
+
+/* What the kernel symbols depend on: this boot, the loaded modules (with
+ * their addresses), and for a plain file its size and change time. */
+static uint64_t kcache_key(const char *path)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ull, path, strlen(path) + 1);
+	struct stat st;
+
+	h = fnv_file(h, "/proc/sys/kernel/random/boot_id");
+	h = fnv_file(h, "/proc/modules");
+	if (strncmp(path, "/proc/", 6) && !stat(path, &st)) {
+		h = fnv(h, &st.st_size, sizeof(st.st_size));
+		h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+		h = fnv(h, &st.st_ino, sizeof(st.st_ino));
+	}
+	return h;
+}
+
+static void kcache_path(const char *dir, uint64_t key, char *out, size_t n)
+{
+	snprintf(out, n, "%s/kallsyms-%016llx.idx", dir, (unsigned long long)key);
+}
+
+/* Map a kept index; 0 when there is a valid one. */
+static int kcache_load(const char *dir, uint64_t key, struct kindex *k)
+{
+	char path[4096];
+	struct kcache_hdr h;
+	struct stat st;
+	void *map;
+	int fd;
+
+	kcache_path(dir, key, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(h) || pread(fd, &h, sizeof(h), 0) !=
+	    (ssize_t)sizeof(h) || memcmp(h.magic, KCACHE_MAGIC, 8) || h.key != key ||
+	    h.total_len != (uint64_t)st.st_size || h.entry_size != sizeof(struct kent) ||
+	    h.n > (h.total_len - sizeof(h)) / sizeof(struct kent) ||
+	    h.strings_off != sizeof(h) + h.n * sizeof(struct kent) ||
+	    h.strings_len != h.total_len - h.strings_off || h.strings_len > UINT32_MAX) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	k->map = map;
+	k->map_len = (size_t)st.st_size;
+	k->v = (struct kent *)((uint8_t *)map + sizeof(h));
+	k->n = h.n;
+	k->nonzero = h.nonzero;
+	k->text = (uint8_t *)map + h.strings_off;
+	k->len = h.strings_len;
+	return 0;
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		b += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* Keep k (built from text) for the next runs: the entries, then only the
+ * names and modules they use. Old indexes of other boots go. Failures only
+ * mean no index is kept. */
+static void kcache_store(const char *dir, uint64_t key, const struct kindex *k)
+{
+	struct kcache_hdr h = { .key = key, .n = k->n, .nonzero = k->nonzero,
+				.entry_size = sizeof(struct kent) };
+	char path[4096], tmp[4200];
+	struct kent *v = malloc((k->n ? k->n : 1) * sizeof(*v));
+	uint8_t *str = malloc(k->len ? k->len : 1);
+	size_t slen = 0, last_mod = 0, last_mod_src = 0;
+	DIR *dh;
+	int fd = -1;
+
+	if (!v || !str || !k->nonzero)
+		goto out;
+	for (size_t i = 0; i < k->n; i++) {
+		v[i] = k->v[i];
+		v[i].name_off = (uint32_t)slen;
+		memcpy(str + slen, k->text + k->v[i].name_off, k->v[i].name_len);
+		slen += k->v[i].name_len;
+		if (k->v[i].module_len) {
+			if (!last_mod || memcmp(k->text + last_mod_src, k->text + k->v[i].module_off,
+						k->v[i].module_len)) {
+				last_mod = slen;
+				last_mod_src = k->v[i].module_off;
+				memcpy(str + slen, k->text + k->v[i].module_off, k->v[i].module_len);
+				slen += k->v[i].module_len;
+			}
+			v[i].module_off = (uint32_t)last_mod;
+		}
+	}
+	memcpy(h.magic, KCACHE_MAGIC, 8);
+	h.strings_off = sizeof(h) + k->n * sizeof(*v);
+	h.strings_len = slen;
+	h.total_len = h.strings_off + slen;
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		goto out;
+	dh = opendir(dir);
+	if (dh) {
+		struct dirent *de;
+		char mine[64];
+
+		snprintf(mine, sizeof(mine), "kallsyms-%016llx.idx", (unsigned long long)key);
+		while ((de = readdir(dh)))
+			if (!strncmp(de->d_name, "kallsyms-", 9) && strcmp(de->d_name, mine) &&
+			    strlen(de->d_name) == strlen(mine))
+				unlinkat(dirfd(dh), de->d_name, 0);
+		closedir(dh);
+	}
+	kcache_path(dir, key, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out;
+	if (!write_all(fd, &h, sizeof(h)) || !write_all(fd, v, k->n * sizeof(*v)) ||
+	    !write_all(fd, str, slen) || close(fd) || rename(tmp, path))
+		unlink(tmp);
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(v);
+	free(str);
+}
+
+/* Kernel symbols from kallsyms_path: a kept index when there is a valid
+ * one, else read, index (and keep) them. false when the file is unreadable. */
+static bool kindex_from_path(const struct symbolizer *s, struct kindex *k)
+{
+	uint64_t key = 0;
+
+	if (s->cache_dir) {
+		key = kcache_key(s->kallsyms_path);
+		if (!kcache_load(s->cache_dir, key, k))
+			return true;
+	}
+	k->text = read_all(s->kallsyms_path, &k->len);
+	if (!k->text)
+		return false;
+	kindex_build(k);
+	if (s->cache_dir && !k->err)
+		kcache_store(s->cache_dir, key, k);
+	return true;
 }
 
 struct kbuild {
@@ -157,6 +364,7 @@ static int kernel_take(struct symbolizer *s, struct kindex *k, bool warn, struct
 	}
 	ks->ix = *k;
 	memset(k, 0, sizeof(*k));
+	s->stats.kallsyms_cached = ks->ix.map != NULL;
 	if (!ks->ix.nonzero) {
 		ks->state = -1;
 		if (warn)
@@ -179,10 +387,7 @@ static void *prefetch_main(void *arg)
 	struct symbolizer *s = arg;
 	struct kindex *k = &s->kernel.pf;
 
-	k->text = read_all(s->kallsyms_path, &k->len);
-	s->kernel.pf_read = k->text != NULL;
-	if (k->text)
-		kindex_build(k);
+	s->kernel.pf_read = kindex_from_path(s, k);
 	return NULL;
 }
 
@@ -249,10 +454,7 @@ static int kernel_ensure(struct symbolizer *s)
 		memset(&s->kernel.pf, 0, sizeof(s->kernel.pf));
 		read = s->kernel.pf_read;
 	} else {
-		k.text = read_all(s->kallsyms_path, &k.len);
-		read = k.text != NULL;
-		if (read)
-			kindex_build(&k);
+		read = kindex_from_path(s, &k);
 	}
 	if (!read) {
 		s->kernel.state = -1;
@@ -277,6 +479,10 @@ static int kent_strings(struct symbolizer *s, size_t i)
 
 	if (ks->names[i])
 		return 0;
+	/* a kept index is a file: check before reading names out of it */
+	if ((uint64_t)e->name_off + e->name_len > ks->ix.len ||
+	    (e->module_len && (uint64_t)e->module_off + e->module_len > ks->ix.len))
+		return -PREC_ECORRUPT;
 	ks->names[i] = arena_strndup(&s->arena, (const char *)ks->ix.text + e->name_off, e->name_len);
 	if (e->module_len)
 		ks->modules[i] = arena_strndup(&s->arena, (const char *)ks->ix.text + e->module_off,
@@ -334,7 +540,7 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 		struct rawsym a = { 0 }, b = { 0 };
 
 		if ((ret = kent_strings(s, i)) || (ret = kent_strings(s, best)))
-			return ret;
+			goto failed;
 		a.name = ks->names[i];
 		a.bind = kbind(ks->ix.v[i].type);
 		a.type = b.type = STT_FUNC;
@@ -344,13 +550,19 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 			best = i;
 	}
 	if ((ret = kent_strings(s, best)))
-		return ret;
+		goto failed;
 	out->name = ks->names[best];
 	out->start = start;
 	out->size = size;
 	if (module)
 		*module = ks->modules[best];
 	return 0;
+failed:
+	if (ret == -ENOMEM)
+		return ret;
+	/* a damaged kept index: its names cannot be trusted */
+	ks->state = -1;
+	sym_warn(s, "kernel symbol index damaged: kernel addresses stay unresolved");
 unresolved:
 	s->stats.unresolved++;
 	return 0;

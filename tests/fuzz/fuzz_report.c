@@ -33,7 +33,8 @@ static int add(void *ctx, struct load *l, const struct load_sample *s)
 static void run(const uint8_t *data, size_t size)
 {
 	static FILE *null;
-	struct load l = { .quiet = true, .kallsyms_path = "/dev/null", .mem = data, .mem_len = size };
+	struct load l = { .quiet = true, .kallsyms_path = "/dev/null", .no_cache = true,
+			  .mem = data, .mem_len = size };
 	struct hist_opts ho = { .keys = { SORT_COMM, SORT_DSO, SORT_SYM, SORT_SRCLINE },
 				.nr_keys = 4, .children = true, .callchain = true, .caller = true,
 				.inline_frames = true };

@@ -819,6 +819,56 @@ static void test_kallsyms(void **state)
 	symbolizer_free(s);
 }
 
+/* The kernel symbol index kept between runs: made by the first symbolizer,
+ * mapped by the next with the same answers; a changed file or a damaged
+ * index is never trusted. */
+static void test_kallsyms_cache(void **state)
+{
+	char path[PATH_MAX + 16], cache[PATH_MAX + 16], cmd[3 * PATH_MAX];
+	struct warns w = { 0 };
+	struct symbolizer_opts o = { .warn = warn_cb, .warn_ctx = &w, .kallsyms_path = path,
+				     .cache_dir = cache };
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kallsyms_c", tmpdir);
+	snprintf(cache, sizeof(cache), "%s/kcache", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(ktext, f);
+	fclose(f);
+	for (int round = 0; round < 2; round++) {
+		s = symbolizer_new(&o);
+		expect_k(s, 0xffffffff810001f0, "do_thing", 0xffffffff81000100, 0x100, NULL);
+		expect_k(s, 0xffffffffc0001100, "mod_fn2", 0xffffffffc0001040, 0xfc0, "mymod");
+		expect_k(s, 0xffffffff80000000, NULL, 0, 0, NULL);
+		symbolizer_get_stats(s, &st);
+		assert_int_equal(st.kallsyms_cached, round);
+		symbolizer_free(s);
+	}
+	/* the file changes: the index is made again from it */
+	f = fopen(path, "w");
+	fputs("ffffffff81000000 T only_one\n", f);
+	fclose(f);
+	s = symbolizer_new(&o);
+	expect_k(s, 0xffffffff81000010, "only_one", 0xffffffff81000000, 4096, NULL);
+	symbolizer_get_stats(s, &st);
+	assert_int_equal(st.kallsyms_cached, 0);
+	symbolizer_free(s);
+	/* a damaged index (names past its end): unresolved, warned, no crash */
+	snprintf(cmd, sizeof(cmd), "for f in %s/kallsyms-*.idx; do "
+		 "printf '\\377\\377\\377\\177' | dd of=$f bs=1 seek=72 conv=notrunc 2>/dev/null; done",
+		 cache);
+	assert_int_equal(system(cmd), 0);
+	w.n = 0;
+	s = symbolizer_new(&o);
+	expect_k(s, 0xffffffff81000010, NULL, 0, 0, NULL);
+	assert_int_equal(w.n, 1);
+	symbolizer_free(s);
+}
+
 static void test_kallsyms_file(void **state)
 {
 	char path[PATH_MAX + 16];
@@ -876,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_file),
+		cmocka_unit_test(test_kallsyms_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

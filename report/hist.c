@@ -10,13 +10,54 @@
 
 #include "../common/buf.h"
 
+#define RAW_ADDRS_MAX ((size_t)1 << 20)
+
+struct raw_stack {
+	int event;
+	uint32_t n;
+	const struct thread *thread;
+	const char *comm;
+	uint32_t cpu;
+	uint64_t period_key;
+	uint64_t kmask;         /* kernel flags of the first 64 frames (deeper ones
+				   follow from the same addresses in practice) */
+	size_t first;           /* in raw_addrs */
+	uint32_t stack;
+};
+
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s)
 {
 	memset(h, 0, sizeof(*h));
 	h->opts = *o;
 	h->machine = m;
 	h->sym = s;
+	for (size_t i = 0; i < o->nr_keys; i++)
+		h->period_key |= o->keys[i] == SORT_PERIOD;
 	return 0;
+}
+
+static void raw_reset(struct hist *h)
+{
+	hmap_free(&h->raw_idx);
+	h->nr_raw = h->nr_raw_addrs = 0;
+	h->raw_gen = h->machine->maps_gen;
+}
+
+struct raw_key {
+	struct hist *h;
+	const struct raw_stack *r;
+	const uint64_t *addrs;
+};
+
+static bool raw_eq(void *ctx, uint32_t idx)
+{
+	const struct raw_key *k = ctx;
+	const struct raw_stack *a = &k->h->raw[idx], *b = k->r;
+
+	return a->n == b->n && a->event == b->event && a->thread == b->thread &&
+	       a->comm == b->comm && a->cpu == b->cpu && a->period_key == b->period_key &&
+	       a->kmask == b->kmask &&
+	       !memcmp(&k->h->raw_addrs[a->first], k->addrs, a->n * sizeof(uint64_t));
 }
 
 static void free_tree(struct cnode *n)
@@ -46,6 +87,9 @@ void hist_free(struct hist *h)
 	free(h->frame_ids);
 	free(h->stacks);
 	free(h->symids);
+	free(h->raw);
+	free(h->raw_addrs);
+	hmap_free(&h->raw_idx);
 	hmap_free(&h->frame_idx);
 	hmap_free(&h->stack_idx);
 	hmap_free(&h->sym_idx);
@@ -108,10 +152,30 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	uint64_t hv;
 	uint32_t idx;
 
+	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu };
+	struct raw_key rk = { h, &r, addrs };
+	uint64_t rh;
+	uint32_t ri;
+
 	if (h->opts.max_stack > 0 && n > (size_t)h->opts.max_stack)
 		n = (size_t)h->opts.max_stack;
 	if (n > PERF_MAX_STACK_DEPTH + 8)
 		n = PERF_MAX_STACK_DEPTH + 8;
+	if (h->period_key)
+		s.period_key = r.period_key = period;
+	/* the same raw addresses as before, with the same maps: the same stack */
+	if (h->raw_gen != h->machine->maps_gen)
+		raw_reset(h);
+	r.n = (uint32_t)n;
+	for (size_t i = 0; i < n && i < 64; i++)
+		r.kmask |= (uint64_t)kernel[i] << i;
+	rh = hash_bytes(addrs, n * sizeof(*addrs),
+			hash_combine(hash_combine(hash_u64((uint64_t)event ^ r.kmask), (uintptr_t)t),
+				     hash_combine((uintptr_t)r.comm, cpu ^ (r.period_key << 20))));
+	if (hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
+		idx = h->raw[ri].stack;
+		goto count;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct frame f = { .addr = addrs[i], .kernel = kernel[i] };
 		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
@@ -129,8 +193,6 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	}
 	s.nr_frames = (uint32_t)n;
 	h->chains_seen |= n > 1;
-	if (h->opts.nr_keys && memchr(h->opts.keys, SORT_PERIOD, h->opts.nr_keys))
-		s.period_key = period;
 	hv = hash_bytes(ids, n * sizeof(*ids),
 			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
 				     hash_combine((uintptr_t)s.comm, cpu ^ (s.period_key << 20))));
@@ -145,6 +207,22 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		idx = (uint32_t)h->nr_stacks;
 		h->stacks[h->nr_stacks++] = s;
 	}
+	/* bounded (8 MiB of addresses): a profile of ever new stacks gains nothing */
+	if (h->nr_raw_addrs + n > RAW_ADDRS_MAX)
+		raw_reset(h);
+	if (!array_grow((void **)&h->raw, &h->cap_raw, h->nr_raw + 1, sizeof(r)) &&
+	    !array_grow((void **)&h->raw_addrs, &h->cap_raw_addrs, h->nr_raw_addrs + n,
+			sizeof(*addrs)) &&
+	    !hmap_insert(&h->raw_idx, rh, (uint32_t)h->nr_raw)) {
+		r.first = h->nr_raw_addrs;
+		r.stack = idx;
+		memcpy(&h->raw_addrs[h->nr_raw_addrs], addrs, n * sizeof(*addrs));
+		h->nr_raw_addrs += n;
+		h->raw[h->nr_raw++] = r;
+	} else {
+		raw_reset(h);   /* no memory for the shortcut: do without */
+	}
+count:
 	h->stacks[idx].count++;
 	h->stacks[idx].period += period;
 	/* by now the binaries that matter have been seen: their DWARF can be

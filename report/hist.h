@@ -86,6 +86,7 @@ struct hist_opts {
 };
 
 struct symid_rec;
+struct raw_stack;
 
 struct hist {
 	struct hist_opts opts;
@@ -109,6 +110,15 @@ struct hist {
 	uint64_t total_period, total_count;
 	uint64_t unresolved;    /* samples whose own address has no symbol */
 	struct cnode *nodes_pool;
+	/* samples seen before, by their raw addresses: skips the map lookups
+	 * and frame folding (emptied whenever a map changes) */
+	struct hmap raw_idx;
+	uint64_t *raw_addrs;
+	size_t nr_raw_addrs, cap_raw_addrs;
+	struct raw_stack *raw;
+	size_t nr_raw, cap_raw;
+	uint64_t raw_gen;
+	bool period_key;        /* --sort period: samples differ by period */
 	bool dwarf_prefetched;
 	bool chains_seen;       /* a sample with callers */
 	uint64_t added;         /* samples given to hist_add */

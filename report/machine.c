@@ -313,6 +313,7 @@ static int do_mmap(struct machine *m, uint32_t pid, uint64_t start, uint64_t len
 
 	if (!d)
 		return -ENOMEM;
+	m->maps_gen++;
 	if (bid_size && !d->build_id_size) {
 		memcpy(d->build_id, bid, bid_size);
 		d->build_id_size = bid_size;
@@ -347,8 +348,10 @@ int machine_process(struct machine *m, const struct record *rec)
 		if (!t)
 			return -ENOMEM;
 		t->comm = comm;
-		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			t->proc->maps.nr = 0;   /* a new image: its maps follow */
+			m->maps_gen++;
+		}
 		return 0;
 	}
 	case PERF_RECORD_FORK: {
@@ -380,6 +383,7 @@ int machine_process(struct machine *m, const struct record *rec)
 				return -ENOMEM;
 			memcpy(np->maps.m, pp->maps.m, pp->maps.nr * sizeof(struct map));
 			np->maps.nr = pp->maps.nr;
+			m->maps_gen++;
 		}
 		return 0;
 	}

@@ -64,6 +64,7 @@ struct machine {
 	struct maps kernel;             /* pid -1 maps: the kernel and its modules */
 	struct dso *kernel_dso;
 	uint64_t unknown_threads;       /* samples' threads first seen without COMM */
+	uint64_t maps_gen;              /* bumped whenever any map changes */
 };
 
 void machine_init(struct machine *m);

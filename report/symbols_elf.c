@@ -99,7 +99,7 @@ size_t elf_build_id(Elf *e, uint8_t out[SYM_BUILD_ID_MAX])
 	return 0;
 }
 
-static Elf_Scn *elf_section(Elf *e, const char *name, GElf_Shdr *sh)
+Elf_Scn *elf_section(Elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;

@@ -179,6 +179,8 @@ void elf_close(Elf *e, int fd);
 /* The NT_GNU_BUILD_ID note: its size (0 when none), bytes copied to out. */
 size_t elf_build_id(Elf *e, uint8_t out[SYM_BUILD_ID_MAX]);
 bool elf_has_section(Elf *e, const char *name, bool with_bits);
+/* The section of that name (and its header), or NULL. */
+Elf_Scn *elf_section(Elf *e, const char *name, GElf_Shdr *sh);
 /* The .gnu_debuglink name (malloc'd) and CRC; NULL when none. */
 char *elf_debuglink(Elf *e, uint32_t *crc);
 int elf_load_segs(Elf *e, struct load_seg **segs, size_t *n);

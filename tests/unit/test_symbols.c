@@ -262,6 +262,56 @@ static void test_self_lookup(void **state)
 	symbolizer_free(s);
 }
 
+/* A debug file with compressed sections: with a cache folder, a copy with
+ * the sections inflated is kept (once) and gives the same source lines. */
+static void test_debug_compressed_kept(void **state)
+{
+	char exe[PATH_MAX], root[PATH_MAX + 16], dbg[PATH_MAX + 320], strip[PATH_MAX + 16];
+	char cache[PATH_MAX + 16], kept[PATH_MAX + 400], hex[131];
+	struct symbolizer_opts o = { 0 };
+	uint8_t bid[65];
+	uint64_t off;
+	const struct sym_frame *f;
+	size_t n;
+	struct stat st;
+
+	(void)state;
+	if (!have_objcopy())
+		skip();
+	self_path(exe, sizeof(exe));
+	off = file_offset_of((void *)sym_test_target, exe, sizeof(exe));
+	self_build_id(bid);
+	for (int i = 0; i < bid[0]; i++)
+		sprintf(hex + 2 * i, "%02x", bid[1 + i]);
+	snprintf(root, sizeof(root), "%s/zdebug", tmpdir);
+	snprintf(dbg, sizeof(dbg), "%s/.build-id/%.2s", root, hex);
+	assert_int_equal(run("mkdir -p '%s'", dbg), 0);
+	snprintf(dbg, sizeof(dbg), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
+	snprintf(strip, sizeof(strip), "%s/zstripped", tmpdir);
+	snprintf(cache, sizeof(cache), "%s/zcache", tmpdir);
+	snprintf(kept, sizeof(kept), "%s/debug/%s.debug", cache, hex);
+	if (run("objcopy --only-keep-debug --compress-debug-sections=zlib '%s' '%s'", exe, dbg))
+		skip();
+	assert_int_equal(run("objcopy --strip-all '%s' '%s'", exe, strip), 0);
+	o.debug_root = root;
+	o.cache_dir = cache;
+	o.kallsyms_path = "/nonexistent";
+	for (int round = 0; round < 2; round++) {
+		struct symbolizer *s = symbolizer_new(&o);
+		struct sym_dso *d = symbolizer_dso(s, strip, bid + 1, bid[0]);
+
+		assert_int_equal(sym_dso_srcline(s, d, off, &f, &n), 0);
+		assert_true(n >= 1);
+		assert_string_equal(f[n - 1].function, "sym_test_target");
+		assert_non_null(strstr(f[0].file, "tests/unit/test_symbols.c"));
+		assert_true(f[0].line >= TARGET_FIRST && f[0].line <= TARGET_LAST);
+		symbolizer_free(s);
+		/* the kept copy exists, its sections stored plain */
+		assert_int_equal(stat(kept, &st), 0);
+		assert_int_equal(run("readelf -S -W '%s' | grep ' .debug_info' | grep -qv ' C '", kept), 0);
+	}
+}
+
 static void test_srcline_plain(void **state)
 {
 	char path[PATH_MAX];
@@ -921,6 +971,7 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_debug_by_build_id),
+		cmocka_unit_test(test_debug_compressed_kept),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_gnu_debugdata),
 		cmocka_unit_test(test_truncated),

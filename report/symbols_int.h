@@ -113,8 +113,12 @@ struct kindex {
 	size_t len;
 	struct kent *v;
 	size_t n;
-	void *map;                      /* a mapped cache file holding text and v */
-	size_t map_len;
+	/* or, from a kept index: read with pread as needed (mapping it would
+	 * make the kernel map whole large page-cache folios) */
+	int fd;                         /* -1 unless from a kept index */
+	uint64_t *top;                  /* start of every KBLOCK-th entry */
+	size_t ntop;
+	uint64_t entries_off, strings_off;
 	size_t nonzero;                 /* entries with a non-zero address */
 	int err;                        /* 0, -ENOMEM or -PREC_ECORRUPT */
 	char msg[ERR_MSG_MAX];

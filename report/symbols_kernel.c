@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,8 +30,9 @@ static void kindex_build(struct kindex *k);
 
 static void kindex_free(struct kindex *k)
 {
-	if (k->map) {
-		munmap(k->map, k->map_len);
+	if (k->top) {
+		close(k->fd);
+		free(k->top);
 	} else {
 		free(k->text);
 		free(k->v);
@@ -42,8 +42,11 @@ static void kindex_free(struct kindex *k)
 
 /* ---- the index kept between runs ---------------------------------------- */
 
-#define KCACHE_MAGIC "PREPKSY1"
+#define KCACHE_MAGIC "PREPKSY2"
+#define KBLOCK 64               /* entries per top-level slot */
+#define KWINDOW 16              /* entries read on each side of a block */
 
+/* header | top (u64 per KBLOCK entries) | entries | strings */
 struct kcache_hdr {
 	char magic[8];
 	uint64_t key;
@@ -51,6 +54,7 @@ struct kcache_hdr {
 	uint64_t strings_off, strings_len;
 	uint64_t total_len;
 	uint64_t entry_size;
+	uint64_t top_off, ntop, entries_off, reserved;
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -104,7 +108,7 @@ static int kcache_load(const char *dir, uint64_t key, struct kindex *k)
 	char path[4096];
 	struct kcache_hdr h;
 	struct stat st;
-	void *map;
+	uint64_t *top;
 	int fd;
 
 	kcache_path(dir, key, path, sizeof(path));
@@ -114,22 +118,27 @@ static int kcache_load(const char *dir, uint64_t key, struct kindex *k)
 	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(h) || pread(fd, &h, sizeof(h), 0) !=
 	    (ssize_t)sizeof(h) || memcmp(h.magic, KCACHE_MAGIC, 8) || h.key != key ||
 	    h.total_len != (uint64_t)st.st_size || h.entry_size != sizeof(struct kent) ||
-	    h.n > (h.total_len - sizeof(h)) / sizeof(struct kent) ||
-	    h.strings_off != sizeof(h) + h.n * sizeof(struct kent) ||
-	    h.strings_len != h.total_len - h.strings_off || h.strings_len > UINT32_MAX) {
+	    h.n > (h.total_len - sizeof(h)) / sizeof(struct kent) || !h.n ||
+	    h.ntop != (h.n + KBLOCK - 1) / KBLOCK || h.top_off != sizeof(h) ||
+	    h.entries_off != h.top_off + 8 * h.ntop ||
+	    h.strings_off != h.entries_off + h.n * sizeof(struct kent) ||
+	    h.strings_len != h.total_len - h.strings_off || h.strings_len > UINT32_MAX ||
+	    !(top = malloc(8 * h.ntop))) {
 		close(fd);
 		return -1;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (pread(fd, top, 8 * h.ntop, (off_t)h.top_off) != (ssize_t)(8 * h.ntop)) {
+		free(top);
+		close(fd);
 		return -1;
-	k->map = map;
-	k->map_len = (size_t)st.st_size;
-	k->v = (struct kent *)((uint8_t *)map + sizeof(h));
+	}
+	k->fd = fd;
+	k->top = top;
+	k->ntop = h.ntop;
+	k->entries_off = h.entries_off;
+	k->strings_off = h.strings_off;
 	k->n = h.n;
 	k->nonzero = h.nonzero;
-	k->text = (uint8_t *)map + h.strings_off;
 	k->len = h.strings_len;
 	return 0;
 }
@@ -158,6 +167,7 @@ static void kcache_store(const char *dir, uint64_t key, const struct kindex *k)
 {
 	struct kcache_hdr h = { .key = key, .n = k->n, .nonzero = k->nonzero,
 				.entry_size = sizeof(struct kent) };
+	uint64_t *top = malloc(((k->n + KBLOCK - 1) / KBLOCK + 1) * 8);
 	char path[4096], tmp[4200];
 	struct kent *v = malloc((k->n ? k->n : 1) * sizeof(*v));
 	uint8_t *str = malloc(k->len ? k->len : 1);
@@ -165,8 +175,11 @@ static void kcache_store(const char *dir, uint64_t key, const struct kindex *k)
 	DIR *dh;
 	int fd = -1;
 
-	if (!v || !str || !k->nonzero)
+	if (!v || !str || !top || !k->nonzero || !k->n)
 		goto out;
+	h.ntop = (k->n + KBLOCK - 1) / KBLOCK;
+	for (size_t i = 0; i < h.ntop; i++)
+		top[i] = k->v[i * KBLOCK].start;
 	for (size_t i = 0; i < k->n; i++) {
 		v[i] = k->v[i];
 		v[i].name_off = (uint32_t)slen;
@@ -184,7 +197,9 @@ static void kcache_store(const char *dir, uint64_t key, const struct kindex *k)
 		}
 	}
 	memcpy(h.magic, KCACHE_MAGIC, 8);
-	h.strings_off = sizeof(h) + k->n * sizeof(*v);
+	h.top_off = sizeof(h);
+	h.entries_off = h.top_off + 8 * h.ntop;
+	h.strings_off = h.entries_off + k->n * sizeof(*v);
 	h.strings_len = slen;
 	h.total_len = h.strings_off + slen;
 	if (mkdir(dir, 0700) && errno != EEXIST)
@@ -206,7 +221,8 @@ static void kcache_store(const char *dir, uint64_t key, const struct kindex *k)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto out;
-	if (!write_all(fd, &h, sizeof(h)) || !write_all(fd, v, k->n * sizeof(*v)) ||
+	if (!write_all(fd, &h, sizeof(h)) || !write_all(fd, top, 8 * h.ntop) ||
+	    !write_all(fd, v, k->n * sizeof(*v)) ||
 	    !write_all(fd, str, slen) || close(fd) || rename(tmp, path))
 		unlink(tmp);
 	fd = -1;
@@ -215,6 +231,7 @@ out:
 		close(fd);
 	free(v);
 	free(str);
+	free(top);
 }
 
 /* Kernel symbols from kallsyms_path: a kept index when there is a valid
@@ -364,7 +381,7 @@ static int kernel_take(struct symbolizer *s, struct kindex *k, bool warn, struct
 	}
 	ks->ix = *k;
 	memset(k, 0, sizeof(*k));
-	s->stats.kallsyms_cached = ks->ix.map != NULL;
+	s->stats.kallsyms_cached = ks->ix.top != NULL;
 	if (!ks->ix.nonzero) {
 		ks->state = -1;
 		if (warn)
@@ -471,11 +488,21 @@ static int kernel_ensure(struct symbolizer *s)
 	return 0;
 }
 
-/* The name (and module) of index entry i, copied out on first use. */
-static int kent_strings(struct symbolizer *s, size_t i)
+/* Bytes of the strings of a kept index, read into the arena. */
+static char *kstr_read(struct symbolizer *s, uint32_t off, uint16_t len)
+{
+	char *p = arena_alloc(&s->arena, (size_t)len + 1);
+
+	if (!p || pread(s->kernel.ix.fd, p, len, (off_t)(s->kernel.ix.strings_off + off)) != len)
+		return NULL;
+	p[len] = 0;
+	return p;
+}
+
+/* The name (and module) of index entry i (e), copied out on first use. */
+static int kent_strings(struct symbolizer *s, size_t i, const struct kent *e)
 {
 	struct ksyms *ks = &s->kernel;
-	const struct kent *e = &ks->ix.v[i];
 
 	if (ks->names[i])
 		return 0;
@@ -483,6 +510,14 @@ static int kent_strings(struct symbolizer *s, size_t i)
 	if ((uint64_t)e->name_off + e->name_len > ks->ix.len ||
 	    (e->module_len && (uint64_t)e->module_off + e->module_len > ks->ix.len))
 		return -PREC_ECORRUPT;
+	if (ks->ix.top) {
+		ks->names[i] = kstr_read(s, e->name_off, e->name_len);
+		if (e->module_len)
+			ks->modules[i] = kstr_read(s, e->module_off, e->module_len);
+		if (!ks->names[i] || (e->module_len && !ks->modules[i]))
+			return -PREC_ECORRUPT;
+		return 0;
+	}
 	ks->names[i] = arena_strndup(&s->arena, (const char *)ks->ix.text + e->name_off, e->name_len);
 	if (e->module_len)
 		ks->modules[i] = arena_strndup(&s->arena, (const char *)ks->ix.text + e->module_off,
@@ -497,11 +532,54 @@ static uint8_t kbind(char t)
 	return t == 'T' ? STB_GLOBAL : t == 't' ? STB_LOCAL : STB_WEAK;
 }
 
+/* The entries around addr: all of them in memory, or from a kept index the
+ * block whose top-level start is the last at or below addr, with KWINDOW
+ * entries on each side. *base is the index of v[0]; false: none at or below. */
+static bool kwindow(struct ksyms *ks, uint64_t addr, struct kent *buf, const struct kent **v,
+		    size_t *base, size_t *n)
+{
+	size_t lo = 0, hi, from, to;
+	ssize_t want;
+
+	if (!ks->ix.top) {
+		*v = ks->ix.v;
+		*base = 0;
+		*n = ks->ix.n;
+		return true;
+	}
+	hi = ks->ix.ntop;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->ix.top[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	from = (lo - 1) * KBLOCK;
+	from = from > KWINDOW ? from - KWINDOW : 0;
+	to = lo * KBLOCK + KWINDOW;
+	if (to > ks->ix.n)
+		to = ks->ix.n;
+	want = (ssize_t)((to - from) * sizeof(*buf));
+	if (pread(ks->ix.fd, buf, (size_t)want, (off_t)(ks->ix.entries_off + from * sizeof(*buf))) !=
+	    want)
+		return false;
+	*v = buf;
+	*base = from;
+	*n = to - from;
+	return true;
+}
+
 int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
 			     const char **module)
 {
 	struct ksyms *ks = &s->kernel;
-	size_t lo = 0, hi, first, best, next;
+	struct kent buf[KBLOCK + 2 * KWINDOW];
+	const struct kent *v;
+	size_t lo = 0, hi, first, best, next, base, n;
 	uint64_t start, size;
 	int ret;
 
@@ -513,13 +591,13 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 	if (ret)
 		return ret;
 	s->stats.lookups++;
-	if (ks->state != 1 || !ks->ix.n)
+	if (ks->state != 1 || !ks->ix.n || !kwindow(ks, addr, buf, &v, &base, &n))
 		goto unresolved;
-	hi = ks->ix.n;
+	hi = n;
 	while (lo < hi) {               /* the first entry after addr */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->ix.v[mid].start <= addr)
+		if (v[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -527,11 +605,11 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 	if (!lo)
 		goto unresolved;
 	next = lo;
-	start = ks->ix.v[lo - 1].start;
+	start = v[lo - 1].start;
 	first = lo - 1;
-	while (first && ks->ix.v[first - 1].start == start)
+	while (first && v[first - 1].start == start)
 		first--;
-	size = next < ks->ix.n ? ks->ix.v[next].start - start : KSYM_LAST_SIZE;
+	size = next < n ? v[next].start - start : KSYM_LAST_SIZE;
 	if (addr - start >= size)
 		goto unresolved;
 	/* several names at one address: perf's choice */
@@ -539,23 +617,24 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 	for (size_t i = first; i < next; i++) {
 		struct rawsym a = { 0 }, b = { 0 };
 
-		if ((ret = kent_strings(s, i)) || (ret = kent_strings(s, best)))
+		if ((ret = kent_strings(s, base + i, &v[i])) ||
+		    (ret = kent_strings(s, base + best, &v[best])))
 			goto failed;
-		a.name = ks->names[i];
-		a.bind = kbind(ks->ix.v[i].type);
+		a.name = ks->names[base + i];
+		a.bind = kbind(v[i].type);
 		a.type = b.type = STT_FUNC;
-		b.name = ks->names[best];
-		b.bind = kbind(ks->ix.v[best].type);
+		b.name = ks->names[base + best];
+		b.bind = kbind(v[best].type);
 		if (i != best && sym_better(&a, &b))
 			best = i;
 	}
-	if ((ret = kent_strings(s, best)))
+	if ((ret = kent_strings(s, base + best, &v[best])))
 		goto failed;
-	out->name = ks->names[best];
+	out->name = ks->names[base + best];
 	out->start = start;
 	out->size = size;
 	if (module)
-		*module = ks->modules[best];
+		*module = ks->modules[base + best];
 	return 0;
 failed:
 	if (ret == -ENOMEM)

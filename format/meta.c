@@ -28,6 +28,11 @@ static const struct meta_field meta_fields[] = {
 	{ META_NR_LOST_SAMPLES, META_U64, "nr_lost_samples" },
 	{ META_NR_LOST_RECORDS, META_U64, "nr_lost_records" },
 	{ META_WORKLOAD_EXIT, META_U64, "workload_exit" },
+	{ META_STAT_RUNS, META_U64, "stat_runs" },
+	{ META_STAT_ELAPSED_NS, META_BYTES, "stat_elapsed_ns" },
+	{ META_STAT_USER_NS, META_U64, "stat_user_ns" },
+	{ META_STAT_SYS_NS, META_U64, "stat_sys_ns" },
+	{ META_STAT_TARGET, META_STRING, "stat_target" },
 };
 
 const struct meta_field *meta_field_find(uint16_t tag)

@@ -577,6 +577,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "stat"))
+		return cmd_stat(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "record")) {
 		argv++;
 		argc--;

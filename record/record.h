@@ -106,6 +106,9 @@ long session_drain(struct session *s, struct err *err);
  * ring is hung up (the tasks followed have all exited), or negative. */
 int session_poll(struct session *s, int timeout_ms);
 
+/* stat.c: prec stat [record] */
+int cmd_stat(int argc, char **argv);
+
 /* workload.c */
 struct workload {
 	pid_t pid;

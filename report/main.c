@@ -11,6 +11,7 @@
 #include "../common/opts.h"
 #include "dump.h"
 #include "report.h"
+#include "stat.h"
 
 #define PREP_VERSION "0.1"
 
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "script"))
 		return cmd_script(argc - 1, argv + 1);
+	if (argc > 2 && !strcmp(argv[1], "stat") && !strcmp(argv[2], "report"))
+		return cmd_stat_report(argc - 2, argv + 2);
 	if (argc > 1 && !strcmp(argv[1], "--version")) {
 		printf("prep %s\n", PREP_VERSION);
 		return 0;

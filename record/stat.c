@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prec stat [record]: counting mode. Opens counting events (read_format with
+ * the enabled and running times) on the workload (inherited, enabled on
+ * exec), on CPUs (-a, -C) or on running threads (-p, -t), reads them when the
+ * workload ends (or at --timeout / Ctrl-C), and prints perf stat's output
+ * through the report's stat printer. `prec stat record` also writes the
+ * readings into a counting prec.data file that `prep stat report` prints
+ * again.
+ */
+#include "record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/buf.h"
+#include "../common/opts.h"
+#include "../format/blocks.h"
+#include "../report/stat.h"
+
+#define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults," \
+		       "cycles,instructions,branches,branch-misses"
+
+struct stat_opts {
+	struct event_list events;
+	bool all_cpus, no_inherit, big_num, no_big_num, append, null;
+	const char *cpu_list, *pids, *tids, *sep, *output;
+	long repeat, timeout_ms;
+	int quiet;
+	bool help;
+	bool record;
+	const char *record_file;
+	int argc;
+	char **argv;
+};
+
+struct counter_fd {
+	int fd;
+	int cpu;
+};
+
+struct counter {
+	struct event_spec *ev;
+	struct counter_fd *fds;
+	size_t nr_fds;
+	bool supported;
+	uint64_t *ids;
+};
+
+static volatile sig_atomic_t stop_req;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_req = 1;
+}
+
+static int cb_event(const struct opt *o, const char *arg, struct err *err)
+{
+	struct stat_opts *so = o->dest;
+	struct event_list more = { 0 };
+	int ret = events_parse(arg, NULL, &more, err);
+	struct event_spec *all;
+
+	if (ret)
+		return ret;
+	all = realloc(so->events.ev, (so->events.nr + more.nr) * sizeof(*all));
+	if (!all) {
+		event_list_free(&more);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	memcpy(all + so->events.nr, more.ev, more.nr * sizeof(*all));
+	so->events.ev = all;
+	so->events.nr += more.nr;
+	free(more.ev);
+	return 0;
+}
+
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
+				unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+/* "0-2,5" -> cpus; -a: every online CPU. */
+static int cpu_targets(const struct stat_opts *o, int **cpus, size_t *n, struct err *err)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	const char *p = o->cpu_list;
+
+	*cpus = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(int));
+	*n = 0;
+	if (!*cpus)
+		return err_set(err, -ENOMEM, "out of memory");
+	if (!p) {
+		for (long c = 0; c < ncpu; c++)
+			(*cpus)[(*n)++] = (int)c;
+		return 0;
+	}
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			return err_set(err, -EINVAL, "-C '%s': not a CPU list like 0-2,5", o->cpu_list);
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (b < a || b >= ncpu)
+			return err_set(err, -EINVAL, "-C '%s': CPU %ld does not exist", o->cpu_list, b);
+		for (long c = a; c <= b; c++)
+			if (*n < (size_t)ncpu)
+				(*cpus)[(*n)++] = (int)c;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return err_set(err, -EINVAL, "-C '%s': not a CPU list like 0-2,5", o->cpu_list);
+		p = end;
+	}
+	return 0;
+}
+
+/* -p: every thread of each process; -t: the threads as given. */
+static int thread_targets(const struct stat_opts *o, pid_t **tids, size_t *n, struct err *err)
+{
+	const char *list = o->pids ? o->pids : o->tids;
+	char buf[256];
+	size_t cap = 64;
+
+	*n = 0;
+	*tids = malloc(cap * sizeof(pid_t));
+	if (!*tids)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (const char *p = list; *p;) {
+		char *end;
+		long id = strtol(p, &end, 10);
+
+		if (end == p || id <= 0 || (*end && *end != ','))
+			return err_set(err, -EINVAL, "%s '%s': not a list of ids", o->pids ? "-p" : "-t",
+				       list);
+		if (o->pids) {
+			DIR *d;
+			struct dirent *de;
+
+			snprintf(buf, sizeof(buf), "/proc/%ld/task", id);
+			d = opendir(buf);
+			if (!d)
+				return err_set(err, -ESRCH, "process %ld does not exist", id);
+			while ((de = readdir(d))) {
+				long t = strtol(de->d_name, NULL, 10);
+
+				if (t <= 0)
+					continue;
+				if (*n == cap) {
+					pid_t *m = realloc(*tids, (cap *= 2) * sizeof(pid_t));
+
+					if (!m) {
+						closedir(d);
+						return err_set(err, -ENOMEM, "out of memory");
+					}
+					*tids = m;
+				}
+				(*tids)[(*n)++] = (pid_t)t;
+			}
+			closedir(d);
+		} else {
+			if (*n == cap) {
+				pid_t *m = realloc(*tids, (cap *= 2) * sizeof(pid_t));
+
+				if (!m)
+					return err_set(err, -ENOMEM, "out of memory");
+				*tids = m;
+			}
+			(*tids)[(*n)++] = (pid_t)id;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+struct target {
+	int *cpus;              /* -a / -C */
+	size_t nr_cpus;
+	pid_t *tids;            /* -p / -t */
+	size_t nr_tids;
+	pid_t workload;         /* a command: counted with inherit, enabled on exec */
+};
+
+static void close_counters(struct counter *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < c[i].nr_fds; k++)
+			close(c[i].fds[k].fd);
+		free(c[i].fds);
+		free(c[i].ids);
+		c[i].fds = NULL;
+		c[i].ids = NULL;
+		c[i].nr_fds = 0;
+	}
+}
+
+static int open_counters(const struct stat_opts *o, struct counter *c, const struct target *t,
+			 struct err *err)
+{
+	for (size_t i = 0; i < o->events.nr; i++) {
+		struct perf_event_attr a = o->events.ev[i].attr;
+		size_t slots = t->workload > 0 ? 1 : t->cpus ? t->nr_cpus : t->nr_tids;
+
+		c[i].ev = &o->events.ev[i];
+		c[i].fds = calloc(slots, sizeof(*c[i].fds));
+		c[i].ids = calloc(slots, sizeof(*c[i].ids));
+		if (!c[i].fds || !c[i].ids)
+			return err_set(err, -ENOMEM, "out of memory");
+		a.size = sizeof(a);
+		a.sample_period = 0;
+		a.sample_type = 0;
+		a.freq = 0;
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+				PERF_FORMAT_ID;
+		a.inherit = !o->no_inherit && !t->cpus;
+		a.disabled = t->workload > 0;
+		a.enable_on_exec = t->workload > 0;
+		c[i].supported = true;
+		for (size_t k = 0; k < slots; k++) {
+			pid_t pid = t->workload > 0 ? t->workload : t->cpus ? -1 : t->tids[k];
+			int cpu = t->cpus ? t->cpus[k] : -1;
+			long fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+			if (fd < 0) {
+				int e = errno;
+
+				/* a counter this machine does not have: <not supported> */
+				if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL) {
+					c[i].supported = false;
+					break;
+				}
+				if (e == ESRCH && !t->workload && !t->cpus)
+					continue;       /* a thread that ended meanwhile */
+				return err_set(err, -e, "cannot open event '%s': %s%s", c[i].ev->name,
+					       strerror(e), e == EACCES || e == EPERM ?
+					       " (see /proc/sys/kernel/perf_event_paranoid)" : "");
+			}
+			c[i].fds[c[i].nr_fds].fd = (int)fd;
+			c[i].fds[c[i].nr_fds].cpu = cpu;
+			ioctl((int)fd, PERF_EVENT_IOC_ID, &c[i].ids[c[i].nr_fds]);
+			c[i].nr_fds++;
+		}
+		if (!c[i].supported) {
+			for (size_t k = 0; k < c[i].nr_fds; k++)
+				close(c[i].fds[k].fd);
+			c[i].nr_fds = 0;
+		}
+	}
+	return 0;
+}
+
+struct reading {
+	uint64_t value, enabled, running;
+};
+
+/* Sum of a counter's fds; per-fd readings into r (nr_fds of them). */
+static void read_counter(const struct counter *c, struct reading *sum, struct reading *per)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t k = 0; k < c->nr_fds; k++) {
+		uint64_t v[4] = { 0 };
+
+		if (read(c->fds[k].fd, v, sizeof(v)) < (ssize_t)(3 * sizeof(uint64_t)))
+			memset(v, 0, sizeof(v));
+		per[k] = (struct reading){ v[0], v[1], v[2] };
+		sum->value += v[0];
+		sum->enabled += v[1];
+		sum->running += v[2];
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Times are kept in ns, as the file stores them, so that the live output and
+ * the report of the file print the same digits. */
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	struct buf b = BUF_INIT;
+
+	for (int i = 0; i < argc; i++)
+		if ((i && buf_append(&b, " ", 1)) || buf_append(&b, argv[i], strlen(argv[i])))
+			goto fail;
+	if (buf_append(&b, "", 1))
+		goto fail;
+	return (char *)b.data;
+fail:
+	buf_free(&b);
+	return NULL;
+}
+
+static const char usage_line[] = "prec stat [record [-o FILE]] [-e EVENTS] [-a|-C LIST|-p PID|-t TID] "
+				 "[-r N] [-x SEP] [--] [command [args]]";
+
+static int parse(struct stat_opts *o, int argc, char **argv)
+{
+	const struct opt table[] = {
+		OPTION_CALLBACK('e', "event", o, "events", "events to count (default: perf stat's set)", cb_event),
+		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "count on every CPU"),
+		OPTION_STRING('C', "cpu", &o->cpu_list, "list", "count on these CPUs (0-2,5)"),
+		OPTION_STRING('p', "pid", &o->pids, "pids", "count these processes (all their threads)"),
+		OPTION_STRING('t', "tid", &o->tids, "tids", "count these threads"),
+		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not count the workload's children"),
+		OPTION_INT('r', "repeat", &o->repeat, "n", "run the command n times, print means and variation", 1, 100000),
+		OPTION_STRING('x', "field-separator", &o->sep, "sep", "CSV output with this separator"),
+		OPTION_STRING('o', "output", &o->output, "file", "write the output to this file (stat record: the data file)"),
+		OPTION_FLAG(0, "append", &o->append, "append to the -o file"),
+		OPTION_FLAG('B', "big-num", &o->big_num, "thousands separators in counts"),
+		OPTION_FLAG(0, "no-big-num", &o->no_big_num, "no thousands separators"),
+		OPTION_FLAG('n', "null", &o->null, "count nothing, only the elapsed time"),
+		OPTION_INT(0, "timeout", &o->timeout_ms, "ms", "stop after this many milliseconds", 1, 1L << 40),
+		OPTION_COUNT('q', "quiet", &o->quiet, "print nothing (stat record still writes its file)"),
+		OPTION_FLAG('h', "help", &o->help, "show this help"),
+		OPTION_END,
+	};
+	struct err err = { 0 };
+	int first = opts_parse(table, argc, argv, &err);
+
+	if (first < 0) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		opts_usage(stderr, usage_line, table);
+		return 129;
+	}
+	if (o->help) {
+		opts_usage(stdout, usage_line, table);
+		return -1;
+	}
+	o->argc = argc - first;
+	o->argv = argv + first;
+	if (!o->argc && !o->all_cpus && !o->cpu_list && !o->pids && !o->tids) {
+		fprintf(stderr, "prec stat: no command and no target (-a, -C, -p, -t) to count\n");
+		opts_usage(stderr, usage_line, table);
+		return 129;
+	}
+	if (o->repeat > 1 && !o->argc) {
+		fprintf(stderr, "prec stat: -r needs a command to run again\n");
+		return 129;
+	}
+	if (o->repeat > 1 && o->record) {
+		fprintf(stderr, "prec stat record: -r is not supported with record (as in perf)\n");
+		return 129;
+	}
+	if (o->pids && o->tids) {
+		fprintf(stderr, "prec stat: -p and -t exclude each other\n");
+		return 129;
+	}
+	if (!o->null && !o->events.nr && cb_event(&table[0], DEFAULT_EVENTS, &err)) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		return 1;
+	}
+	if (!o->repeat)
+		o->repeat = 1;
+	return 0;
+}
+
+/* The counting file: events (ids empty when not supported), one COUNTS block
+ * per run, metadata with the times and the target. */
+static int write_file(const struct stat_opts *o, const struct counter *c, struct reading **per,
+		      const struct stat_result *r, const uint64_t *elapsed_ns, uint64_t user_ns,
+		      uint64_t sys_ns, int argc, char **argv, struct err *err)
+{
+	struct container_writer_opts wo = { .kind = CONTAINER_KIND_COUNTS };
+	struct container_writer *w;
+	struct metadata m = { 0 };
+	struct buf b = BUF_INIT;
+	uint8_t el[8 * 1024];
+	int ret;
+
+	ret = container_writer_open(&w, o->record_file, &wo, err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < o->events.nr && !ret; i++) {
+		struct event_id *ids = calloc(c[i].nr_fds + 1, sizeof(*ids));
+
+		if (!ids) {
+			ret = err_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t k = 0; k < c[i].nr_fds; k++)
+			ids[k] = (struct event_id){ c[i].ids[k], c[i].fds[k].cpu, -1 };
+		buf_reset(&b);
+		ret = event_block_encode(&o->events.ev[i].attr, sizeof(o->events.ev[i].attr),
+					 o->events.ev[i].name, ids, c[i].supported ? c[i].nr_fds : 0, &b);
+		free(ids);
+		if (!ret)
+			ret = container_write_block(w, BLOCK_EVENT, b.data, b.len, err);
+	}
+	{
+		struct count_reading *cr;
+		size_t n = 0;
+
+		for (size_t i = 0; i < o->events.nr; i++)
+			n += c[i].nr_fds;
+		cr = calloc(n + 1, sizeof(*cr));
+		if (!cr && !ret)
+			ret = err_set(err, -ENOMEM, "out of memory");
+		n = 0;
+		for (size_t i = 0; i < o->events.nr && cr; i++)
+			for (size_t k = 0; k < c[i].nr_fds; k++)
+				cr[n++] = (struct count_reading){
+					(uint32_t)i, c[i].fds[k].cpu, -1, COUNT_FLAG_FINAL,
+					elapsed_ns[r->runs - 1], per[i][k].value,
+					per[i][k].enabled, per[i][k].running };
+		buf_reset(&b);
+		if (!ret && cr && !(ret = counts_encode(cr, n, &b)))
+			ret = container_write_block(w, BLOCK_COUNTS, b.data, b.len, err);
+		free(cr);
+	}
+	metadata_set_strlist(&m, META_CMDLINE, argc, argv);
+	metadata_set_str(&m, META_WRITER, "prec " PREC_VERSION);
+	metadata_set_u64(&m, META_STAT_RUNS, (uint64_t)r->runs);
+	for (int i = 0; i < r->runs && i < 1024; i++) {
+		uint64_t ns = elapsed_ns[i];
+
+		for (int k = 0; k < 8; k++)
+			el[8 * i + k] = (uint8_t)(ns >> (8 * k));
+	}
+	metadata_set_bytes(&m, META_STAT_ELAPSED_NS, META_BYTES, el,
+			   8 * (size_t)(r->runs < 1024 ? r->runs : 1024));
+	if (r->show_times) {
+		metadata_set_u64(&m, META_STAT_USER_NS, user_ns);
+		metadata_set_u64(&m, META_STAT_SYS_NS, sys_ns);
+	}
+	{
+		/* the heading's text, quotes included */
+		char *heading = malloc(strlen(r->cmd ? r->cmd : r->target) + 3);
+
+		if (heading) {
+			sprintf(heading, r->cmd ? "'%s'" : "%s", r->cmd ? r->cmd : r->target);
+			metadata_set_str(&m, META_STAT_TARGET, heading);
+			free(heading);
+		}
+	}
+	buf_reset(&b);
+	if (!ret && !(ret = metadata_encode(&m, &b)))
+		ret = container_write_block(w, BLOCK_METADATA, b.data, b.len, err);
+	metadata_free(&m);
+	buf_free(&b);
+	if (!ret)
+		return container_writer_close(w, err);
+	container_writer_abort(w);
+	return ret;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { 0 };
+	struct target t = { 0 };
+	struct counter *c = NULL;
+	struct stat_counter *sc = NULL;
+	struct reading **per = NULL;
+	struct stat_result r = { 0 };
+	struct stat_print_opts po = { 0 };
+	struct err err = { 0 };
+	struct sigaction sa = { 0 };
+	char *cmd = NULL, target[128];
+	uint64_t *elapsed_ns = NULL, user_ns = 0, sys_ns = 0;
+	int ret, status = 0, rec_argc = argc;
+	char **rec_argv = argv;
+	FILE *out = stderr;
+
+	if (argc > 1 && !strcmp(argv[1], "record")) {
+		o.record = true;
+		argc--;
+		argv++;
+	}
+	ret = parse(&o, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (o.record) {
+		o.record_file = o.output ? o.output : "prec.data";
+		o.output = NULL;
+	}
+	if (o.output && !(out = fopen(o.output, o.append ? "a" : "w"))) {
+		fprintf(stderr, "prec stat: cannot write '%s': %s\n", o.output, strerror(errno));
+		return 1;
+	}
+	po.sep = o.sep;
+	po.big_num = o.big_num && !o.no_big_num;
+	c = calloc(o.events.nr + 1, sizeof(*c));
+	sc = calloc(o.events.nr + 1, sizeof(*sc));
+	per = calloc(o.events.nr + 1, sizeof(*per));
+	r.elapsed_s = calloc((size_t)o.repeat, sizeof(double));
+	elapsed_ns = calloc((size_t)o.repeat, sizeof(uint64_t));
+	if (!c || !sc || !per || !r.elapsed_s || !elapsed_ns) {
+		ret = err_set(&err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < o.events.nr; i++) {
+		sc[i].values = calloc((size_t)o.repeat, sizeof(double));
+		sc[i].enabled = calloc((size_t)o.repeat, sizeof(uint64_t));
+		sc[i].running = calloc((size_t)o.repeat, sizeof(uint64_t));
+		if (!sc[i].values || !sc[i].enabled || !sc[i].running) {
+			ret = err_set(&err, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if ((o.all_cpus || o.cpu_list) && (ret = cpu_targets(&o, &t.cpus, &t.nr_cpus, &err)))
+		goto out;
+	if ((o.pids || o.tids) && (ret = thread_targets(&o, &t.tids, &t.nr_tids, &err)))
+		goto out;
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (int run = 0; run < o.repeat && !ret; run++) {
+		struct workload wl = { 0 };
+		struct rusage ru = { 0 };
+		uint64_t t0, t1;
+
+		if (o.argc) {
+			ret = workload_prepare(&wl, o.argv, &err);
+			if (ret)
+				break;
+			t.workload = t.cpus || t.tids ? 0 : wl.pid;
+		}
+		ret = open_counters(&o, c, &t, &err);
+		if (ret) {
+			if (o.argc) {
+				kill(wl.pid, SIGKILL);
+				waitpid(wl.pid, NULL, 0);
+			}
+			break;
+		}
+		t0 = now_ns();
+		if (o.argc) {
+			ret = workload_start(&wl, &err);
+			if (ret) {
+				err_prefix(&err, "cannot run '%s'", o.argv[0]);
+				waitpid(wl.pid, NULL, 0);
+				break;
+			}
+			while (wait4(wl.pid, &status, 0, &ru) < 0) {
+				if (errno != EINTR)
+					break;
+				if (stop_req)
+					kill(wl.pid, SIGINT);
+			}
+		} else {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			uint64_t end = o.timeout_ms ? t0 + (uint64_t)o.timeout_ms * 1000000u : 0;
+
+			while (!stop_req && (!end || now_ns() < end))
+				nanosleep(&ts, NULL);
+		}
+		t1 = now_ns();
+		elapsed_ns[run] = t1 - t0;
+		r.elapsed_s[run] = (double)elapsed_ns[run] / 1e9;
+		user_ns = tv_ns(ru.ru_utime);
+		sys_ns = tv_ns(ru.ru_stime);
+		r.user_s = (double)user_ns / 1e9;
+		r.sys_s = (double)sys_ns / 1e9;
+		for (size_t i = 0; i < o.events.nr; i++) {
+			struct reading sum;
+
+			free(per[i]);
+			per[i] = calloc(c[i].nr_fds + 1, sizeof(**per));
+			if (!per[i]) {
+				ret = err_set(&err, -ENOMEM, "out of memory");
+				break;
+			}
+			read_counter(&c[i], &sum, per[i]);
+			sc[i].name = o.events.ev[i].name;
+			sc[i].type = o.events.ev[i].attr.type;
+			sc[i].config = o.events.ev[i].attr.config;
+			sc[i].supported = c[i].supported;
+			sc[i].enabled[run] = sum.enabled;
+			sc[i].running[run] = sum.running;
+			sc[i].values[run] = sum.running && sum.running < sum.enabled ?
+				(double)sum.value * (double)sum.enabled / (double)sum.running :
+				(double)sum.value;
+		}
+		if (o.record && run == o.repeat - 1 && !ret) {
+			/* the file is written while the counters are still open (their ids) */
+			r.runs = run + 1;
+		}
+		if (run < o.repeat - 1 || !o.record)
+			close_counters(c, o.events.nr);
+		if (stop_req)
+			o.repeat = run + 1;
+	}
+	if (ret)
+		goto out;
+	cmd = o.argc ? join_args(o.argc, o.argv) : NULL;
+	if (t.cpus && !o.cpu_list)
+		snprintf(target, sizeof(target), "'system wide'");
+	else if (t.cpus)
+		snprintf(target, sizeof(target), "'CPU(s) %s'", o.cpu_list);
+	else if (o.pids)
+		snprintf(target, sizeof(target), "process id '%s'", o.pids);
+	else if (o.tids)
+		snprintf(target, sizeof(target), "thread id '%s'", o.tids);
+	else
+		target[0] = 0;
+	r.cmd = t.cpus || t.tids ? NULL : cmd;
+	r.target = target;
+	r.c = sc;
+	r.nr = o.events.nr;
+	r.runs = (int)o.repeat;
+	r.show_times = r.cmd != NULL;
+	if (o.record) {
+		ret = write_file(&o, c, per, &r, elapsed_ns, user_ns, sys_ns, rec_argc, rec_argv, &err);
+		close_counters(c, o.events.nr);
+		if (ret)
+			goto out;
+	}
+	if (!o.quiet)
+		stat_print(out, &r, &po);
+out:
+	if (ret)
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+	close_counters(c, o.events.nr);
+	for (size_t i = 0; sc && i < o.events.nr; i++) {
+		free(sc[i].values);
+		free(sc[i].enabled);
+		free(sc[i].running);
+		if (per)
+			free(per[i]);
+	}
+	free(per);
+	free(sc);
+	free(c);
+	free(r.elapsed_s);
+	free(elapsed_ns);
+	free(t.cpus);
+	free(t.tids);
+	free(cmd);
+	event_list_free(&o.events);
+	if (out != stderr)
+		fclose(out);
+	if (ret)
+		return 255;
+	/* the workload's status, as perf stat exits */
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 0;
+}

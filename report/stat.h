@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one printer of counting results (perf stat's layout): live `prec stat`
+ * hands it the readings it just took, `prep stat report` the readings of a
+ * file, so the two outputs cannot drift apart. This is the only part of
+ * report/ that record/ uses.
+ */
+#ifndef PREC_REPORT_STAT_H
+#define PREC_REPORT_STAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/err.h"
+
+struct stat_counter {
+	const char *name;       /* as the user named it (or perf's default name) */
+	uint32_t type;          /* perf_event_attr type and config: for units and metrics */
+	uint64_t config;
+	bool supported;         /* opened */
+	/* per run: the value scaled by enabled/running, and the two times */
+	double *values;
+	uint64_t *enabled, *running;
+};
+
+struct stat_result {
+	const char *cmd;        /* the workload's command line, or NULL (-a, -p, -t) */
+	const char *target;     /* "'system wide'", "process id '123'" ... when no cmd */
+	struct stat_counter *c;
+	size_t nr;
+	int runs;               /* -r */
+	double *elapsed_s;      /* per run */
+	double user_s, sys_s;   /* of the last run (shown when runs == 1) */
+	bool show_times;        /* user/sys lines (not in `perf stat report`'s own output) */
+};
+
+struct stat_print_opts {
+	const char *sep;        /* -x: CSV with this separator */
+	bool big_num;           /* -B: thousands separators */
+	bool no_scale;
+};
+
+void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o);
+
+/* prep stat report */
+int cmd_stat_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# prec stat: the output matches perf stat's line for line, with the counts
+# (which cannot be the same twice) masked digit for digit, so that widths and
+# alignment still count; prec stat record + prep stat report prints exactly
+# what the live run printed; errors and the exit status.
+set -u
+B=${BUILD:-build}
+PREC=./prec PREP=./prep
+[ "$B" = build ] || { PREC=$B/prec; PREP=$B/prep; }
+P=$B/tests/programs
+d=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$d"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+[ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events on this kernel"; exit 77; }
+if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
+	echo "needs root or perf_event_paranoid <= 0"; exit 77
+fi
+
+# Every number, with the spaces before it, becomes as many X: right-aligned
+# columns keep their width. CSV fields become N. -r's elapsed line prints as
+# many decimals as its error needs: its numbers become one X. A counter's
+# run-to-run variation is left out (it shows only when the runs differed,
+# which page faults do or do not from one try to the next).
+mask() {
+	if [ "$1" = csv ]; then
+		perl -pe 's/[0-9][0-9.]*/N/g'
+	else
+		perl -pe 'if (/\+-.*elapsed/) { s/ *[0-9][0-9.,]*/X/g } else { s/  \( \+- *[0-9.]+% \)$//; s/( *[0-9][0-9.,]*)/"X" x length($1)/ge }'
+	fi
+}
+
+compare() {   # KIND "OPTIONS" COMMAND...
+	local kind=$1 opts=$2; shift 2
+	perf stat $opts -- "$@" 2>"$d/perf.out" >/dev/null
+	$PREC stat $opts -- "$@" 2>"$d/prec.out" >/dev/null
+	if ! diff <(mask "$kind" <"$d/perf.out") <(mask "$kind" <"$d/prec.out") >"$d/diff"; then
+		fail "prec stat $opts differs from perf stat:"
+		head -20 "$d/diff"
+	fi
+}
+
+if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+	compare text "" $P/spin 100
+	compare csv "-x ," $P/spin 100
+	compare text "-r 3 -e task-clock,page-faults,cycles" $P/spin 200   # counts that can be 0 in one run and not the next would change the layout
+	compare csv "-r 3 -x ; -e task-clock,page-faults" $P/spin 200
+	compare text "-e task-clock,page-faults,cycles:u" $P/spin 200
+	compare text "-n" $P/spin 200
+	compare text "-a -e task-clock,context-switches" sleep 0.2
+	compare text "-C 0 -e task-clock" sleep 0.1
+	$P/spin 3000 >/dev/null &
+	spid=$!
+	sleep 0.2
+	compare text "-p $spid -e task-clock,page-faults" sleep 0.2
+	compare text "-t $spid -e task-clock" sleep 0.2
+	kill $spid 2>/dev/null; wait $spid 2>/dev/null
+else
+	echo "perf stat is not usable here: layout comparison skipped"
+fi
+
+# -r: the variation of task-clock (never the same twice) in perf's layout
+$PREC stat -r 3 -e task-clock -- $P/spin 50 2>"$d/r.out" >/dev/null
+grep -qE '^ +[0-9]+\.[0-9]{2} msec task-clock +# +[0-9.]+ CPUs utilized +\( \+- +[0-9]+\.[0-9]{2}% \)$' "$d/r.out" ||
+	fail "-r: task-clock line: $(grep task-clock "$d/r.out")"
+grep -q "(3 runs):" "$d/r.out" || fail "-r: heading"
+
+# the counts themselves: the workload's CPU time and its page faults
+$PREC stat -e task-clock,page-faults -x , -- $P/spin 300 2>"$d/c.out" >/dev/null
+ms=$(awk -F, '$3 == "task-clock" { print int($1) }' "$d/c.out")
+pf=$(awk -F, '$3 == "page-faults" { print $1 }' "$d/c.out")
+[ "${ms:-0}" -ge 250 ] && [ "${ms:-0}" -le 450 ] || fail "task-clock of spin 300: $ms ms"
+[ "${pf:-0}" -gt 10 ] || fail "page-faults of spin: $pf"
+grep -q '^<not supported>,,cycles' <($PREC stat -x , -- true 2>&1) ||
+	[ -d /sys/bus/event_source/devices/cpu ] || fail "cycles without a PMU: not <not supported>"
+
+# record, then report: the same text
+for opts in "" "-x ," "-e task-clock,page-faults,cycles" "-a -e task-clock,cpu-clock"; do
+	$PREC stat record -o "$d/s.data" $opts -- $P/spin 100 2>"$d/live" >/dev/null ||
+		fail "stat record $opts: exit $?"
+	$PREP stat report -i "$d/s.data" ${opts:+$(echo "$opts" | grep -o -- '-x ,')} >"$d/rep" 2>&1
+	cmp -s "$d/live" "$d/rep" || { fail "stat report $opts differs from the live run:"; diff "$d/live" "$d/rep" | head; }
+done
+$PREP -i "$d/s.data" >/dev/null 2>"$d/e" && fail "prep report accepted a counting file"
+grep -q "prep stat report" "$d/e" || fail "prep report on a counting file: $(cat "$d/e")"
+
+# errors and the exit status
+$PREC stat -e nosuchevent -- true >/dev/null 2>"$d/e"; rc=$?
+[ $rc -ne 0 ] && grep -q "nosuchevent" "$d/e" || fail "bad event: rc $rc, $(cat "$d/e")"
+$PREC stat >/dev/null 2>"$d/e" && fail "no command and no target accepted"
+$PREC stat -- /nonexistent/cmd >/dev/null 2>"$d/e"; rc=$?
+[ $rc -ne 0 ] && grep -q "/nonexistent/cmd" "$d/e" || fail "missing command: rc $rc, $(cat "$d/e")"
+$PREC stat record -r 2 -o "$d/x.data" -- true >/dev/null 2>&1 && fail "stat record accepted -r"
+$PREC stat -e task-clock -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
+[ $rc -eq 3 ] || fail "exit status of the workload: $rc, not 3"
+$PREP stat report -i "$d/nosuch.data" >/dev/null 2>&1 && fail "stat report of a missing file"
+
+[ $failures -eq 0 ] && echo "prec stat checks passed"
+exit $((failures > 0))

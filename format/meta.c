@@ -33,6 +33,9 @@ static const struct meta_field meta_fields[] = {
 	{ META_STAT_USER_NS, META_U64, "stat_user_ns" },
 	{ META_STAT_SYS_NS, META_U64, "stat_sys_ns" },
 	{ META_STAT_TARGET, META_STRING, "stat_target" },
+	{ META_STAT_AGGR, META_U64, "stat_aggr" },
+	{ META_STAT_TOPOLOGY, META_BYTES, "stat_topology" },
+	{ META_STAT_THREADS, META_STRLIST, "stat_threads" },
 };
 
 const struct meta_field *meta_field_find(uint16_t tag)

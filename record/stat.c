@@ -36,6 +36,7 @@
 struct stat_opts {
 	struct event_list events;
 	bool all_cpus, no_inherit, big_num, no_big_num, append, null;
+	bool no_aggr, per_socket, per_die, per_core, per_node, per_thread;
 	const char *cpu_list, *pids, *tids, *sep, *output;
 	long repeat, timeout_ms;
 	int quiet;
@@ -49,6 +50,7 @@ struct stat_opts {
 struct counter_fd {
 	int fd;
 	int cpu;
+	pid_t tid;              /* -p / -t: the thread; else -1 */
 };
 
 struct counter {
@@ -253,6 +255,7 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 			}
 			c[i].fds[c[i].nr_fds].fd = (int)fd;
 			c[i].fds[c[i].nr_fds].cpu = cpu;
+			c[i].fds[c[i].nr_fds].tid = t->cpus || t->workload > 0 ? -1 : pid;
 			ioctl((int)fd, PERF_EVENT_IOC_ID, &c[i].ids[c[i].nr_fds]);
 			c[i].nr_fds++;
 		}
@@ -267,6 +270,8 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 
 struct reading {
 	uint64_t value, enabled, running;
+	int cpu;
+	pid_t tid;
 };
 
 /* Sum of a counter's fds; per-fd readings into r (nr_fds of them). */
@@ -278,7 +283,7 @@ static void read_counter(const struct counter *c, struct reading *sum, struct re
 
 		if (read(c->fds[k].fd, v, sizeof(v)) < (ssize_t)(3 * sizeof(uint64_t)))
 			memset(v, 0, sizeof(v));
-		per[k] = (struct reading){ v[0], v[1], v[2] };
+		per[k] = (struct reading){ v[0], v[1], v[2], c->fds[k].cpu, c->fds[k].tid };
 		sum->value += v[0];
 		sum->enabled += v[1];
 		sum->running += v[2];
@@ -334,6 +339,12 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_FLAG('B', "big-num", &o->big_num, "thousands separators in counts"),
 		OPTION_FLAG(0, "no-big-num", &o->no_big_num, "no thousands separators"),
 		OPTION_FLAG('n', "null", &o->null, "count nothing, only the elapsed time"),
+		OPTION_FLAG('A', "no-aggr", &o->no_aggr, "one line per CPU (with -a or -C)"),
+		OPTION_FLAG(0, "per-socket", &o->per_socket, "one line per socket (with -a or -C)"),
+		OPTION_FLAG(0, "per-die", &o->per_die, "one line per die (with -a or -C)"),
+		OPTION_FLAG(0, "per-core", &o->per_core, "one line per core (with -a or -C)"),
+		OPTION_FLAG(0, "per-node", &o->per_node, "one line per NUMA node (with -a or -C)"),
+		OPTION_FLAG(0, "per-thread", &o->per_thread, "one line per thread (with -p or -t)"),
 		OPTION_INT(0, "timeout", &o->timeout_ms, "ms", "stop after this many milliseconds", 1, 1L << 40),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print nothing (stat record still writes its file)"),
 		OPTION_FLAG('h', "help", &o->help, "show this help"),
@@ -370,6 +381,21 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		fprintf(stderr, "prec stat: -p and -t exclude each other\n");
 		return 129;
 	}
+	if ((o->no_aggr + o->per_socket + o->per_die + o->per_core + o->per_node + o->per_thread) > 1) {
+		fprintf(stderr, "prec stat: choose one of -A, --per-socket, --per-die, --per-core, "
+			"--per-node, --per-thread\n");
+		return 129;
+	}
+	if ((o->no_aggr || o->per_socket || o->per_die || o->per_core || o->per_node) &&
+	    !o->all_cpus && !o->cpu_list) {
+		fprintf(stderr, "prec stat: -A and --per-socket/die/core/node need -a or -C "
+			"(counts per CPU)\n");
+		return 129;
+	}
+	if (o->per_thread && !o->pids && !o->tids) {
+		fprintf(stderr, "prec stat: --per-thread needs -p or -t\n");
+		return 129;
+	}
 	if (!o->null && !o->events.nr && cb_event(&table[0], DEFAULT_EVENTS, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
@@ -379,11 +405,113 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 	return 0;
 }
 
+static enum stat_aggr aggr_mode(const struct stat_opts *o)
+{
+	return o->no_aggr ? AGGR_NONE : o->per_socket ? AGGR_SOCKET : o->per_die ? AGGR_DIE :
+	       o->per_core ? AGGR_CORE : o->per_node ? AGGR_NODE : o->per_thread ? AGGR_THREAD :
+	       AGGR_GLOBAL;
+}
+
+/* The units of the output (CPUs grouped by topology, or threads) and each
+ * counter's readings summed per unit. */
+static int aggregate(const struct stat_opts *o, const struct target *t, struct reading **per,
+		     const size_t *per_n, struct stat_result *r, struct stat_counter *sc,
+		     struct stat_unit **topo_out, size_t *nr_topo)
+{
+	int *unit_of = NULL;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	r->aggr = aggr_mode(o);
+	*topo_out = NULL;
+	*nr_topo = 0;
+	if (t->cpus) {
+		/* the topology of every CPU (kept in the file); units of the counted ones */
+		struct stat_unit *topo = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*topo));
+		struct stat_unit *counted = calloc(t->nr_cpus + 1, sizeof(*counted));
+
+		unit_of = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(int));
+		if (!topo || !counted || !unit_of) {
+			free(topo);
+			free(counted);
+			free(unit_of);
+			return -ENOMEM;
+		}
+		stat_read_topology(topo, (size_t)ncpu);
+		for (size_t k = 0; k < t->nr_cpus; k++)
+			counted[k] = topo[t->cpus[k]];
+		*topo_out = topo;
+		*nr_topo = (size_t)ncpu;
+		if (r->aggr != AGGR_GLOBAL) {
+			int *uk = calloc(t->nr_cpus + 1, sizeof(int));
+
+			if (!uk || stat_units_for_cpus(r->aggr, counted, t->nr_cpus, &r->units,
+						       &r->nr_units, uk)) {
+				free(uk);
+				free(counted);
+				free(unit_of);
+				return -ENOMEM;
+			}
+			for (size_t k = 0; k < t->nr_cpus; k++)
+				unit_of[t->cpus[k]] = uk[k];
+			free(uk);
+		}
+		free(counted);
+	} else if (r->aggr == AGGR_THREAD) {
+		r->units = calloc(t->nr_tids + 1, sizeof(*r->units));
+		if (!r->units)
+			return -ENOMEM;
+		for (size_t k = 0; k < t->nr_tids; k++) {
+			char path[64];
+			FILE *f;
+
+			r->units[k].tid = t->tids[k];
+			snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->tids[k]);
+			f = fopen(path, "r");
+			if (!f || !fgets(r->units[k].comm, sizeof(r->units[k].comm), f))
+				snprintf(r->units[k].comm, sizeof(r->units[k].comm), ":%d", (int)t->tids[k]);
+			if (f)
+				fclose(f);
+			r->units[k].comm[strcspn(r->units[k].comm, "\n")] = 0;
+		}
+		r->nr_units = t->nr_tids;
+	}
+	for (size_t i = 0; r->nr_units && i < o->events.nr; i++) {
+		sc[i].uvalues = calloc(r->nr_units, sizeof(double));
+		sc[i].uenabled = calloc(r->nr_units, sizeof(uint64_t));
+		sc[i].urunning = calloc(r->nr_units, sizeof(uint64_t));
+		if (!sc[i].uvalues || !sc[i].uenabled || !sc[i].urunning) {
+			free(unit_of);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < per_n[i]; k++) {
+			size_t u = 0;
+
+			if (t->cpus) {
+				u = (size_t)unit_of[per[i][k].cpu];
+			} else {
+				while (u < r->nr_units && r->units[u].tid != per[i][k].tid)
+					u++;
+				if (u == r->nr_units)
+					continue;
+			}
+			sc[i].uvalues[u] += per[i][k].running && per[i][k].running < per[i][k].enabled ?
+				(double)per[i][k].value * (double)per[i][k].enabled /
+				(double)per[i][k].running : (double)per[i][k].value;
+			sc[i].uenabled[u] += per[i][k].enabled;
+			sc[i].urunning[u] += per[i][k].running;
+		}
+	}
+	free(unit_of);
+	return 0;
+}
+
 /* The counting file: events (ids empty when not supported), one COUNTS block
  * per run, metadata with the times and the target. */
 static int write_file(const struct stat_opts *o, const struct counter *c, struct reading **per,
+		      const size_t *per_n,
 		      const struct stat_result *r, const uint64_t *elapsed_ns, uint64_t user_ns,
-		      uint64_t sys_ns, int argc, char **argv, struct err *err)
+		      uint64_t sys_ns, const struct stat_unit *topo, size_t nr_topo,
+		      int argc, char **argv, struct err *err)
 {
 	struct container_writer_opts wo = { .kind = CONTAINER_KIND_COUNTS };
 	struct container_writer *w;
@@ -416,15 +544,15 @@ static int write_file(const struct stat_opts *o, const struct counter *c, struct
 		size_t n = 0;
 
 		for (size_t i = 0; i < o->events.nr; i++)
-			n += c[i].nr_fds;
+			n += per_n[i];
 		cr = calloc(n + 1, sizeof(*cr));
 		if (!cr && !ret)
 			ret = err_set(err, -ENOMEM, "out of memory");
 		n = 0;
 		for (size_t i = 0; i < o->events.nr && cr; i++)
-			for (size_t k = 0; k < c[i].nr_fds; k++)
+			for (size_t k = 0; k < per_n[i]; k++)
 				cr[n++] = (struct count_reading){
-					(uint32_t)i, c[i].fds[k].cpu, -1, COUNT_FLAG_FINAL,
+					(uint32_t)i, per[i][k].cpu, per[i][k].tid, COUNT_FLAG_FINAL,
 					elapsed_ns[r->runs - 1], per[i][k].value,
 					per[i][k].enabled, per[i][k].running };
 		buf_reset(&b);
@@ -435,6 +563,33 @@ static int write_file(const struct stat_opts *o, const struct counter *c, struct
 	metadata_set_strlist(&m, META_CMDLINE, argc, argv);
 	metadata_set_str(&m, META_WRITER, "prec " PREC_VERSION);
 	metadata_set_u64(&m, META_STAT_RUNS, (uint64_t)r->runs);
+	metadata_set_u64(&m, META_STAT_AGGR, (uint64_t)r->aggr);
+	if (nr_topo) {
+		uint8_t *tb = calloc(nr_topo, 16);
+
+		for (size_t i = 0; tb && i < nr_topo; i++) {
+			uint32_t f[4] = { (uint32_t)topo[i].socket, (uint32_t)topo[i].die,
+					  (uint32_t)topo[i].core, (uint32_t)topo[i].node };
+
+			for (int k = 0; k < 16; k++)
+				tb[16 * i + k] = (uint8_t)(f[k / 4] >> (8 * (k % 4)));
+		}
+		if (tb)
+			metadata_set_bytes(&m, META_STAT_TOPOLOGY, META_BYTES, tb, 16 * nr_topo);
+		free(tb);
+	}
+	if (r->aggr == AGGR_THREAD && r->nr_units) {
+		char **names = calloc(r->nr_units, sizeof(char *));
+
+		for (size_t u = 0; names && u < r->nr_units; u++)
+			if (asprintf(&names[u], "%d:%s", r->units[u].tid, r->units[u].comm) < 0)
+				names[u] = NULL;
+		if (names)
+			metadata_set_strlist(&m, META_STAT_THREADS, (int)r->nr_units, names);
+		for (size_t u = 0; names && u < r->nr_units; u++)
+			free(names[u]);
+		free(names);
+	}
 	for (int i = 0; i < r->runs && i < 1024; i++) {
 		uint64_t ns = elapsed_ns[i];
 
@@ -475,12 +630,15 @@ int cmd_stat(int argc, char **argv)
 	struct counter *c = NULL;
 	struct stat_counter *sc = NULL;
 	struct reading **per = NULL;
+	size_t *per_n = NULL;
 	struct stat_result r = { 0 };
 	struct stat_print_opts po = { 0 };
 	struct err err = { 0 };
 	struct sigaction sa = { 0 };
 	char *cmd = NULL, target[128];
 	uint64_t *elapsed_ns = NULL, user_ns = 0, sys_ns = 0;
+	struct stat_unit *topo = NULL;
+	size_t nr_topo = 0;
 	int ret, status = 0, rec_argc = argc;
 	char **rec_argv = argv;
 	FILE *out = stderr;
@@ -506,9 +664,10 @@ int cmd_stat(int argc, char **argv)
 	c = calloc(o.events.nr + 1, sizeof(*c));
 	sc = calloc(o.events.nr + 1, sizeof(*sc));
 	per = calloc(o.events.nr + 1, sizeof(*per));
+	per_n = calloc(o.events.nr + 1, sizeof(*per_n));
 	r.elapsed_s = calloc((size_t)o.repeat, sizeof(double));
 	elapsed_ns = calloc((size_t)o.repeat, sizeof(uint64_t));
-	if (!c || !sc || !per || !r.elapsed_s || !elapsed_ns) {
+	if (!c || !sc || !per || !per_n || !r.elapsed_s || !elapsed_ns) {
 		ret = err_set(&err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -585,6 +744,7 @@ int cmd_stat(int argc, char **argv)
 				break;
 			}
 			read_counter(&c[i], &sum, per[i]);
+			per_n[i] = c[i].nr_fds;
 			sc[i].name = o.events.ev[i].name;
 			sc[i].type = o.events.ev[i].attr.type;
 			sc[i].config = o.events.ev[i].attr.config;
@@ -623,8 +783,13 @@ int cmd_stat(int argc, char **argv)
 	r.nr = o.events.nr;
 	r.runs = (int)o.repeat;
 	r.show_times = r.cmd != NULL;
+	if (aggregate(&o, &t, per, per_n, &r, sc, &topo, &nr_topo)) {
+		ret = err_set(&err, -ENOMEM, "out of memory");
+		goto out;
+	}
 	if (o.record) {
-		ret = write_file(&o, c, per, &r, elapsed_ns, user_ns, sys_ns, rec_argc, rec_argv, &err);
+		ret = write_file(&o, c, per, per_n, &r, elapsed_ns, user_ns, sys_ns, topo, nr_topo, rec_argc,
+				 rec_argv, &err);
 		close_counters(c, o.events.nr);
 		if (ret)
 			goto out;
@@ -636,6 +801,9 @@ out:
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 	close_counters(c, o.events.nr);
 	for (size_t i = 0; sc && i < o.events.nr; i++) {
+		free(sc[i].uvalues);
+		free(sc[i].uenabled);
+		free(sc[i].urunning);
 		free(sc[i].values);
 		free(sc[i].enabled);
 		free(sc[i].running);
@@ -643,12 +811,15 @@ out:
 			free(per[i]);
 	}
 	free(per);
+	free(per_n);
 	free(sc);
 	free(c);
 	free(r.elapsed_s);
 	free(elapsed_ns);
 	free(t.cpus);
 	free(t.tids);
+	free(topo);
+	free(r.units);
 	free(cmd);
 	event_list_free(&o.events);
 	if (out != stderr)

@@ -11,6 +11,7 @@
 #include <linux/perf_event.h>
 #include <locale.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double mean(const double *v, int n)
@@ -54,8 +55,13 @@ static const struct stat_counter *find(const struct stat_result *r, uint32_t typ
 	return NULL;
 }
 
+/* Which value the printer is on: the total (unit < 0) or one unit's. */
+static long cur_unit = -1;
+
 static double value_of(const struct stat_result *r, const struct stat_counter *c)
 {
+	if (cur_unit >= 0)
+		return c->uvalues ? c->uvalues[cur_unit] : 0;
 	return mean(c->values, r->runs);
 }
 
@@ -122,6 +128,34 @@ static bool metric(const struct stat_result *r, const struct stat_counter *c, do
 	return false;
 }
 
+static void unit_prefix(FILE *out, const struct stat_result *r, const struct stat_unit *u,
+			const char *sep)
+{
+	if (sep) {
+		switch (r->aggr) {
+		case AGGR_NONE: fprintf(out, "CPU%d%s", u->cpu, sep); break;
+		case AGGR_SOCKET: fprintf(out, "S%d%s%d%s", u->socket, sep, u->nr, sep); break;
+		case AGGR_DIE: fprintf(out, "S%d-D%d%s%d%s", u->socket, u->die, sep, u->nr, sep); break;
+		case AGGR_CORE:
+			fprintf(out, "S%d-D%d-C%d%s%d%s", u->socket, u->die, u->core, sep, u->nr, sep);
+			break;
+		case AGGR_NODE: fprintf(out, "N%d%s%d%s", u->node, sep, u->nr, sep); break;
+		case AGGR_THREAD: fprintf(out, "%s-%d%s", u->comm, u->tid, sep); break;
+		case AGGR_GLOBAL: break;
+		}
+		return;
+	}
+	switch (r->aggr) {
+	case AGGR_NONE: fprintf(out, "CPU%-7d ", u->cpu); break;
+	case AGGR_SOCKET: fprintf(out, "S%-5d %4d ", u->socket, u->nr); break;
+	case AGGR_DIE: fprintf(out, "S%d-D%-8d %4d ", u->socket, u->die, u->nr); break;
+	case AGGR_CORE: fprintf(out, "S%d-D%d-C%-8d %4d ", u->socket, u->die, u->core, u->nr); break;
+	case AGGR_NODE: fprintf(out, "N%-5d %4d ", u->node, u->nr); break;
+	case AGGR_THREAD: fprintf(out, "%16s-%-8d ", u->comm, u->tid); break;
+	case AGGR_GLOBAL: break;
+	}
+}
+
 static uint64_t sum_u64(const uint64_t *v, int n)
 {
 	uint64_t s = 0;
@@ -131,27 +165,30 @@ static uint64_t sum_u64(const uint64_t *v, int n)
 	return s;
 }
 
-static void print_csv(FILE *out, const struct stat_result *r, const struct stat_print_opts *o)
+static void csv_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
+		     const struct stat_counter *c, long u)
 {
 	const char *s = o->sep;
+	uint64_t en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
+	uint64_t run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
+	double v;
+	const char *unit;
 
-	for (size_t i = 0; i < r->nr; i++) {
-		const struct stat_counter *c = &r->c[i];
-		uint64_t en = sum_u64(c->enabled, r->runs), run = sum_u64(c->running, r->runs);
-		double v;
-		const char *unit;
-
+	cur_unit = u;
+	if (u >= 0)
+		unit_prefix(out, r, &r->units[u], s);
+	{
 		if (!c->supported) {
 			fprintf(out, "<not supported>%s%s%s", s, s, c->name);
 			if (r->runs > 1)
 				fprintf(out, "%s%.2f%%", s, 0.0);
 			fprintf(out, "%s0%s100.00%s%s\n", s, s, s, s);
-			continue;
+			goto done;
 		}
 		if (!run) {
 			fprintf(out, "<not counted>%s%s%s%s%s%" PRIu64 "%s%.2f%s%s\n", s,
 				is_clock(c) ? "msec" : "", s, c->name, s, run, s, 0.0, s, s);
-			continue;
+			goto done;
 		}
 		if (is_clock(c))
 			fprintf(out, "%.2f%smsec%s%s", value_of(r, c) / 1e6, s, s, c->name);
@@ -159,19 +196,101 @@ static void print_csv(FILE *out, const struct stat_result *r, const struct stat_
 			fprintf(out, "%.0f%s%s%s", value_of(r, c), s, s, c->name);
 		if (r->runs > 1)
 			fprintf(out, "%s%.2f%%", s, variation_pct(c->values, r->runs));
-		fprintf(out, "%s%" PRIu64 "%s%.2f", s, run / (uint64_t)r->runs, s,
+		fprintf(out, "%s%" PRIu64 "%s%.2f", s, u < 0 ? run / (uint64_t)r->runs : run, s,
 			en ? 100.0 * (double)run / (double)en : 100.0);
 		if (metric(r, c, &v, &unit))
 			fprintf(out, "%s%.3f%s%s\n", s, v, s, unit);
 		else
 			fprintf(out, "%s%s\n", s, s);
 	}
+done:
+	cur_unit = -1;
+}
+
+static void text_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
+		      const struct stat_counter *c, long u)
+{
+	uint64_t en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
+	uint64_t run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
+	double v;
+	const char *unit;
+
+	if (o->sep) {
+		csv_line(out, r, o, c, u);
+		return;
+	}
+	cur_unit = u;
+	if (u >= 0)
+		unit_prefix(out, r, &r->units[u], NULL);
+	if (!c->supported || !run) {
+		fprintf(out, "%18s %s %-32s%28s\n", c->supported ? "<not counted>" : "<not supported>",
+			is_clock(c) ? "msec" : "    ", c->name, "");
+		cur_unit = -1;
+		return;
+	}
+	if (is_clock(c))
+		fprintf(out, "%18.2f msec ", value_of(r, c) / 1e6);
+	else
+		fprintf(out, o->big_num ? "%'18.0f      " : "%18.0f      ", value_of(r, c));
+	fprintf(out, "%-32s", c->name);
+	if (metric(r, c, &v, &unit))
+		fprintf(out, " # %8.3f %-23s", v, unit);
+	else
+		fprintf(out, "%35s", "");
+	/* as perf: no variation shown when there was none */
+	if (u < 0 && r->runs > 1 && variation_pct(c->values, r->runs) != 0)
+		fprintf(out, "  ( +- %5.2f%% )", variation_pct(c->values, r->runs));
+	if (run < en)
+		fprintf(out, "  (%.2f%%)", 100.0 * (double)run / (double)en);
+	fputc('\n', out);
+	cur_unit = -1;
+}
+
+static const struct stat_result *sort_r;
+static const struct stat_counter *sort_c;
+
+/* --per-thread: threads by count, largest first; ties by thread id */
+static int cmp_unit(const void *pa, const void *pb)
+{
+	long a = *(const long *)pa, b = *(const long *)pb;
+	double va = sort_c->urunning[a] ? sort_c->uvalues[a] : 0;
+	double vb = sort_c->urunning[b] ? sort_c->uvalues[b] : 0;
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	return sort_r->units[a].tid - sort_r->units[b].tid;
+}
+
+static void for_units(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
+		      const struct stat_counter *c)
+{
+	long order[4096];
+	size_t n = r->nr_units < 4096 ? r->nr_units : 4096;
+
+	for (size_t u = 0; u < n; u++)
+		order[u] = (long)u;
+	if (r->aggr == AGGR_THREAD && c->uvalues) {
+		sort_r = r;
+		sort_c = c;
+		qsort(order, n, sizeof(*order), cmp_unit);
+	}
+	for (size_t u = 0; u < n; u++)
+		text_line(out, r, o, c, order[u]);
 }
 
 void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o)
 {
 	if (o->sep) {
-		print_csv(out, r, o);
+		if (r->aggr == AGGR_GLOBAL)
+			for (size_t i = 0; i < r->nr; i++)
+				csv_line(out, r, o, &r->c[i], -1);
+		else if (r->aggr == AGGR_NONE || r->aggr == AGGR_THREAD)
+			for (size_t i = 0; i < r->nr; i++)
+				for_units(out, r, o, &r->c[i]);
+		else
+			for (size_t u = 0; u < r->nr_units; u++)
+				for (size_t i = 0; i < r->nr; i++)
+					csv_line(out, r, o, &r->c[i], (long)u);
 		return;
 	}
 	if (o->big_num)
@@ -183,32 +302,16 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
 	if (r->runs > 1)
 		fprintf(out, " (%d runs)", r->runs);
 	fprintf(out, ":\n\n");
-	for (size_t i = 0; i < r->nr; i++) {
-		const struct stat_counter *c = &r->c[i];
-		uint64_t en = sum_u64(c->enabled, r->runs), run = sum_u64(c->running, r->runs);
-		double v;
-		const char *unit;
-
-		if (!c->supported || !run) {
-			fprintf(out, "%18s %s %-32s%28s\n", c->supported ? "<not counted>" : "<not supported>",
-				is_clock(c) ? "msec" : "    ", c->name, "");
-			continue;
-		}
-		if (is_clock(c))
-			fprintf(out, "%18.2f msec ", value_of(r, c) / 1e6);
-		else
-			fprintf(out, o->big_num ? "%'18.0f      " : "%18.0f      ", value_of(r, c));
-		fprintf(out, "%-32s", c->name);
-		if (metric(r, c, &v, &unit))
-			fprintf(out, " # %8.3f %-23s", v, unit);
-		else
-			fprintf(out, "%35s", "");
-		/* as perf: no variation shown when there was none */
-		if (r->runs > 1 && variation_pct(c->values, r->runs) != 0)
-			fprintf(out, "  ( +- %5.2f%% )", variation_pct(c->values, r->runs));
-		if (run < en)
-			fprintf(out, "  (%.2f%%)", 100.0 * (double)run / (double)en);
-		fputc('\n', out);
+	if (r->aggr == AGGR_GLOBAL) {
+		for (size_t i = 0; i < r->nr; i++)
+			text_line(out, r, o, &r->c[i], -1);
+	} else if (r->aggr == AGGR_NONE || r->aggr == AGGR_THREAD) {
+		for (size_t i = 0; i < r->nr; i++)
+			for_units(out, r, o, &r->c[i]);
+	} else {
+		for (size_t u = 0; u < r->nr_units; u++)
+			for (size_t i = 0; i < r->nr; i++)
+				text_line(out, r, o, &r->c[i], (long)u);
 	}
 	if (r->nr)
 		fputc('\n', out);
@@ -233,3 +336,96 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
 		setlocale(LC_NUMERIC, "C");
 }
 
+
+/* ---- topology ------------------------------------------------------------- */
+
+static int read_int(const char *fmt, int cpu, int dflt)
+{
+	char path[256];
+	FILE *f;
+	int v;
+
+	snprintf(path, sizeof(path), fmt, cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%d", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+static int node_of(int cpu)
+{
+	char path[256];
+
+	for (int n = 0; n < 1024; n++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpu%d", n, cpu);
+		f = fopen(path, "r");
+		if (f) {
+			fclose(f);
+			return n;
+		}
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
+		if (!(f = fopen(path, "r")) && n > 0)
+			break;
+		if (f)
+			fclose(f);
+	}
+	return 0;
+}
+
+int stat_read_topology(struct stat_unit *topo, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int cpu = (int)i;
+
+		memset(&topo[i], 0, sizeof(topo[i]));
+		topo[i].cpu = cpu;
+		topo[i].socket = read_int("/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+					  cpu, 0);
+		topo[i].die = read_int("/sys/devices/system/cpu/cpu%d/topology/die_id", cpu, 0);
+		topo[i].core = read_int("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu, cpu);
+		topo[i].node = node_of(cpu);
+		topo[i].nr = 1;
+	}
+	return 0;
+}
+
+static bool same_unit(enum stat_aggr aggr, const struct stat_unit *a, const struct stat_unit *b)
+{
+	switch (aggr) {
+	case AGGR_SOCKET: return a->socket == b->socket;
+	case AGGR_DIE: return a->socket == b->socket && a->die == b->die;
+	case AGGR_CORE: return a->socket == b->socket && a->die == b->die && a->core == b->core;
+	case AGGR_NODE: return a->node == b->node;
+	case AGGR_NONE: return a->cpu == b->cpu;
+	default: return true;
+	}
+}
+
+int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, size_t nr_cpus,
+			struct stat_unit **units, size_t *nr_units, int *unit_of_cpu)
+{
+	*units = calloc(nr_cpus ? nr_cpus : 1, sizeof(**units));
+	*nr_units = 0;
+	if (!*units)
+		return -1;
+	for (size_t i = 0; i < nr_cpus; i++) {
+		size_t u;
+
+		for (u = 0; u < *nr_units; u++)
+			if (same_unit(aggr, &(*units)[u], &cpu_topo[i]))
+				break;
+		if (u == *nr_units) {
+			(*units)[u] = cpu_topo[i];
+			(*units)[u].nr = 0;
+			(*nr_units)++;
+		}
+		(*units)[u].nr++;
+		unit_of_cpu[i] = (int)u;
+	}
+	return 0;
+}

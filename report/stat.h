@@ -15,6 +15,17 @@
 
 #include "../common/err.h"
 
+/* Aggregation: one line per CPU (-A), per socket, die, core, NUMA node, or
+ * per thread (-p/-t --per-thread); GLOBAL sums everything. */
+enum stat_aggr { AGGR_GLOBAL, AGGR_NONE, AGGR_SOCKET, AGGR_DIE, AGGR_CORE, AGGR_NODE, AGGR_THREAD };
+
+struct stat_unit {
+	int cpu, socket, die, core, node;       /* the unit's, or its first CPU's */
+	int nr;                                 /* CPUs in it */
+	int tid;
+	char comm[32];
+};
+
 struct stat_counter {
 	const char *name;       /* as the user named it (or perf's default name) */
 	uint32_t type;          /* perf_event_attr type and config: for units and metrics */
@@ -23,6 +34,9 @@ struct stat_counter {
 	/* per run: the value scaled by enabled/running, and the two times */
 	double *values;
 	uint64_t *enabled, *running;
+	/* with aggregation: per unit, of the last run */
+	double *uvalues;
+	uint64_t *uenabled, *urunning;
 };
 
 struct stat_result {
@@ -34,7 +48,17 @@ struct stat_result {
 	double *elapsed_s;      /* per run */
 	double user_s, sys_s;   /* of the last run (shown when runs == 1) */
 	bool show_times;        /* user/sys lines (not in `perf stat report`'s own output) */
+	enum stat_aggr aggr;
+	struct stat_unit *units;
+	size_t nr_units;
 };
+
+/* The unit of a CPU in this aggregation (from the topology read off /sys
+ * for each CPU); stat_units_for_cpus fills units and maps cpus to them. */
+int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, size_t nr_cpus,
+			struct stat_unit **units, size_t *nr_units, int *unit_of_cpu);
+/* Topology of CPUs 0..n-1 from /sys (socket, die, core, node). */
+int stat_read_topology(struct stat_unit *topo, size_t n);
 
 struct stat_print_opts {
 	const char *sep;        /* -x: CSV with this separator */

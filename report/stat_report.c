@@ -22,6 +22,8 @@ struct loaded {
 	struct stat_counter *c;
 	int runs;
 	struct metadata meta;
+	struct count_reading *last;     /* the last run's readings */
+	size_t nr_last;
 };
 
 static void report_warn(void *ctx, const struct container_problem *p)
@@ -106,7 +108,9 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 			c->enabled[run] += cr[k].time_enabled;
 			c->running[run] += cr[k].time_running;
 		}
-		free(cr);
+		free(ld->last);
+		ld->last = cr;
+		ld->nr_last = n;
 		run++;
 	}
 	for (size_t i = 0; !ret && i < ld->nr_ev; i++) {
@@ -122,7 +126,11 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 
 static void loaded_free(struct loaded *ld)
 {
+	free(ld->last);
 	for (size_t i = 0; ld->c && i < ld->nr_ev; i++) {
+		free(ld->c[i].uvalues);
+		free(ld->c[i].uenabled);
+		free(ld->c[i].urunning);
 		free(ld->c[i].values);
 		free(ld->c[i].enabled);
 		free(ld->c[i].running);
@@ -134,15 +142,141 @@ static void loaded_free(struct loaded *ld)
 	metadata_free(&ld->meta);
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Units of the recorded readings for the aggregation asked (the CPUs'
+ * topology and the threads' names come from the file), and each counter's
+ * last-run values per unit. */
+static int regroup(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r, struct err *err)
+{
+	const struct meta_item *topo = metadata_get(&ld->meta, META_STAT_TOPOLOGY);
+	const struct meta_item *thr = metadata_get(&ld->meta, META_STAT_THREADS);
+	size_t ncpu = topo ? topo->len / 16 : 0;
+	int *unit_of = NULL;
+
+	r->aggr = aggr;
+	if (aggr == AGGR_GLOBAL)
+		return 0;
+	if (aggr == AGGR_THREAD) {
+		size_t n = 0;
+
+		for (uint32_t i = 0; thr && i < thr->len; i++)
+			n += !thr->value[i];
+		if (!n)
+			return err_set(err, -EINVAL, "the file has no per-thread readings (record with -p or -t)");
+		r->units = calloc(n, sizeof(*r->units));
+		if (!r->units)
+			return err_set(err, -ENOMEM, "out of memory");
+		for (const char *p = (const char *)thr->value; r->nr_units < n; p += strlen(p) + 1) {
+			struct stat_unit *u = &r->units[r->nr_units++];
+			const char *colon = strchr(p, ':');
+
+			u->tid = atoi(p);
+			snprintf(u->comm, sizeof(u->comm), "%s", colon ? colon + 1 : p);
+		}
+	} else {
+		struct stat_unit *cpus;
+		int *seen;
+		size_t nseen = 0;
+
+		if (!ncpu)
+			return err_set(err, -EINVAL, "the file has no per-CPU readings (record with -a or -C)");
+		cpus = calloc(ncpu, sizeof(*cpus));
+		seen = calloc(ncpu, sizeof(int));
+		unit_of = calloc(ncpu, sizeof(int));
+		if (!cpus || !seen || !unit_of) {
+			free(cpus);
+			free(seen);
+			free(unit_of);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+		/* the CPUs that were counted, in order */
+		for (size_t c = 0; c < ncpu; c++)
+			for (size_t k = 0; k < ld->nr_last; k++)
+				if (ld->last[k].cpu == (int32_t)c) {
+					const uint8_t *t = topo->value + 16 * c;
+
+					cpus[nseen] = (struct stat_unit){ (int)c, (int)le32(t), (int)le32(t + 4),
+									  (int)le32(t + 8), (int)le32(t + 12), 1, 0, "" };
+					seen[nseen++] = (int)c;
+					break;
+				}
+		{
+			int *uk = calloc(nseen + 1, sizeof(int));
+
+			if (!uk || stat_units_for_cpus(aggr, cpus, nseen, &r->units, &r->nr_units, uk)) {
+				free(uk);
+				free(cpus);
+				free(seen);
+				free(unit_of);
+				return err_set(err, -ENOMEM, "out of memory");
+			}
+			for (size_t k = 0; k < nseen; k++)
+				unit_of[seen[k]] = uk[k];
+			free(uk);
+		}
+		free(cpus);
+		free(seen);
+	}
+	for (size_t i = 0; i < ld->nr_ev; i++) {
+		struct stat_counter *c = &ld->c[i];
+
+		c->uvalues = calloc(r->nr_units, sizeof(double));
+		c->uenabled = calloc(r->nr_units, sizeof(uint64_t));
+		c->urunning = calloc(r->nr_units, sizeof(uint64_t));
+		if (!c->uvalues || !c->uenabled || !c->urunning) {
+			free(unit_of);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	for (size_t k = 0; k < ld->nr_last; k++) {
+		const struct count_reading *x = &ld->last[k];
+		struct stat_counter *c;
+		size_t u = 0;
+
+		if (x->event >= ld->nr_ev)
+			continue;
+		c = &ld->c[x->event];
+		if (aggr == AGGR_THREAD) {
+			while (u < r->nr_units && r->units[u].tid != x->tid)
+				u++;
+			if (u == r->nr_units)
+				continue;
+		} else {
+			if (x->cpu < 0 || (size_t)x->cpu >= ncpu)
+				continue;
+			u = (size_t)unit_of[x->cpu];
+		}
+		c->uvalues[u] += x->time_running && x->time_running < x->time_enabled ?
+			(double)x->value * (double)x->time_enabled / (double)x->time_running :
+			(double)x->value;
+		c->uenabled[u] += x->time_enabled;
+		c->urunning[u] += x->time_running;
+	}
+	free(unit_of);
+	return 0;
+}
+
 int cmd_stat_report(int argc, char **argv)
 {
 	const char *input = "prec.data", *sep = NULL;
 	bool big = false, no_big = false, help = false;
+	bool no_aggr = false, per_socket = false, per_die = false, per_core = false,
+	     per_node = false, per_thread = false;
 	const struct opt table[] = {
 		OPTION_STRING('i', "input", &input, "file", "counting file (default prec.data)"),
 		OPTION_STRING('x', "field-separator", &sep, "sep", "CSV output with this separator"),
 		OPTION_FLAG('B', "big-num", &big, "thousands separators in counts"),
 		OPTION_FLAG(0, "no-big-num", &no_big, "no thousands separators"),
+		OPTION_FLAG('A', "no-aggr", &no_aggr, "one line per CPU"),
+		OPTION_FLAG(0, "per-socket", &per_socket, "one line per socket"),
+		OPTION_FLAG(0, "per-die", &per_die, "one line per die"),
+		OPTION_FLAG(0, "per-core", &per_core, "one line per core"),
+		OPTION_FLAG(0, "per-node", &per_node, "one line per NUMA node"),
+		OPTION_FLAG(0, "per-thread", &per_thread, "one line per thread"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
 		OPTION_END,
 	};
@@ -188,6 +322,22 @@ int cmd_stat_report(int argc, char **argv)
 	r.user_s = (double)user / 1e9;
 	r.sys_s = (double)sys / 1e9;
 	r.target = metadata_get_str(&ld.meta, META_STAT_TARGET);
+	{
+		uint64_t a = AGGR_GLOBAL;
+		enum stat_aggr aggr;
+
+		metadata_get_u64(&ld.meta, META_STAT_AGGR, &a);
+		aggr = no_aggr ? AGGR_NONE : per_socket ? AGGR_SOCKET : per_die ? AGGR_DIE :
+		       per_core ? AGGR_CORE : per_node ? AGGR_NODE : per_thread ? AGGR_THREAD :
+		       a <= AGGR_THREAD ? (enum stat_aggr)a : AGGR_GLOBAL;
+		if (regroup(&ld, aggr, &r, &err)) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			free(r.units);
+			free(elapsed);
+			loaded_free(&ld);
+			return 1;
+		}
+	}
 	r.c = ld.c;
 	r.nr = ld.nr_ev;
 	r.runs = ld.runs;
@@ -195,6 +345,7 @@ int cmd_stat_report(int argc, char **argv)
 	po.sep = sep;
 	po.big_num = big && !no_big;
 	stat_print(stdout, &r, &po);
+	free(r.units);
 	free(elapsed);
 	loaded_free(&ld);
 	return 0;

@@ -31,11 +31,12 @@ mask() {
 	fi
 }
 
-compare() {   # KIND "OPTIONS" COMMAND...
-	local kind=$1 opts=$2; shift 2
+compare() {   # KIND "OPTIONS" COMMAND...   (KIND sorted: the order of lines is left out)
+	local kind=$1 opts=$2 order=cat; shift 2
+	[ "$kind" = sorted ] && { kind=text; order=sort; }
 	perf stat $opts -- "$@" 2>"$d/perf.out" >/dev/null
 	$PREC stat $opts -- "$@" 2>"$d/prec.out" >/dev/null
-	if ! diff <(mask "$kind" <"$d/perf.out") <(mask "$kind" <"$d/prec.out") >"$d/diff"; then
+	if ! diff <(mask "$kind" <"$d/perf.out" | $order) <(mask "$kind" <"$d/prec.out" | $order) >"$d/diff"; then
 		fail "prec stat $opts differs from perf stat:"
 		head -20 "$d/diff"
 	fi
@@ -50,11 +51,23 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 	compare text "-n" $P/spin 200
 	compare text "-a -e task-clock,context-switches" sleep 0.2
 	compare text "-C 0 -e task-clock" sleep 0.1
+	compare text "-A -a -e task-clock,context-switches" sleep 0.1
+	compare csv "-A -a -x , -e task-clock" sleep 0.1
+	compare text "--per-core -a -e task-clock,context-switches" sleep 0.1
+	compare text "--per-socket -a -e task-clock" sleep 0.1
+	compare text "--per-die -a -e task-clock" sleep 0.1
+	compare text "--per-node -a -e task-clock" sleep 0.1
 	$P/spin 3000 >/dev/null &
 	spid=$!
 	sleep 0.2
 	compare text "-p $spid -e task-clock,page-faults" sleep 0.2
 	compare text "-t $spid -e task-clock" sleep 0.2
+	kill $spid 2>/dev/null; wait $spid 2>/dev/null
+	# per thread: perf orders threads by count, which changes from run to run
+	$P/threads 3000 >/dev/null &
+	spid=$!
+	sleep 0.2
+	compare sorted "--per-thread -p $spid -e task-clock,page-faults" sleep 0.2
 	kill $spid 2>/dev/null; wait $spid 2>/dev/null
 else
 	echo "perf stat is not usable here: layout comparison skipped"
@@ -76,12 +89,24 @@ grep -q '^<not supported>,,cycles' <($PREC stat -x , -- true 2>&1) ||
 	[ -d /sys/bus/event_source/devices/cpu ] || fail "cycles without a PMU: not <not supported>"
 
 # record, then report: the same text
-for opts in "" "-x ," "-e task-clock,page-faults,cycles" "-a -e task-clock,cpu-clock"; do
+for opts in "" "-x ," "-e task-clock,page-faults,cycles" "-a -e task-clock,cpu-clock" \
+	    "-A -a -e task-clock,context-switches" "--per-core -a -e task-clock" "--per-socket -a"; do
 	$PREC stat record -o "$d/s.data" $opts -- $P/spin 100 2>"$d/live" >/dev/null ||
 		fail "stat record $opts: exit $?"
 	$PREP stat report -i "$d/s.data" ${opts:+$(echo "$opts" | grep -o -- '-x ,')} >"$d/rep" 2>&1
 	cmp -s "$d/live" "$d/rep" || { fail "stat report $opts differs from the live run:"; diff "$d/live" "$d/rep" | head; }
 done
+# the same readings presented per CPU by the report
+$PREP stat report -i "$d/s.data" -A >"$d/rep" 2>&1
+grep -q "^CPU0 " "$d/rep" || fail "stat report -A of an -a recording: $(head -5 "$d/rep")"
+$P/threads 3000 >/dev/null &
+spid=$!
+sleep 0.2
+$PREC stat record -o "$d/t.data" --per-thread -p $spid -e task-clock -- sleep 0.2 2>"$d/live" >/dev/null
+kill $spid 2>/dev/null; wait $spid 2>/dev/null
+$PREP stat report -i "$d/t.data" >"$d/rep" 2>&1
+cmp -s "$d/live" "$d/rep" || { fail "stat report --per-thread differs:"; diff "$d/live" "$d/rep" | head; }
+grep -q "worker-a-" "$d/rep" || fail "--per-thread: thread names"
 $PREP -i "$d/s.data" >/dev/null 2>"$d/e" && fail "prep report accepted a counting file"
 grep -q "prep stat report" "$d/e" || fail "prep report on a counting file: $(cat "$d/e")"
 
@@ -92,6 +117,8 @@ $PREC stat >/dev/null 2>"$d/e" && fail "no command and no target accepted"
 $PREC stat -- /nonexistent/cmd >/dev/null 2>"$d/e"; rc=$?
 [ $rc -ne 0 ] && grep -q "/nonexistent/cmd" "$d/e" || fail "missing command: rc $rc, $(cat "$d/e")"
 $PREC stat record -r 2 -o "$d/x.data" -- true >/dev/null 2>&1 && fail "stat record accepted -r"
+$PREC stat -A -- true >/dev/null 2>&1 && fail "-A without -a accepted"
+$PREC stat --per-core --per-socket -a -- true >/dev/null 2>&1 && fail "two aggregation modes accepted"
 $PREC stat -e task-clock -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
 [ $rc -eq 3 ] || fail "exit status of the workload: $rc, not 3"
 $PREP stat report -i "$d/nosuch.data" >/dev/null 2>&1 && fail "stat report of a missing file"

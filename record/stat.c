@@ -37,6 +37,8 @@ struct stat_opts {
 	struct event_list events;
 	bool all_cpus, no_inherit, big_num, no_big_num, append, null;
 	bool no_aggr, per_socket, per_die, per_core, per_node, per_thread;
+	bool json, interval_clear;
+	long interval_ms, interval_count;
 	const char *cpu_list, *pids, *tids, *sep, *output;
 	long repeat, timeout_ms;
 	int quiet;
@@ -339,6 +341,10 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_FLAG('B', "big-num", &o->big_num, "thousands separators in counts"),
 		OPTION_FLAG(0, "no-big-num", &o->no_big_num, "no thousands separators"),
 		OPTION_FLAG('n', "null", &o->null, "count nothing, only the elapsed time"),
+		OPTION_INT('I', "interval-print", &o->interval_ms, "ms", "print the counts every ms milliseconds", 10, 1L << 30),
+		OPTION_INT(0, "interval-count", &o->interval_count, "n", "stop after n intervals (with -I)", 1, 1L << 30),
+		OPTION_FLAG(0, "interval-clear", &o->interval_clear, "clear the screen before each interval"),
+		OPTION_FLAG('j', "json-output", &o->json, "one JSON object per counter"),
 		OPTION_FLAG('A', "no-aggr", &o->no_aggr, "one line per CPU (with -a or -C)"),
 		OPTION_FLAG(0, "per-socket", &o->per_socket, "one line per socket (with -a or -C)"),
 		OPTION_FLAG(0, "per-die", &o->per_die, "one line per die (with -a or -C)"),
@@ -390,6 +396,18 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 	    !o->all_cpus && !o->cpu_list) {
 		fprintf(stderr, "prec stat: -A and --per-socket/die/core/node need -a or -C "
 			"(counts per CPU)\n");
+		return 129;
+	}
+	if (o->interval_count && !o->interval_ms) {
+		fprintf(stderr, "prec stat: --interval-count needs -I\n");
+		return 129;
+	}
+	if (o->interval_ms && o->repeat > 1) {
+		fprintf(stderr, "prec stat: -I and -r exclude each other\n");
+		return 129;
+	}
+	if (o->json && o->sep) {
+		fprintf(stderr, "prec stat: -j and -x exclude each other\n");
 		return 129;
 	}
 	if (o->per_thread && !o->pids && !o->tids) {
@@ -505,10 +523,146 @@ static int aggregate(const struct stat_opts *o, const struct target *t, struct r
 	return 0;
 }
 
+static void clear_units(struct stat_result *r, struct stat_counter *sc, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(sc[i].uvalues);
+		free(sc[i].uenabled);
+		free(sc[i].urunning);
+		sc[i].uvalues = NULL;
+		sc[i].uenabled = sc[i].urunning = NULL;
+	}
+	free(r->units);
+	r->units = NULL;
+	r->nr_units = 0;
+}
+
+/* -I: what the last tick read, and the intervals kept for stat record. */
+struct intervals {
+	struct reading **prev;
+	size_t *prev_n;
+	uint64_t last_ns;       /* since the start */
+	long done;
+	struct buf *blocks;     /* encoded COUNTS payloads */
+	size_t nr_blocks;
+	bool header_done;
+};
+
+/* One interval: read every counter, print the differences since the last
+ * tick (as perf stat -I), keep them for the file. */
+static int interval_tick(const struct stat_opts *o, const struct target *t, struct counter *c,
+			 struct stat_counter *sc, struct stat_result *r, struct stat_print_opts *po,
+			 struct intervals *iv, uint64_t now_rel, FILE *out)
+{
+	struct reading **d = calloc(o->events.nr + 1, sizeof(*d));
+	size_t *dn = calloc(o->events.nr + 1, sizeof(*dn));
+	struct count_reading *cr = NULL;
+	size_t ncr = 0, total = 0;
+	double len_s = (double)(now_rel - iv->last_ns) / 1e9;
+	struct stat_unit *topo = NULL;
+	size_t nr_topo = 0;
+	int ret = 0;
+
+	if (!d || !dn) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < o->events.nr; i++)
+		total += c[i].nr_fds;
+	cr = calloc(total + 1, sizeof(*cr));
+	if (!cr) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < o->events.nr; i++) {
+		struct reading sum = { 0 }, cur_sum;
+		struct reading *cur = calloc(c[i].nr_fds + 1, sizeof(*cur));
+
+		d[i] = calloc(c[i].nr_fds + 1, sizeof(**d));
+		if (!cur || !d[i]) {
+			free(cur);
+			ret = -ENOMEM;
+			goto out;
+		}
+		read_counter(&c[i], &cur_sum, cur);
+		for (size_t k = 0; k < c[i].nr_fds; k++) {
+			struct reading p = k < iv->prev_n[i] ? iv->prev[i][k] : (struct reading){ 0 };
+
+			d[i][k] = cur[k];
+			d[i][k].value -= p.value;
+			d[i][k].enabled -= p.enabled;
+			d[i][k].running -= p.running;
+			sum.value += d[i][k].value;
+			sum.enabled += d[i][k].enabled;
+			sum.running += d[i][k].running;
+			cr[ncr++] = (struct count_reading){ (uint32_t)i, cur[k].cpu, cur[k].tid,
+							    COUNT_FLAG_INTERVAL, now_rel, d[i][k].value,
+							    d[i][k].enabled, d[i][k].running };
+		}
+		dn[i] = c[i].nr_fds;
+		free(iv->prev[i]);
+		iv->prev[i] = cur;
+		iv->prev_n[i] = c[i].nr_fds;
+		sc[i].name = o->events.ev[i].name;
+		sc[i].type = o->events.ev[i].attr.type;
+		sc[i].config = o->events.ev[i].attr.config;
+		sc[i].supported = c[i].supported;
+		sc[i].enabled[0] = sum.enabled;
+		sc[i].running[0] = sum.running;
+		sc[i].values[0] = sum.running && sum.running < sum.enabled ?
+			(double)sum.value * (double)sum.enabled / (double)sum.running : (double)sum.value;
+	}
+	r->c = sc;
+	r->nr = o->events.nr;
+	r->runs = 1;
+	r->elapsed_s[0] = len_s;
+	clear_units(r, sc, o->events.nr);
+	if (aggregate(o, t, d, dn, r, sc, &topo, &nr_topo)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!o->quiet) {
+		if (o->interval_clear)
+			fputs("\033[H\033[2J", out);
+		if (!iv->header_done || o->interval_clear)
+			stat_print_interval_header(out, r->aggr, po);
+		iv->header_done = true;
+		po->interval = (double)now_rel / 1e9;
+		stat_print(out, r, po);
+		po->interval = -1;
+		fflush(out);
+	}
+	if (o->record) {
+		struct buf *nb = realloc(iv->blocks, (iv->nr_blocks + 1) * sizeof(*nb));
+
+		if (!nb) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		iv->blocks = nb;
+		iv->blocks[iv->nr_blocks] = (struct buf)BUF_INIT;
+		if (counts_encode(cr, ncr, &iv->blocks[iv->nr_blocks])) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		iv->nr_blocks++;
+	}
+	iv->last_ns = now_rel;
+	iv->done++;
+out:
+	for (size_t i = 0; d && i < o->events.nr; i++)
+		free(d[i]);
+	free(d);
+	free(dn);
+	free(cr);
+	free(topo);
+	return ret;
+}
+
 /* The counting file: events (ids empty when not supported), one COUNTS block
  * per run, metadata with the times and the target. */
 static int write_file(const struct stat_opts *o, const struct counter *c, struct reading **per,
-		      const size_t *per_n,
+		      const size_t *per_n, const struct intervals *iv,
 		      const struct stat_result *r, const uint64_t *elapsed_ns, uint64_t user_ns,
 		      uint64_t sys_ns, const struct stat_unit *topo, size_t nr_topo,
 		      int argc, char **argv, struct err *err)
@@ -539,6 +693,8 @@ static int write_file(const struct stat_opts *o, const struct counter *c, struct
 		if (!ret)
 			ret = container_write_block(w, BLOCK_EVENT, b.data, b.len, err);
 	}
+	for (size_t k = 0; !ret && iv && k < iv->nr_blocks; k++)
+		ret = container_write_block(w, BLOCK_COUNTS, iv->blocks[k].data, iv->blocks[k].len, err);
 	{
 		struct count_reading *cr;
 		size_t n = 0;
@@ -632,7 +788,8 @@ int cmd_stat(int argc, char **argv)
 	struct reading **per = NULL;
 	size_t *per_n = NULL;
 	struct stat_result r = { 0 };
-	struct stat_print_opts po = { 0 };
+	struct stat_print_opts po = { .interval = -1 };
+	struct intervals iv = { 0 };
 	struct err err = { 0 };
 	struct sigaction sa = { 0 };
 	char *cmd = NULL, target[128];
@@ -660,14 +817,17 @@ int cmd_stat(int argc, char **argv)
 		return 1;
 	}
 	po.sep = o.sep;
+	po.json = o.json;
 	po.big_num = o.big_num && !o.no_big_num;
 	c = calloc(o.events.nr + 1, sizeof(*c));
 	sc = calloc(o.events.nr + 1, sizeof(*sc));
 	per = calloc(o.events.nr + 1, sizeof(*per));
 	per_n = calloc(o.events.nr + 1, sizeof(*per_n));
+	iv.prev = calloc(o.events.nr + 1, sizeof(*iv.prev));
+	iv.prev_n = calloc(o.events.nr + 1, sizeof(*iv.prev_n));
 	r.elapsed_s = calloc((size_t)o.repeat, sizeof(double));
 	elapsed_ns = calloc((size_t)o.repeat, sizeof(uint64_t));
-	if (!c || !sc || !per || !per_n || !r.elapsed_s || !elapsed_ns) {
+	if (!c || !sc || !per || !per_n || !iv.prev || !iv.prev_n || !r.elapsed_s || !elapsed_ns) {
 		ret = err_set(&err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -714,18 +874,62 @@ int cmd_stat(int argc, char **argv)
 				waitpid(wl.pid, NULL, 0);
 				break;
 			}
-			while (wait4(wl.pid, &status, 0, &ru) < 0) {
-				if (errno != EINTR)
-					break;
-				if (stop_req)
-					kill(wl.pid, SIGINT);
-			}
-		} else {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
+		}
+		/* wait for the workload (or the timeout / Ctrl-C), printing -I ticks */
+		{
 			uint64_t end = o.timeout_ms ? t0 + (uint64_t)o.timeout_ms * 1000000u : 0;
+			uint64_t tick = o.interval_ms ? (uint64_t)o.interval_ms * 1000000u : 0;
+			uint64_t next = t0 + tick, now;
+			bool done = false;
 
-			while (!stop_req && (!end || now_ns() < end))
-				nanosleep(&ts, NULL);
+			while (!done) {
+				struct timespec ts = { 0, 1000 * 1000 };
+
+				if (o.argc) {
+					pid_t w = wait4(wl.pid, &status, WNOHANG, &ru);
+
+					if (w == wl.pid || (w < 0 && errno != EINTR))
+						break;
+					if (stop_req)
+						kill(wl.pid, SIGINT);
+				} else if (stop_req) {
+					break;
+				}
+				now = now_ns();
+				if (end && now >= end) {
+					if (o.argc)
+						kill(wl.pid, SIGINT);
+					else
+						break;
+				}
+				if (tick && now >= next) {
+					ret = interval_tick(&o, &t, c, sc, &r, &po, &iv, now - t0, out);
+					if (ret) {
+						ret = err_set(&err, ret, "out of memory");
+						break;
+					}
+					next += tick;
+					if (o.interval_count && iv.done >= o.interval_count) {
+						if (o.argc)
+							kill(wl.pid, SIGINT);
+						else
+							done = true;
+					}
+				}
+				if (!done)
+					nanosleep(&ts, NULL);
+			}
+			if (ret)
+				break;
+			/* the last, partial interval */
+			if (tick && (!o.interval_count || iv.done < o.interval_count)) {
+				now = now_ns();
+				ret = interval_tick(&o, &t, c, sc, &r, &po, &iv, now - t0, out);
+				if (ret) {
+					ret = err_set(&err, ret, "out of memory");
+					break;
+				}
+			}
 		}
 		t1 = now_ns();
 		elapsed_ns[run] = t1 - t0;
@@ -783,23 +987,27 @@ int cmd_stat(int argc, char **argv)
 	r.nr = o.events.nr;
 	r.runs = (int)o.repeat;
 	r.show_times = r.cmd != NULL;
+	clear_units(&r, sc, o.events.nr);
 	if (aggregate(&o, &t, per, per_n, &r, sc, &topo, &nr_topo)) {
 		ret = err_set(&err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (o.record) {
-		ret = write_file(&o, c, per, per_n, &r, elapsed_ns, user_ns, sys_ns, topo, nr_topo, rec_argc,
+		ret = write_file(&o, c, per, per_n, &iv, &r, elapsed_ns, user_ns, sys_ns, topo, nr_topo, rec_argc,
 				 rec_argv, &err);
 		close_counters(c, o.events.nr);
 		if (ret)
 			goto out;
 	}
-	if (!o.quiet)
+	/* with -I the intervals were the output (as perf prints no summary then) */
+	if (!o.quiet && !o.interval_ms)
 		stat_print(out, &r, &po);
 out:
 	if (ret)
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 	close_counters(c, o.events.nr);
+	if (sc)
+		clear_units(&r, sc, o.events.nr);
 	for (size_t i = 0; sc && i < o.events.nr; i++) {
 		free(sc[i].uvalues);
 		free(sc[i].uenabled);
@@ -812,6 +1020,13 @@ out:
 	}
 	free(per);
 	free(per_n);
+	for (size_t i = 0; iv.prev && i < o.events.nr; i++)
+		free(iv.prev[i]);
+	free(iv.prev);
+	free(iv.prev_n);
+	for (size_t k = 0; k < iv.nr_blocks; k++)
+		buf_free(&iv.blocks[k]);
+	free(iv.blocks);
 	free(sc);
 	free(c);
 	free(r.elapsed_s);
@@ -819,7 +1034,6 @@ out:
 	free(t.cpus);
 	free(t.tids);
 	free(topo);
-	free(r.units);
 	free(cmd);
 	event_list_free(&o.events);
 	if (out != stderr)

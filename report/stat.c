@@ -175,6 +175,8 @@ static void csv_line(FILE *out, const struct stat_result *r, const struct stat_p
 	const char *unit;
 
 	cur_unit = u;
+	if (o->interval >= 0)
+		fprintf(out, "%16.9f%s", o->interval, s);
 	if (u >= 0)
 		unit_prefix(out, r, &r->units[u], s);
 	{
@@ -207,6 +209,72 @@ done:
 	cur_unit = -1;
 }
 
+static void json_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
+		      const struct stat_counter *c, long u)
+{
+	uint64_t en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
+	uint64_t run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
+	const struct stat_unit *un = u >= 0 ? &r->units[u] : NULL;
+	double v = 0;
+	const char *unit = "";
+
+	cur_unit = u;
+	fputc('{', out);
+	if (o->interval >= 0)
+		fprintf(out, "\"interval\" : %.9f, ", o->interval);
+	if (un) {
+		switch (r->aggr) {
+		case AGGR_NONE: fprintf(out, "\"cpu\" : \"%d\", ", un->cpu); break;
+		case AGGR_SOCKET:
+			fprintf(out, "\"socket\" : \"S%d\", \"aggregate-number\" : %d, ", un->socket, un->nr);
+			break;
+		case AGGR_DIE:
+			fprintf(out, "\"die\" : \"S%d-D%d\", \"aggregate-number\" : %d, ", un->socket,
+				un->die, un->nr);
+			break;
+		case AGGR_CORE:
+			fprintf(out, "\"core\" : \"S%d-D%d-C%d\", \"aggregate-number\" : %d, ", un->socket,
+				un->die, un->core, un->nr);
+			break;
+		case AGGR_NODE:
+			fprintf(out, "\"node\" : \"N%d\", \"aggregate-number\" : %d, ", un->node, un->nr);
+			break;
+		case AGGR_THREAD: fprintf(out, "\"thread\" : \"%s-%d\", ", un->comm, un->tid); break;
+		case AGGR_GLOBAL: break;
+		}
+	}
+	if (!c->supported || !run)
+		fprintf(out, "\"counter-value\" : \"%s\", ", c->supported ? "<not counted>" : "<not supported>");
+	else
+		fprintf(out, "\"counter-value\" : \"%f\", ", is_clock(c) ? value_of(r, c) / 1e6 : value_of(r, c));
+	if (c->supported && run)
+		metric(r, c, &v, &unit);
+	fprintf(out, "\"unit\" : \"%s\", \"event\" : \"%s\", ", is_clock(c) ? "msec" : "", c->name);
+	if (u < 0 && r->runs > 1)
+		fprintf(out, "\"variance\" : %.2f, ", variation_pct(c->values, r->runs));
+	fprintf(out, "\"event-runtime\" : %" PRIu64
+		", \"pcnt-running\" : %.2f, \"metric-value\" : %f, \"metric-unit\" : \"%s\"}\n",
+		u < 0 ? run / (uint64_t)r->runs : run,
+		en ? 100.0 * (double)run / (double)en : 100.0, v, unit);
+	cur_unit = -1;
+}
+
+void stat_print_interval_header(FILE *out, enum stat_aggr aggr, const struct stat_print_opts *o)
+{
+	static const char *const titles[] = {
+		[AGGR_GLOBAL] = "#           time             counts unit events",
+		[AGGR_NONE] = "#           time CPU                    counts unit events",
+		[AGGR_SOCKET] = "#           time socket cpus             counts unit events",
+		[AGGR_DIE] = "#           time die          cpus             counts unit events",
+		[AGGR_CORE] = "#           time core            cpus             counts unit events",
+		[AGGR_NODE] = "#           time node   cpus             counts unit events",
+		[AGGR_THREAD] = "#           time             comm-pid                  counts unit events",
+	};
+
+	if (!o->sep && !o->json)
+		fprintf(out, "%s\n", titles[aggr]);
+}
+
 static void text_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
 		      const struct stat_counter *c, long u)
 {
@@ -215,11 +283,17 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 	double v;
 	const char *unit;
 
+	if (o->json) {
+		json_line(out, r, o, c, u);
+		return;
+	}
 	if (o->sep) {
 		csv_line(out, r, o, c, u);
 		return;
 	}
 	cur_unit = u;
+	if (o->interval >= 0)
+		fprintf(out, "%16.9f ", o->interval);
 	if (u >= 0)
 		unit_prefix(out, r, &r->units[u], NULL);
 	if (!c->supported || !run) {
@@ -280,6 +354,20 @@ static void for_units(FILE *out, const struct stat_result *r, const struct stat_
 
 void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o)
 {
+	/* -I, -x and -j: the counter lines alone */
+	if (o->sep || o->json || o->interval >= 0) {
+		if (r->aggr == AGGR_GLOBAL)
+			for (size_t i = 0; i < r->nr; i++)
+				text_line(out, r, o, &r->c[i], -1);
+		else if (r->aggr == AGGR_NONE || r->aggr == AGGR_THREAD)
+			for (size_t i = 0; i < r->nr; i++)
+				for_units(out, r, o, &r->c[i]);
+		else
+			for (size_t u = 0; u < r->nr_units; u++)
+				for (size_t i = 0; i < r->nr; i++)
+					text_line(out, r, o, &r->c[i], (long)u);
+		return;
+	}
 	if (o->sep) {
 		if (r->aggr == AGGR_GLOBAL)
 			for (size_t i = 0; i < r->nr; i++)

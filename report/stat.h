@@ -62,11 +62,15 @@ int stat_read_topology(struct stat_unit *topo, size_t n);
 
 struct stat_print_opts {
 	const char *sep;        /* -x: CSV with this separator */
+	bool json;              /* -j: one JSON object per line */
 	bool big_num;           /* -B: thousands separators */
 	bool no_scale;
+	double interval;        /* -I: the interval's end (s since the start), or < 0 */
 };
 
 void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o);
+/* -I: the column titles printed once before the first interval (text only). */
+void stat_print_interval_header(FILE *out, enum stat_aggr aggr, const struct stat_print_opts *o);
 
 /* prep stat report */
 int cmd_stat_report(int argc, char **argv);

@@ -24,6 +24,11 @@ struct loaded {
 	struct metadata meta;
 	struct count_reading *last;     /* the last run's readings */
 	size_t nr_last;
+	struct ival {                   /* -I: each interval's readings */
+		struct count_reading *cr;
+		size_t n;
+	} *iv;
+	size_t nr_iv;
 };
 
 static void report_warn(void *ctx, const struct container_problem *p)
@@ -98,6 +103,18 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 			break;
 		if (counts_decode(b.data, b.len, &cr, &n, NULL))
 			continue;
+		if (n && (cr[0].flags & COUNT_FLAG_INTERVAL)) {
+			struct ival *g = realloc(ld->iv, (ld->nr_iv + 1) * sizeof(*g));
+
+			if (!g) {
+				free(cr);
+				ret = err_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			ld->iv = g;
+			ld->iv[ld->nr_iv++] = (struct ival){ cr, n };
+			continue;
+		}
 		for (size_t k = 0; k < n; k++) {
 			struct stat_counter *c;
 
@@ -126,6 +143,9 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 
 static void loaded_free(struct loaded *ld)
 {
+	for (size_t i = 0; i < ld->nr_iv; i++)
+		free(ld->iv[i].cr);
+	free(ld->iv);
 	free(ld->last);
 	for (size_t i = 0; ld->c && i < ld->nr_ev; i++) {
 		free(ld->c[i].uvalues);
@@ -152,6 +172,7 @@ static uint32_t le32(const uint8_t *p)
  * last-run values per unit. */
 static int regroup(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r, struct err *err)
 {
+	/* a report of -I intervals regroups each interval: the units are the same */
 	const struct meta_item *topo = metadata_get(&ld->meta, META_STAT_TOPOLOGY);
 	const struct meta_item *thr = metadata_get(&ld->meta, META_STAT_THREADS);
 	size_t ncpu = topo ? topo->len / 16 : 0;
@@ -260,15 +281,81 @@ static int regroup(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r
 	return 0;
 }
 
+/* -I recordings: each interval as the live run printed it. */
+static void print_intervals(struct loaded *ld, struct stat_result *r, struct stat_print_opts *po)
+{
+	struct count_reading *last = ld->last;
+	size_t nr_last = ld->nr_last;
+	uint64_t prev_ns = 0;
+	struct err err = { 0 };
+
+	stat_print_interval_header(stdout, r->aggr, po);
+	for (size_t i = 0; i < ld->nr_iv; i++) {
+		const struct ival *g = &ld->iv[i];
+		uint64_t at = g->cr[0].time_ns;
+
+		for (size_t e = 0; e < ld->nr_ev; e++) {
+			struct stat_counter *c = &ld->c[e];
+
+			c->values[0] = 0;
+			c->enabled[0] = c->running[0] = 0;
+		}
+		for (size_t k = 0; k < g->n; k++) {
+			const struct count_reading *x = &g->cr[k];
+			struct stat_counter *c;
+
+			if (x->event >= ld->nr_ev)
+				continue;
+			c = &ld->c[x->event];
+			c->values[0] += (double)x->value;
+			c->enabled[0] += x->time_enabled;
+			c->running[0] += x->time_running;
+		}
+		for (size_t e = 0; e < ld->nr_ev; e++) {
+			struct stat_counter *c = &ld->c[e];
+
+			if (c->running[0] && c->running[0] < c->enabled[0])
+				c->values[0] = c->values[0] * (double)c->enabled[0] / (double)c->running[0];
+		}
+		/* the units of this interval */
+		if (r->aggr != AGGR_GLOBAL) {
+			enum stat_aggr aggr = r->aggr;
+
+			for (size_t e = 0; e < ld->nr_ev; e++) {
+				free(ld->c[e].uvalues);
+				free(ld->c[e].uenabled);
+				free(ld->c[e].urunning);
+				ld->c[e].uvalues = NULL;
+				ld->c[e].uenabled = ld->c[e].urunning = NULL;
+			}
+			free(r->units);
+			r->units = NULL;
+			r->nr_units = 0;
+			ld->last = g->cr;
+			ld->nr_last = g->n;
+			if (regroup(ld, aggr, r, &err))
+				break;
+		}
+		r->elapsed_s[0] = (double)(at - prev_ns) / 1e9;
+		po->interval = (double)at / 1e9;
+		stat_print(stdout, r, po);
+		prev_ns = at;
+	}
+	po->interval = -1;
+	ld->last = last;
+	ld->nr_last = nr_last;
+}
+
 int cmd_stat_report(int argc, char **argv)
 {
 	const char *input = "prec.data", *sep = NULL;
-	bool big = false, no_big = false, help = false;
+	bool big = false, no_big = false, help = false, json = false;
 	bool no_aggr = false, per_socket = false, per_die = false, per_core = false,
 	     per_node = false, per_thread = false;
 	const struct opt table[] = {
 		OPTION_STRING('i', "input", &input, "file", "counting file (default prec.data)"),
 		OPTION_STRING('x', "field-separator", &sep, "sep", "CSV output with this separator"),
+		OPTION_FLAG('j', "json-output", &json, "one JSON object per counter"),
 		OPTION_FLAG('B', "big-num", &big, "thousands separators in counts"),
 		OPTION_FLAG(0, "no-big-num", &no_big, "no thousands separators"),
 		OPTION_FLAG('A', "no-aggr", &no_aggr, "one line per CPU"),
@@ -282,7 +369,7 @@ int cmd_stat_report(int argc, char **argv)
 	};
 	struct loaded ld = { 0 };
 	struct stat_result r = { 0 };
-	struct stat_print_opts po = { 0 };
+	struct stat_print_opts po = { .interval = -1 };
 	struct err err = { 0 };
 	double *elapsed = NULL;
 	uint64_t user = 0, sys = 0;
@@ -343,8 +430,12 @@ int cmd_stat_report(int argc, char **argv)
 	r.runs = ld.runs;
 	r.elapsed_s = elapsed;
 	po.sep = sep;
+	po.json = json;
 	po.big_num = big && !no_big;
-	stat_print(stdout, &r, &po);
+	if (ld.nr_iv)
+		print_intervals(&ld, &r, &po);
+	else
+		stat_print(stdout, &r, &po);
 	free(r.units);
 	free(elapsed);
 	loaded_free(&ld);

@@ -22,12 +22,13 @@ fi
 # columns keep their width. CSV fields become N. -r's elapsed line prints as
 # many decimals as its error needs: its numbers become one X. A counter's
 # run-to-run variation is left out (it shows only when the runs differed,
-# which page faults do or do not from one try to the next).
+# which page faults do or do not from one try to the next). The K/M/G of a
+# rate is left out too: a rate near 1000/s is printed either way.
 mask() {
-	if [ "$1" = csv ]; then
-		perl -pe 's/[0-9][0-9.]*/N/g'
+	if [ "$1" = csv ] || [ "$1" = json ]; then
+		perl -pe 's/[0-9][0-9.]*/N/g; s/[KMG]\/sec/\/sec/g'
 	else
-		perl -pe 'if (/\+-.*elapsed/) { s/ *[0-9][0-9.,]*/X/g } else { s/  \( \+- *[0-9.]+% \)$//; s/( *[0-9][0-9.,]*)/"X" x length($1)/ge }'
+		perl -pe 'if (/\+-.*elapsed/) { s/ *[0-9][0-9.,]*/X/g } else { s/  \( \+- *[0-9.]+% \)$//; s/( *[0-9][0-9.,]*)/"X" x length($1)/ge; s/[KMG]\/sec/\/sec /g }'
 	fi
 }
 
@@ -57,6 +58,16 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 	compare text "--per-socket -a -e task-clock" sleep 0.1
 	compare text "--per-die -a -e task-clock" sleep 0.1
 	compare text "--per-node -a -e task-clock" sleep 0.1
+	compare text "-I 100 -e task-clock,page-faults" $P/spin 250
+	compare csv "-I 100 -x , -e task-clock" $P/spin 250
+	compare text "-I 100 -A -a -e task-clock" sleep 0.25
+	compare text "-I 100 --per-core -a -e task-clock" sleep 0.15
+	compare text "-I 100 --interval-count 2 -e task-clock" sleep 1
+	compare json "-j" $P/spin 50
+	compare json "-j -r 2 -e task-clock" $P/spin 50
+	compare json "-j -A -a -e task-clock" sleep 0.05
+	compare json "-j --per-core -a -e task-clock" sleep 0.05
+	compare json "-j -I 100 -e task-clock" sleep 0.15
 	$P/spin 3000 >/dev/null &
 	spid=$!
 	sleep 0.2
@@ -96,6 +107,17 @@ for opts in "" "-x ," "-e task-clock,page-faults,cycles" "-a -e task-clock,cpu-c
 	$PREP stat report -i "$d/s.data" ${opts:+$(echo "$opts" | grep -o -- '-x ,')} >"$d/rep" 2>&1
 	cmp -s "$d/live" "$d/rep" || { fail "stat report $opts differs from the live run:"; diff "$d/live" "$d/rep" | head; }
 done
+# intervals and JSON, recorded and reported
+for opts in "-I 100 -e task-clock,page-faults" "-I 100 -A -a -e task-clock" "-I 100 -x , -e task-clock" \
+	    "-j -e task-clock,page-faults" "-j -I 100 --per-core -a -e task-clock"; do
+	$PREC stat record -o "$d/i.data" $opts -- $P/spin 250 2>"$d/live" >/dev/null ||
+		fail "stat record $opts: exit $?"
+	$PREP stat report -i "$d/i.data" $(echo "$opts" | grep -oE -- '-x ,|-j') >"$d/rep" 2>&1
+	cmp -s "$d/live" "$d/rep" || { fail "stat report $opts differs from the live run:"; diff "$d/live" "$d/rep" | head; }
+done
+$PREC stat -I 100 -e task-clock -- $P/spin 350 2>"$d/iv" >/dev/null
+[ "$(grep -c ' msec task-clock' "$d/iv")" -ge 3 ] || fail "-I 100 over 350 ms: $(grep -c task-clock "$d/iv") intervals"
+
 # the same readings presented per CPU by the report
 $PREP stat report -i "$d/s.data" -A >"$d/rep" 2>&1
 grep -q "^CPU0 " "$d/rep" || fail "stat report -A of an -a recording: $(head -5 "$d/rep")"
@@ -119,6 +141,8 @@ $PREC stat -- /nonexistent/cmd >/dev/null 2>"$d/e"; rc=$?
 $PREC stat record -r 2 -o "$d/x.data" -- true >/dev/null 2>&1 && fail "stat record accepted -r"
 $PREC stat -A -- true >/dev/null 2>&1 && fail "-A without -a accepted"
 $PREC stat --per-core --per-socket -a -- true >/dev/null 2>&1 && fail "two aggregation modes accepted"
+$PREC stat -I 100 -r 2 -- true >/dev/null 2>&1 && fail "-I with -r accepted"
+$PREC stat -I 5 -- true >/dev/null 2>&1 && fail "-I below 10 ms accepted"
 $PREC stat -e task-clock -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
 [ $rc -eq 3 ] || fail "exit status of the workload: $rc, not 3"
 $PREP stat report -i "$d/nosuch.data" >/dev/null 2>&1 && fail "stat report of a missing file"

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +40,10 @@ struct stat_opts {
 	bool no_aggr, per_socket, per_die, per_core, per_node, per_thread;
 	bool json, interval_clear;
 	long interval_ms, interval_count;
+	int detailed, verbose;
+	bool transaction, topdown, smi_cost, all_user, all_kernel, no_scale, summary, no_csv_summary;
+	const char *metrics;
+	long delay_ms;
 	const char *cpu_list, *pids, *tids, *sep, *output;
 	long repeat, timeout_ms;
 	int quiet;
@@ -90,6 +95,13 @@ static int cb_event(const struct opt *o, const char *arg, struct err *err)
 	so->events.nr += more.nr;
 	free(more.ev);
 	return 0;
+}
+
+/* A hardware PMU named cpu (x86's core PMU) in sysfs. */
+static bool pmu_present(void)
+{
+	return !access("/sys/bus/event_source/devices/cpu", F_OK) ||
+	       !access("/sys/bus/event_source/devices/cpu_core", F_OK);
 }
 
 static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
@@ -201,6 +213,13 @@ struct target {
 	pid_t workload;         /* a command: counted with inherit, enabled on exec */
 };
 
+static void enable_counters(struct counter *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < c[i].nr_fds; k++)
+			ioctl(c[i].fds[k].fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
 static void close_counters(struct counter *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -233,8 +252,9 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 				PERF_FORMAT_ID;
 		a.inherit = !o->no_inherit && !t->cpus;
-		a.disabled = t->workload > 0;
-		a.enable_on_exec = t->workload > 0;
+		/* -D: enabled by hand once the delay is over */
+		a.disabled = t->workload > 0 || o->delay_ms;
+		a.enable_on_exec = t->workload > 0 && !o->delay_ms;
 		c[i].supported = true;
 		for (size_t k = 0; k < slots; k++) {
 			pid_t pid = t->workload > 0 ? t->workload : t->cpus ? -1 : t->tids[k];
@@ -345,6 +365,18 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_INT(0, "interval-count", &o->interval_count, "n", "stop after n intervals (with -I)", 1, 1L << 30),
 		OPTION_FLAG(0, "interval-clear", &o->interval_clear, "clear the screen before each interval"),
 		OPTION_FLAG('j', "json-output", &o->json, "one JSON object per counter"),
+		OPTION_COUNT('d', "detailed", &o->detailed, "add cache events (-dd, -ddd: more)"),
+		OPTION_FLAG('T', "transaction", &o->transaction, "transactional memory events (needs the cpu PMU)"),
+		OPTION_FLAG(0, "topdown", &o->topdown, "top-down metrics (needs -a and the cpu PMU)"),
+		OPTION_STRING('M', "metrics", &o->metrics, "list", "metric groups (need the CPU's metric tables)"),
+		OPTION_FLAG(0, "smi-cost", &o->smi_cost, "SMI cost (needs freeze_on_smi)"),
+		OPTION_FLAG(0, "all-user", &o->all_user, "count user space only, for every event"),
+		OPTION_FLAG(0, "all-kernel", &o->all_kernel, "count kernel space only, for every event"),
+		OPTION_FLAG(0, "no-scale", &o->no_scale, "do not scale counts of multiplexed events"),
+		OPTION_INT('D', "delay", &o->delay_ms, "ms", "start counting after ms milliseconds", 1, 1L << 30),
+		OPTION_FLAG(0, "summary", &o->summary, "with -I: print the totals at the end too"),
+		OPTION_FLAG(0, "no-csv-summary", &o->no_csv_summary, "with --summary -x: no 'summary' field"),
+		OPTION_COUNT('v', "verbose", &o->verbose, "print each counter's raw value, enabled and running times"),
 		OPTION_FLAG('A', "no-aggr", &o->no_aggr, "one line per CPU (with -a or -C)"),
 		OPTION_FLAG(0, "per-socket", &o->per_socket, "one line per socket (with -a or -C)"),
 		OPTION_FLAG(0, "per-die", &o->per_die, "one line per die (with -a or -C)"),
@@ -398,6 +430,30 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 			"(counts per CPU)\n");
 		return 129;
 	}
+	/* options for counters this machine may not have: perf's messages */
+	if (o->transaction) {
+		fprintf(stderr, "Cannot set up transaction events%s\n",
+			pmu_present() ? "" : ": there is no cpu PMU on this machine");
+		return 1;
+	}
+	if (o->topdown && !o->all_cpus) {
+		fprintf(stderr, "top down event configuration requires system-wide mode (-a)\n");
+		return 1;
+	}
+	if (o->topdown) {
+		fprintf(stderr, "System does not support topdown\n");
+		return 1;
+	}
+	if (o->smi_cost) {
+		fprintf(stderr, "freeze_on_smi is not supported.\n");
+		return 1;
+	}
+	if (o->metrics)
+		fprintf(stderr, "Cannot find metric or group `%s'\n", o->metrics);
+	if (o->all_user && o->all_kernel) {
+		fprintf(stderr, "prec stat: --all-user and --all-kernel exclude each other\n");
+		return 129;
+	}
 	if (o->interval_count && !o->interval_ms) {
 		fprintf(stderr, "prec stat: --interval-count needs -I\n");
 		return 129;
@@ -417,6 +473,23 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 	if (!o->null && !o->events.nr && cb_event(&table[0], DEFAULT_EVENTS, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
+	}
+	/* -d, -dd, -ddd: perf's detailed sets */
+	if (!o->null && ((o->detailed >= 1 && cb_event(&table[0], "L1-dcache-loads,L1-dcache-load-misses,"
+							"LLC-loads,LLC-load-misses", &err)) ||
+			 (o->detailed >= 2 && cb_event(&table[0], "L1-icache-loads,L1-icache-load-misses,"
+						       "dTLB-loads,dTLB-load-misses,iTLB-loads,"
+						       "iTLB-load-misses", &err)) ||
+			 (o->detailed >= 3 && cb_event(&table[0], "L1-dcache-prefetches,"
+						       "L1-dcache-prefetch-misses", &err)))) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		return 1;
+	}
+	for (size_t i = 0; i < o->events.nr; i++) {
+		if (o->all_user)
+			o->events.ev[i].attr.exclude_kernel = o->events.ev[i].attr.exclude_hv = 1;
+		if (o->all_kernel)
+			o->events.ev[i].attr.exclude_user = 1;
 	}
 	if (!o->repeat)
 		o->repeat = 1;
@@ -512,7 +585,8 @@ static int aggregate(const struct stat_opts *o, const struct target *t, struct r
 				if (u == r->nr_units)
 					continue;
 			}
-			sc[i].uvalues[u] += per[i][k].running && per[i][k].running < per[i][k].enabled ?
+			sc[i].uvalues[u] += !o->no_scale && per[i][k].running &&
+					    per[i][k].running < per[i][k].enabled ?
 				(double)per[i][k].value * (double)per[i][k].enabled /
 				(double)per[i][k].running : (double)per[i][k].value;
 			sc[i].uenabled[u] += per[i][k].enabled;
@@ -609,7 +683,7 @@ static int interval_tick(const struct stat_opts *o, const struct target *t, stru
 		sc[i].supported = c[i].supported;
 		sc[i].enabled[0] = sum.enabled;
 		sc[i].running[0] = sum.running;
-		sc[i].values[0] = sum.running && sum.running < sum.enabled ?
+		sc[i].values[0] = !o->no_scale && sum.running && sum.running < sum.enabled ?
 			(double)sum.value * (double)sum.enabled / (double)sum.running : (double)sum.value;
 	}
 	r->c = sc;
@@ -875,6 +949,15 @@ int cmd_stat(int argc, char **argv)
 				break;
 			}
 		}
+		if (o.delay_ms) {
+			struct timespec ts = { o.delay_ms / 1000, (o.delay_ms % 1000) * 1000000 };
+
+			fprintf(stderr, "Events disabled\n");
+			while (nanosleep(&ts, &ts) && errno == EINTR && !stop_req)
+				;
+			enable_counters(c, o.events.nr);
+			fprintf(stderr, "Events enabled\n");
+		}
 		/* wait for the workload (or the timeout / Ctrl-C), printing -I ticks */
 		{
 			uint64_t end = o.timeout_ms ? t0 + (uint64_t)o.timeout_ms * 1000000u : 0;
@@ -955,7 +1038,7 @@ int cmd_stat(int argc, char **argv)
 			sc[i].supported = c[i].supported;
 			sc[i].enabled[run] = sum.enabled;
 			sc[i].running[run] = sum.running;
-			sc[i].values[run] = sum.running && sum.running < sum.enabled ?
+			sc[i].values[run] = !o.no_scale && sum.running && sum.running < sum.enabled ?
 				(double)sum.value * (double)sum.enabled / (double)sum.running :
 				(double)sum.value;
 		}
@@ -999,9 +1082,16 @@ int cmd_stat(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	/* with -I the intervals were the output (as perf prints no summary then) */
-	if (!o.quiet && !o.interval_ms)
+	if (o.verbose)
+		for (size_t i = 0; i < o.events.nr; i++)
+			fprintf(stderr, "%s: %.0f %" PRIu64 " %" PRIu64 "\n", sc[i].name, sc[i].values[0],
+				sc[i].enabled[0], sc[i].running[0]);
+	/* with -I the intervals were the output, unless --summary asks for the
+	 * totals too (as perf) */
+	if (!o.quiet && (!o.interval_ms || o.summary)) {
+		po.summary = o.interval_ms && (o.sep || o.json) && !o.no_csv_summary;
 		stat_print(out, &r, &po);
+	}
 out:
 	if (ret)
 		fprintf(stderr, "prec stat: %s\n", err.msg);

@@ -177,6 +177,8 @@ static void csv_line(FILE *out, const struct stat_result *r, const struct stat_p
 	cur_unit = u;
 	if (o->interval >= 0)
 		fprintf(out, "%16.9f%s", o->interval, s);
+	else if (o->summary)
+		fprintf(out, "%16s%s", "summary", s);
 	if (u >= 0)
 		unit_prefix(out, r, &r->units[u], s);
 	{

@@ -66,6 +66,7 @@ struct stat_print_opts {
 	bool big_num;           /* -B: thousands separators */
 	bool no_scale;
 	double interval;        /* -I: the interval's end (s since the start), or < 0 */
+	bool summary;           /* -I --summary -x: lines start with a "summary" field */
 };
 
 void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o);

@@ -288,6 +288,15 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 	size_t nr_last = ld->nr_last;
 	uint64_t prev_ns = 0;
 	struct err err = { 0 };
+	double *keep = calloc(3 * ld->nr_ev + 1, sizeof(double));
+	double el0 = r->elapsed_s[0];
+
+	/* the totals, for --summary after the intervals */
+	for (size_t e = 0; keep && e < ld->nr_ev; e++) {
+		keep[3 * e] = ld->c[e].values[0];
+		keep[3 * e + 1] = (double)ld->c[e].enabled[0];
+		keep[3 * e + 2] = (double)ld->c[e].running[0];
+	}
 
 	stat_print_interval_header(stdout, r->aggr, po);
 	for (size_t i = 0; i < ld->nr_iv; i++) {
@@ -344,18 +353,41 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 	po->interval = -1;
 	ld->last = last;
 	ld->nr_last = nr_last;
+	for (size_t e = 0; keep && e < ld->nr_ev; e++) {
+		ld->c[e].values[0] = keep[3 * e];
+		ld->c[e].enabled[0] = (uint64_t)keep[3 * e + 1];
+		ld->c[e].running[0] = (uint64_t)keep[3 * e + 2];
+	}
+	r->elapsed_s[0] = el0;
+	free(keep);
+	if (r->aggr != AGGR_GLOBAL) {
+		for (size_t e = 0; e < ld->nr_ev; e++) {
+			free(ld->c[e].uvalues);
+			free(ld->c[e].uenabled);
+			free(ld->c[e].urunning);
+			ld->c[e].uvalues = NULL;
+			ld->c[e].uenabled = ld->c[e].urunning = NULL;
+		}
+		free(r->units);
+		r->units = NULL;
+		r->nr_units = 0;
+		regroup(ld, r->aggr, r, &err);
+	}
 }
 
 int cmd_stat_report(int argc, char **argv)
 {
 	const char *input = "prec.data", *sep = NULL;
-	bool big = false, no_big = false, help = false, json = false;
+	bool big = false, no_big = false, help = false, json = false, summary = false,
+	     no_csv_summary = false;
 	bool no_aggr = false, per_socket = false, per_die = false, per_core = false,
 	     per_node = false, per_thread = false;
 	const struct opt table[] = {
 		OPTION_STRING('i', "input", &input, "file", "counting file (default prec.data)"),
 		OPTION_STRING('x', "field-separator", &sep, "sep", "CSV output with this separator"),
 		OPTION_FLAG('j', "json-output", &json, "one JSON object per counter"),
+		OPTION_FLAG(0, "summary", &summary, "after -I intervals, the totals too"),
+		OPTION_FLAG(0, "no-csv-summary", &no_csv_summary, "with --summary -x: no 'summary' field"),
 		OPTION_FLAG('B', "big-num", &big, "thousands separators in counts"),
 		OPTION_FLAG(0, "no-big-num", &no_big, "no thousands separators"),
 		OPTION_FLAG('A', "no-aggr", &no_aggr, "one line per CPU"),
@@ -434,8 +466,10 @@ int cmd_stat_report(int argc, char **argv)
 	po.big_num = big && !no_big;
 	if (ld.nr_iv)
 		print_intervals(&ld, &r, &po);
-	else
+	if (!ld.nr_iv || summary) {
+		po.summary = ld.nr_iv && (sep || json) && !no_csv_summary;
 		stat_print(stdout, &r, &po);
+	}
 	free(r.units);
 	free(elapsed);
 	loaded_free(&ld);

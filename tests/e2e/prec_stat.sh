@@ -68,6 +68,16 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 	compare json "-j -A -a -e task-clock" sleep 0.05
 	compare json "-j --per-core -a -e task-clock" sleep 0.05
 	compare json "-j -I 100 -e task-clock" sleep 0.15
+	compare text "-d" $P/spin 20
+	compare text "-ddd" $P/spin 20
+	compare text "-I 100 --summary -e task-clock" $P/spin 150
+	compare csv "-I 100 --summary -x , -e task-clock" $P/spin 150
+	compare csv "-I 100 --summary --no-csv-summary -x , -e task-clock" $P/spin 150
+	compare text "--all-user -e task-clock,page-faults" $P/spin 20
+	compare text "--all-kernel -e task-clock" $P/spin 20
+	compare text "--no-scale -e task-clock" $P/spin 20
+	compare text "-D 50 -e task-clock" $P/spin 100
+	compare text "-M IPC" $P/spin 20
 	$P/spin 3000 >/dev/null &
 	spid=$!
 	sleep 0.2
@@ -109,10 +119,11 @@ for opts in "" "-x ," "-e task-clock,page-faults,cycles" "-a -e task-clock,cpu-c
 done
 # intervals and JSON, recorded and reported
 for opts in "-I 100 -e task-clock,page-faults" "-I 100 -A -a -e task-clock" "-I 100 -x , -e task-clock" \
-	    "-j -e task-clock,page-faults" "-j -I 100 --per-core -a -e task-clock"; do
+	    "-j -e task-clock,page-faults" "-j -I 100 --per-core -a -e task-clock" \
+	    "-I 100 --summary -x , -e task-clock" "-I 100 --summary -A -a -e task-clock"; do
 	$PREC stat record -o "$d/i.data" $opts -- $P/spin 250 2>"$d/live" >/dev/null ||
 		fail "stat record $opts: exit $?"
-	$PREP stat report -i "$d/i.data" $(echo "$opts" | grep -oE -- '-x ,|-j') >"$d/rep" 2>&1
+	$PREP stat report -i "$d/i.data" $(echo "$opts" | grep -oE -- '-x ,|-j|--summary') >"$d/rep" 2>&1
 	cmp -s "$d/live" "$d/rep" || { fail "stat report $opts differs from the live run:"; diff "$d/live" "$d/rep" | head; }
 done
 $PREC stat -I 100 -e task-clock -- $P/spin 350 2>"$d/iv" >/dev/null
@@ -143,6 +154,21 @@ $PREC stat -A -- true >/dev/null 2>&1 && fail "-A without -a accepted"
 $PREC stat --per-core --per-socket -a -- true >/dev/null 2>&1 && fail "two aggregation modes accepted"
 $PREC stat -I 100 -r 2 -- true >/dev/null 2>&1 && fail "-I with -r accepted"
 $PREC stat -I 5 -- true >/dev/null 2>&1 && fail "-I below 10 ms accepted"
+# options for counters this machine lacks: perf's message and a failure
+if [ ! -d /sys/bus/event_source/devices/cpu ]; then
+	$PREC stat -T -- true >/dev/null 2>"$d/e" && fail "-T without a PMU succeeded"
+	grep -q "^Cannot set up transaction events" "$d/e" || fail "-T message: $(cat "$d/e")"
+	$PREC stat --topdown -a -- true >/dev/null 2>"$d/e" && fail "--topdown without a PMU succeeded"
+	grep -q "^System does not support topdown" "$d/e" || fail "--topdown message: $(cat "$d/e")"
+fi
+$PREC stat --topdown -- true >/dev/null 2>"$d/e" && fail "--topdown without -a succeeded"
+grep -q "requires system-wide mode (-a)" "$d/e" || fail "--topdown without -a: $(cat "$d/e")"
+[ -e /sys/devices/cpu/freeze_on_smi ] || {
+	$PREC stat --smi-cost -- true >/dev/null 2>"$d/e" && fail "--smi-cost succeeded"
+	grep -q "freeze_on_smi is not supported" "$d/e" || fail "--smi-cost message: $(cat "$d/e")"
+}
+$PREC stat -v -e task-clock -- true 2>&1 >/dev/null | grep -qE '^task-clock: [0-9]+ [0-9]+ [0-9]+$' ||
+	fail "-v: raw counts line"
 $PREC stat -e task-clock -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
 [ $rc -eq 3 ] || fail "exit status of the workload: $rc, not 3"
 $PREP stat report -i "$d/nosuch.data" >/dev/null 2>&1 && fail "stat report of a missing file"

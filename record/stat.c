@@ -62,6 +62,7 @@ struct counter_fd {
 
 struct counter {
 	struct event_spec *ev;
+	struct counter *leader; /* {a,b}: the group's first counter, read for all */
 	struct counter_fd *fds;
 	size_t nr_fds;
 	bool supported;
@@ -251,6 +252,26 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 		a.freq = 0;
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 				PERF_FORMAT_ID;
+		/* {a,b}: opened as one group; the leader reads them all at once */
+		c[i].leader = NULL;
+		if (o->events.ev[i].group >= 0 && !o->events.ev[i].group_leader) {
+			for (size_t j = i; j-- > 0;)
+				if (o->events.ev[j].group == o->events.ev[i].group &&
+				    o->events.ev[j].group_leader) {
+					if (c[j].supported && c[j].nr_fds)
+						c[i].leader = &c[j];
+					break;
+				}
+		}
+		if (o->events.ev[i].group >= 0 && o->events.ev[i].group_leader) {
+			a.read_format |= PERF_FORMAT_GROUP;
+			c[i].leader = &c[i];
+		}
+		if (c[i].leader && c[i].leader != &c[i]) {
+			/* members follow their leader's enabling */
+			a.disabled = 0;
+			a.enable_on_exec = 0;
+		}
 		a.inherit = !o->no_inherit && !t->cpus;
 		/* -D: enabled by hand once the delay is over */
 		a.disabled = t->workload > 0 || o->delay_ms;
@@ -259,7 +280,15 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 		for (size_t k = 0; k < slots; k++) {
 			pid_t pid = t->workload > 0 ? t->workload : t->cpus ? -1 : t->tids[k];
 			int cpu = t->cpus ? t->cpus[k] : -1;
-			long fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			int group_fd = -1;
+			long fd;
+
+			if (c[i].leader && c[i].leader != &c[i])
+				for (size_t j = 0; j < c[i].leader->nr_fds; j++)
+					if (c[i].leader->fds[j].cpu == cpu &&
+					    (c[i].leader->fds[j].tid == pid || t->workload > 0 || t->cpus))
+						group_fd = c[i].leader->fds[j].fd;
+			fd = sys_perf_event_open(&a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 
 			if (fd < 0) {
 				int e = errno;
@@ -287,6 +316,25 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 			c[i].nr_fds = 0;
 		}
 	}
+	/* a group with a member this machine does not have is never scheduled:
+	 * its other members count nothing (perf prints them <not counted>) */
+	for (size_t i = 0; i < o->events.nr; i++) {
+		int g = o->events.ev[i].group;
+		bool broken = false;
+
+		if (g < 0 || !o->events.ev[i].group_leader)
+			continue;
+		for (size_t j = i; j < o->events.nr && o->events.ev[j].group == g; j++)
+			broken |= !c[j].supported;
+		for (size_t j = i; broken && j < o->events.nr && o->events.ev[j].group == g; j++) {
+			if (!c[j].supported)
+				continue;
+			for (size_t k = 0; k < c[j].nr_fds; k++)
+				close(c[j].fds[k].fd);
+			c[j].nr_fds = 0;
+			c[j].leader = NULL;
+		}
+	}
 	return 0;
 }
 
@@ -296,6 +344,31 @@ struct reading {
 	pid_t tid;
 };
 
+/* A group member's value out of its leader's PERF_FORMAT_GROUP reading on
+ * the same CPU or thread: { nr, enabled, running, { value, id } x nr }. */
+static bool read_from_group(const struct counter *c, size_t k, uint64_t v[3])
+{
+	const struct counter *l = c->leader;
+	uint64_t g[3 + 2 * 64];
+	ssize_t got;
+
+	for (size_t j = 0; j < l->nr_fds; j++) {
+		if (l->fds[j].cpu != c->fds[k].cpu || l->fds[j].tid != c->fds[k].tid)
+			continue;
+		got = read(l->fds[j].fd, g, sizeof(g));
+		if (got < (ssize_t)(3 * sizeof(uint64_t)))
+			return false;
+		for (uint64_t m = 0; m < g[0] && 3 + 2 * m + 1 < (uint64_t)got / 8; m++)
+			if (g[3 + 2 * m + 1] == c->ids[k]) {
+				v[0] = g[3 + 2 * m];
+				v[1] = g[1];
+				v[2] = g[2];
+				return true;
+			}
+	}
+	return false;
+}
+
 /* Sum of a counter's fds; per-fd readings into r (nr_fds of them). */
 static void read_counter(const struct counter *c, struct reading *sum, struct reading *per)
 {
@@ -303,7 +376,8 @@ static void read_counter(const struct counter *c, struct reading *sum, struct re
 	for (size_t k = 0; k < c->nr_fds; k++) {
 		uint64_t v[4] = { 0 };
 
-		if (read(c->fds[k].fd, v, sizeof(v)) < (ssize_t)(3 * sizeof(uint64_t)))
+		if (c->leader ? !read_from_group(c, k, v) :
+		    read(c->fds[k].fd, v, sizeof(v)) < (ssize_t)(3 * sizeof(uint64_t)))
 			memset(v, 0, sizeof(v));
 		per[k] = (struct reading){ v[0], v[1], v[2], c->fds[k].cpu, c->fds[k].tid };
 		sum->value += v[0];
@@ -762,7 +836,7 @@ static int write_file(const struct stat_opts *o, const struct counter *c, struct
 			ids[k] = (struct event_id){ c[i].ids[k], c[i].fds[k].cpu, -1 };
 		buf_reset(&b);
 		ret = event_block_encode(&o->events.ev[i].attr, sizeof(o->events.ev[i].attr),
-					 o->events.ev[i].name, ids, c[i].supported ? c[i].nr_fds : 0, &b);
+					 o->events.ev[i].name, ids, c[i].supported ? per_n[i] : 0, &b);
 		free(ids);
 		if (!ret)
 			ret = container_write_block(w, BLOCK_EVENT, b.data, b.len, err);
@@ -774,17 +848,22 @@ static int write_file(const struct stat_opts *o, const struct counter *c, struct
 		size_t n = 0;
 
 		for (size_t i = 0; i < o->events.nr; i++)
-			n += per_n[i];
+			n += per_n[i] + 1;
 		cr = calloc(n + 1, sizeof(*cr));
 		if (!cr && !ret)
 			ret = err_set(err, -ENOMEM, "out of memory");
 		n = 0;
-		for (size_t i = 0; i < o->events.nr && cr; i++)
+		for (size_t i = 0; i < o->events.nr && cr; i++) {
 			for (size_t k = 0; k < per_n[i]; k++)
 				cr[n++] = (struct count_reading){
 					(uint32_t)i, per[i][k].cpu, per[i][k].tid, COUNT_FLAG_FINAL,
 					elapsed_ns[r->runs - 1], per[i][k].value,
 					per[i][k].enabled, per[i][k].running };
+			/* opened but never scheduled (a broken group): <not counted> */
+			if (!per_n[i] && c[i].supported)
+				cr[n++] = (struct count_reading){ (uint32_t)i, -1, -1, COUNT_FLAG_FINAL,
+								  elapsed_ns[r->runs - 1], 0, 0, 0 };
+		}
 		buf_reset(&b);
 		if (!ret && cr && !(ret = counts_encode(cr, n, &b)))
 			ret = container_write_block(w, BLOCK_COUNTS, b.data, b.len, err);

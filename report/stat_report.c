@@ -121,6 +121,7 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 			if (cr[k].event >= ld->nr_ev)
 				continue;
 			c = &ld->c[cr[k].event];
+			c->supported = true;    /* it has readings: it was opened */
 			c->values[run] += (double)cr[k].value;
 			c->enabled[run] += cr[k].time_enabled;
 			c->running[run] += cr[k].time_running;

@@ -78,6 +78,9 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 	compare text "--no-scale -e task-clock" $P/spin 20
 	compare text "-D 50 -e task-clock" $P/spin 100
 	compare text "-M IPC" $P/spin 20
+	compare text "-e {task-clock,page-faults},context-switches" $P/spin 50
+	compare csv "-x , -e {task-clock,page-faults,cycles}" $P/spin 50
+	compare text "-A -a -e {task-clock,context-switches}" sleep 0.1
 	$P/spin 3000 >/dev/null &
 	spid=$!
 	sleep 0.2
@@ -120,7 +123,8 @@ done
 # intervals and JSON, recorded and reported
 for opts in "-I 100 -e task-clock,page-faults" "-I 100 -A -a -e task-clock" "-I 100 -x , -e task-clock" \
 	    "-j -e task-clock,page-faults" "-j -I 100 --per-core -a -e task-clock" \
-	    "-I 100 --summary -x , -e task-clock" "-I 100 --summary -A -a -e task-clock"; do
+	    "-I 100 --summary -x , -e task-clock" "-I 100 --summary -A -a -e task-clock" \
+	    "-e {task-clock,page-faults,cycles},context-switches"; do
 	$PREC stat record -o "$d/i.data" $opts -- $P/spin 250 2>"$d/live" >/dev/null ||
 		fail "stat record $opts: exit $?"
 	$PREP stat report -i "$d/i.data" $(echo "$opts" | grep -oE -- '-x ,|-j|--summary') >"$d/rep" 2>&1

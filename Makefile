@@ -83,11 +83,11 @@ $(BUILD)/prec: $(PREC_OBJ) $(STAT_PRINTER) $(LIB)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(PREP_LIB) $(LIB) $(CMOCKA_LIBS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(PREP_LIB) $(LIB) $(CMOCKA_LIBS) $(PKG_LIBS) -lm
 
 $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(PREP_LIB) $(LIB) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
 
 $(BUILD)/tests/minireader: tests/minireader/minireader.c
 	@mkdir -p $(dir $@)
@@ -153,7 +153,7 @@ fuzz: deps
 	@set -e; for src in $(FUZZ_SRC); do \
 		name=$$(basename $$src .c | sed 's/^fuzz_//'); \
 		clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-			-o build/fuzz/fuzz_$$name $$src build/fuzz/libprep.a build/fuzz/libprec.a $(PKG_LIBS); \
+			-o build/fuzz/fuzz_$$name $$src build/fuzz/libprep.a build/fuzz/libprec.a $(PKG_LIBS) -lm; \
 		mkdir -p build/fuzz/corpus_$$name; \
 		cp tests/fuzz/corpus/$$name/* build/fuzz/corpus_$$name/ 2>/dev/null || true; \
 		echo "fuzz_$$name: $(FUZZ_SECONDS) s"; \

@@ -42,7 +42,7 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 	struct container_reader *r;
 	struct container_block b;
 	int ret, got, run = 0;
-	uint64_t runs = 1;
+	uint64_t runs = 1, nr_counts = 0;
 
 	ret = container_reader_open(&r, path, &ro, err);
 	if (ret)
@@ -54,7 +54,9 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 	}
 	/* metadata and events first: the number of runs sizes the arrays */
 	while ((got = container_reader_next(r, &b, err)) == 1 && !ret) {
-		if (b.type == BLOCK_METADATA)
+		if (b.type == BLOCK_COUNTS)
+			nr_counts++;
+		else if (b.type == BLOCK_METADATA)
 			ret = metadata_decode(&ld->meta, b.data, b.len, err);
 		else if (b.type == BLOCK_EVENT) {
 			struct event_desc *grown = realloc(ld->ev, (ld->nr_ev + 1) * sizeof(*grown));
@@ -72,8 +74,10 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 	if (!ret && got < 0)
 		ret = got;
 	metadata_get_u64(&ld->meta, META_STAT_RUNS, &runs);
-	if (!ret && (runs < 1 || runs > 100000))
-		ret = err_set(err, -PREC_ECORRUPT, "%s: %" PRIu64 " runs recorded", path, runs);
+	/* each run has a COUNTS block: a larger count is damage */
+	if (!ret && (runs < 1 || runs > 100000 || runs > (nr_counts ? nr_counts : 1)))
+		ret = err_set(err, -PREC_ECORRUPT, "%s: %" PRIu64 " runs recorded, %" PRIu64
+			      " blocks of readings", path, runs, nr_counts);
 	if (!ret && !ld->nr_ev)
 		ret = err_set(err, -PREC_ECORRUPT, "%s: no events in the file", path);
 	ld->runs = (int)runs;
@@ -289,15 +293,14 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 	size_t nr_last = ld->nr_last;
 	uint64_t prev_ns = 0;
 	struct err err = { 0 };
-	double *keep = calloc(3 * ld->nr_ev + 1, sizeof(double));
+	struct total { double value; uint64_t enabled, running; };
+	struct total *keep = calloc(ld->nr_ev + 1, sizeof(*keep));
 	double el0 = r->elapsed_s[0];
 
 	/* the totals, for --summary after the intervals */
-	for (size_t e = 0; keep && e < ld->nr_ev; e++) {
-		keep[3 * e] = ld->c[e].values[0];
-		keep[3 * e + 1] = (double)ld->c[e].enabled[0];
-		keep[3 * e + 2] = (double)ld->c[e].running[0];
-	}
+	for (size_t e = 0; keep && e < ld->nr_ev; e++)
+		keep[e] = (struct total){ ld->c[e].values[0], ld->c[e].enabled[0],
+					  ld->c[e].running[0] };
 
 	stat_print_interval_header(stdout, r->aggr, po);
 	for (size_t i = 0; i < ld->nr_iv; i++) {
@@ -355,9 +358,9 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 	ld->last = last;
 	ld->nr_last = nr_last;
 	for (size_t e = 0; keep && e < ld->nr_ev; e++) {
-		ld->c[e].values[0] = keep[3 * e];
-		ld->c[e].enabled[0] = (uint64_t)keep[3 * e + 1];
-		ld->c[e].running[0] = (uint64_t)keep[3 * e + 2];
+		ld->c[e].values[0] = keep[e].value;
+		ld->c[e].enabled[0] = keep[e].enabled;
+		ld->c[e].running[0] = keep[e].running;
 	}
 	r->elapsed_s[0] = el0;
 	free(keep);

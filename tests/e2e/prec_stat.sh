@@ -147,6 +147,12 @@ grep -q "worker-a-" "$d/rep" || fail "--per-thread: thread names"
 $PREP -i "$d/s.data" >/dev/null 2>"$d/e" && fail "prep report accepted a counting file"
 grep -q "prep stat report" "$d/e" || fail "prep report on a counting file: $(cat "$d/e")"
 
+# -o and --append: the output in a file, appended on request
+$PREC stat -o "$d/o.txt" -e task-clock -- true 2>"$d/e" >/dev/null
+$PREC stat -o "$d/o.txt" --append -e page-faults -- true 2>>"$d/e" >/dev/null
+[ "$(grep -c 'Performance counter stats' "$d/o.txt")" -eq 2 ] && grep -q task-clock "$d/o.txt" &&
+	grep -q page-faults "$d/o.txt" && [ ! -s "$d/e" ] || fail "-o/--append: $(cat "$d/o.txt" "$d/e")"
+
 # errors and the exit status
 $PREC stat -e nosuchevent -- true >/dev/null 2>"$d/e"; rc=$?
 [ $rc -ne 0 ] && grep -q "nosuchevent" "$d/e" || fail "bad event: rc $rc, $(cat "$d/e")"

@@ -671,20 +671,6 @@ static int aggregate(const struct stat_opts *o, const struct target *t, struct r
 	return 0;
 }
 
-static void clear_units(struct stat_result *r, struct stat_counter *sc, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(sc[i].uvalues);
-		free(sc[i].uenabled);
-		free(sc[i].urunning);
-		sc[i].uvalues = NULL;
-		sc[i].uenabled = sc[i].urunning = NULL;
-	}
-	free(r->units);
-	r->units = NULL;
-	r->nr_units = 0;
-}
-
 /* -I: what the last tick read, and the intervals kept for stat record. */
 struct intervals {
 	struct reading **prev;
@@ -764,7 +750,7 @@ static int interval_tick(const struct stat_opts *o, const struct target *t, stru
 	r->nr = o->events.nr;
 	r->runs = 1;
 	r->elapsed_s[0] = len_s;
-	clear_units(r, sc, o->events.nr);
+	stat_units_free(r, sc, o->events.nr);
 	if (aggregate(o, t, d, dn, r, sc, &topo, &nr_topo)) {
 		ret = -ENOMEM;
 		goto out;
@@ -1149,7 +1135,7 @@ int cmd_stat(int argc, char **argv)
 	r.nr = o.events.nr;
 	r.runs = (int)o.repeat;
 	r.show_times = r.cmd != NULL;
-	clear_units(&r, sc, o.events.nr);
+	stat_units_free(&r, sc, o.events.nr);
 	if (aggregate(&o, &t, per, per_n, &r, sc, &topo, &nr_topo)) {
 		ret = err_set(&err, -ENOMEM, "out of memory");
 		goto out;
@@ -1176,11 +1162,8 @@ out:
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 	close_counters(c, o.events.nr);
 	if (sc)
-		clear_units(&r, sc, o.events.nr);
+		stat_units_free(&r, sc, o.events.nr);
 	for (size_t i = 0; sc && i < o.events.nr; i++) {
-		free(sc[i].uvalues);
-		free(sc[i].uenabled);
-		free(sc[i].urunning);
 		free(sc[i].values);
 		free(sc[i].enabled);
 		free(sc[i].running);

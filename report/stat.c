@@ -354,33 +354,27 @@ static void for_units(FILE *out, const struct stat_result *r, const struct stat_
 		text_line(out, r, o, c, order[u]);
 }
 
+/* The counter lines: per CPU and per thread counter by counter, per socket,
+ * die, core or node unit by unit (as perf orders them). */
+static void counter_lines(FILE *out, const struct stat_result *r, const struct stat_print_opts *o)
+{
+	if (r->aggr == AGGR_GLOBAL)
+		for (size_t i = 0; i < r->nr; i++)
+			text_line(out, r, o, &r->c[i], -1);
+	else if (r->aggr == AGGR_NONE || r->aggr == AGGR_THREAD)
+		for (size_t i = 0; i < r->nr; i++)
+			for_units(out, r, o, &r->c[i]);
+	else
+		for (size_t u = 0; u < r->nr_units; u++)
+			for (size_t i = 0; i < r->nr; i++)
+				text_line(out, r, o, &r->c[i], (long)u);
+}
+
 void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o)
 {
 	/* -I, -x and -j: the counter lines alone */
 	if (o->sep || o->json || o->interval >= 0) {
-		if (r->aggr == AGGR_GLOBAL)
-			for (size_t i = 0; i < r->nr; i++)
-				text_line(out, r, o, &r->c[i], -1);
-		else if (r->aggr == AGGR_NONE || r->aggr == AGGR_THREAD)
-			for (size_t i = 0; i < r->nr; i++)
-				for_units(out, r, o, &r->c[i]);
-		else
-			for (size_t u = 0; u < r->nr_units; u++)
-				for (size_t i = 0; i < r->nr; i++)
-					text_line(out, r, o, &r->c[i], (long)u);
-		return;
-	}
-	if (o->sep) {
-		if (r->aggr == AGGR_GLOBAL)
-			for (size_t i = 0; i < r->nr; i++)
-				csv_line(out, r, o, &r->c[i], -1);
-		else if (r->aggr == AGGR_NONE || r->aggr == AGGR_THREAD)
-			for (size_t i = 0; i < r->nr; i++)
-				for_units(out, r, o, &r->c[i]);
-		else
-			for (size_t u = 0; u < r->nr_units; u++)
-				for (size_t i = 0; i < r->nr; i++)
-					csv_line(out, r, o, &r->c[i], (long)u);
+		counter_lines(out, r, o);
 		return;
 	}
 	if (o->big_num)
@@ -392,17 +386,7 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
 	if (r->runs > 1)
 		fprintf(out, " (%d runs)", r->runs);
 	fprintf(out, ":\n\n");
-	if (r->aggr == AGGR_GLOBAL) {
-		for (size_t i = 0; i < r->nr; i++)
-			text_line(out, r, o, &r->c[i], -1);
-	} else if (r->aggr == AGGR_NONE || r->aggr == AGGR_THREAD) {
-		for (size_t i = 0; i < r->nr; i++)
-			for_units(out, r, o, &r->c[i]);
-	} else {
-		for (size_t u = 0; u < r->nr_units; u++)
-			for (size_t i = 0; i < r->nr; i++)
-				text_line(out, r, o, &r->c[i], (long)u);
-	}
+	counter_lines(out, r, o);
 	if (r->nr)
 		fputc('\n', out);
 	if (r->runs > 1) {
@@ -518,4 +502,18 @@ int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, s
 		unit_of_cpu[i] = (int)u;
 	}
 	return 0;
+}
+
+void stat_units_free(struct stat_result *r, struct stat_counter *c, size_t n)
+{
+	for (size_t i = 0; c && i < n; i++) {
+		free(c[i].uvalues);
+		free(c[i].uenabled);
+		free(c[i].urunning);
+		c[i].uvalues = NULL;
+		c[i].uenabled = c[i].urunning = NULL;
+	}
+	free(r->units);
+	r->units = NULL;
+	r->nr_units = 0;
 }

@@ -57,6 +57,8 @@ struct stat_result {
  * for each CPU); stat_units_for_cpus fills units and maps cpus to them. */
 int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, size_t nr_cpus,
 			struct stat_unit **units, size_t *nr_units, int *unit_of_cpu);
+/* Free the units of an aggregation and the counters' per-unit values. */
+void stat_units_free(struct stat_result *r, struct stat_counter *c, size_t n);
 /* Topology of CPUs 0..n-1 from /sys (socket, die, core, node). */
 int stat_read_topology(struct stat_unit *topo, size_t n);
 

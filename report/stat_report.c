@@ -334,16 +334,7 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 		if (r->aggr != AGGR_GLOBAL) {
 			enum stat_aggr aggr = r->aggr;
 
-			for (size_t e = 0; e < ld->nr_ev; e++) {
-				free(ld->c[e].uvalues);
-				free(ld->c[e].uenabled);
-				free(ld->c[e].urunning);
-				ld->c[e].uvalues = NULL;
-				ld->c[e].uenabled = ld->c[e].urunning = NULL;
-			}
-			free(r->units);
-			r->units = NULL;
-			r->nr_units = 0;
+			stat_units_free(r, ld->c, ld->nr_ev);
 			ld->last = g->cr;
 			ld->nr_last = g->n;
 			if (regroup(ld, aggr, r, &err))
@@ -365,16 +356,7 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 	r->elapsed_s[0] = el0;
 	free(keep);
 	if (r->aggr != AGGR_GLOBAL) {
-		for (size_t e = 0; e < ld->nr_ev; e++) {
-			free(ld->c[e].uvalues);
-			free(ld->c[e].uenabled);
-			free(ld->c[e].urunning);
-			ld->c[e].uvalues = NULL;
-			ld->c[e].uenabled = ld->c[e].urunning = NULL;
-		}
-		free(r->units);
-		r->units = NULL;
-		r->nr_units = 0;
+		stat_units_free(r, ld->c, ld->nr_ev);
 		regroup(ld, r->aggr, r, &err);
 	}
 }

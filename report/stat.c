@@ -91,6 +91,14 @@ static bool metric(const struct stat_result *r, const struct stat_counter *c, do
 		*unit = "insn per cycle";
 		return true;
 	}
+	if ((is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND) ||
+	     is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_BACKEND)) &&
+	    (o = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) && value_of(r, o) > 0) {
+		*v = 100.0 * x / value_of(r, o);
+		*unit = is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND) ? "frontend cycles idle" :
+									  "backend cycles idle";
+		return true;
+	}
 	if (is_hw(c, PERF_COUNT_HW_BRANCH_MISSES) &&
 	    (o = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS)) &&
 	    value_of(r, o) > 0) {
@@ -154,6 +162,26 @@ static void unit_prefix(FILE *out, const struct stat_result *r, const struct sta
 	case AGGR_THREAD: fprintf(out, "%16s-%-8d ", u->comm, u->tid); break;
 	case AGGR_GLOBAL: break;
 	}
+}
+
+/* Under instructions, when stalled cycles were counted: the larger of the
+ * frontend and backend stalls per instruction (perf's second metric line). */
+static bool stalled_per_insn(const struct stat_result *r, const struct stat_counter *c, double *v)
+{
+	const struct stat_counter *f = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND);
+	const struct stat_counter *b = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND);
+	double stalled = 0;
+
+	if (!is_hw(c, PERF_COUNT_HW_INSTRUCTIONS) || value_of(r, c) <= 0)
+		return false;
+	if (f)
+		stalled = value_of(r, f);
+	if (b && value_of(r, b) > stalled)
+		stalled = value_of(r, b);
+	if (!f && !b)
+		return false;
+	*v = stalled / value_of(r, c);
+	return true;
 }
 
 static uint64_t sum_u64(const uint64_t *v, int n)
@@ -319,6 +347,11 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 	if (run < en)
 		fprintf(out, "  (%.2f%%)", 100.0 * (double)run / (double)en);
 	fputc('\n', out);
+	if (stalled_per_insn(r, c, &v)) {
+		if (o->interval >= 0)
+			fprintf(out, "%16s ", "");
+		fprintf(out, "%56s # %8.2f  %-22s\n", "", v, "stalled cycles per insn");
+	}
 	cur_unit = -1;
 }
 

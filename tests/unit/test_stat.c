@@ -95,6 +95,27 @@ static void test_layout_and_metrics(void **state)
 	free(t);
 }
 
+static void test_stalled_cycles(void **state)
+{
+	struct stat_print_opts o = { .interval = -1 };
+	struct fixture f;
+	char *t;
+
+	(void)state;
+	setup_fixture(&f, 1);
+	/* page-faults becomes stalled-cycles-frontend: 1.5 G of 3 G cycles */
+	f.c[3].name = "stalled-cycles-frontend";
+	f.c[3].type = PERF_TYPE_HARDWARE;
+	f.c[3].config = PERF_COUNT_HW_STALLED_CYCLES_FRONTEND;
+	f.v[3][0] = 1.5e9;
+	t = print(&f.r, &o);
+	assert_non_null(strstr(t, "stalled-cycles-frontend          #   50.000 frontend cycles idle"));
+	assert_non_null(strstr(t, "insn per cycle         \n"
+				  "                                                         #     0.25  "
+				  "stalled cycles per insn\n"));
+	free(t);
+}
+
 static void test_multiplexed_and_missing(void **state)
 {
 	struct stat_print_opts o = { .interval = -1 };
@@ -147,6 +168,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_and_metrics),
+		cmocka_unit_test(test_stalled_cycles),
 		cmocka_unit_test(test_multiplexed_and_missing),
 		cmocka_unit_test(test_repeat_csv_json),
 	};

@@ -11,11 +11,11 @@
 CC      ?= gcc
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS    := zlib libdeflate libelf libdw liblzma
+PKGS    := zlib libdeflate libelf libdw liblzma libunwind-generic
 FUZZ_SECONDS ?= 60
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lelf -ldw -llzma) -lpthread
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lelf -ldw -llzma -lunwind-generic -lunwind) -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -106,7 +106,8 @@ PROG_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall
 PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/libspinlib.so \
 	 $(BUILD)/tests/programs/tree $(BUILD)/tests/programs/inl \
-	 $(BUILD)/tests/programs/threads
+	 $(BUILD)/tests/programs/threads \
+	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp
 $(BUILD)/tests/programs/spin: tests/programs/spin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
@@ -125,6 +126,14 @@ $(BUILD)/tests/programs/inl: tests/programs/inl.c
 $(BUILD)/tests/programs/threads: tests/programs/threads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+# the same programs without frame pointers, for --call-graph dwarf
+NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -DNO_FRAME_POINTER -Wall -Wextra -Werror
+$(BUILD)/tests/programs/tree_nofp: tests/programs/tree.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NOFP_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/threads_nofp: tests/programs/threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NOFP_CFLAGS) -o $@ $< -lpthread
 
 $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -53,7 +53,8 @@ int load_init(struct load *l, struct err *err)
 	so.cache_dir = l->no_cache ? NULL : cache_dir(cache, sizeof(cache));
 	machine_init(&l->machine);
 	l->sym = symbolizer_new(&so);
-	if (!l->sym)
+	l->unw = unwinder_new(&l->machine, l->symfs);
+	if (!l->sym || !l->unw)
 		return err_set(err, -ENOMEM, "out of memory");
 	/* Reading /proc/kallsyms is the slowest single step of a report (the
 	 * kernel formats 100k+ lines): overlap it with reading the file. */
@@ -66,6 +67,7 @@ void load_free(struct load *l)
 	for (size_t i = 0; i < l->nr_sessions; i++)
 		session_close(&l->sessions[i]);
 	symbolizer_free(l->sym);
+	unwinder_free(l->unw);
 	machine_free(&l->machine);
 }
 
@@ -247,6 +249,25 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 			rc->addrs[n] = a;
 			rc->kernel[n++] = k;
 		}
+	}
+	/* --call-graph dwarf: the kernel's part of the chain, then the user
+	 * frames unwound from the copied stack */
+	if ((smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size) {
+		size_t k = 0, got;
+
+		for (size_t i = 0; i < n; i++)
+			if (rc->kernel[i]) {
+				rc->addrs[k] = rc->addrs[i];
+				rc->kernel[k++] = true;
+			}
+		if (!k && kmode) {
+			rc->addrs[k] = smp->ip;
+			rc->kernel[k++] = true;
+		}
+		got = unwind_user(l->unw, t, smp, rc->addrs + k, PERF_MAX_STACK_DEPTH + 8 - k);
+		for (size_t i = k; i < k + got; i++)
+			rc->kernel[i] = false;
+		n = k + got;
 	}
 	if (!n) {
 		rc->addrs[0] = smp->ip;

@@ -15,6 +15,7 @@
 #include "machine.h"
 #include "session.h"
 #include "symbols.h"
+#include "unwind.h"
 
 #define LOAD_MAX_INPUTS 16
 #define LOAD_MAX_EVENTS 64
@@ -40,6 +41,7 @@ struct load {
 	size_t nr_sessions;
 	struct machine machine;
 	struct symbolizer *sym;
+	struct unwinder *unw;           /* --call-graph dwarf samples */
 	const char *events[LOAD_MAX_EVENTS];    /* names, merged across files */
 	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
 	bool mapped[LOAD_MAX_INPUTS];

@@ -488,4 +488,12 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 		"unresolved samples", h->unresolved, h->total_count);
 	fprintf(out, "%20s        : %10" PRIu64 " used, %" PRIu64 " missing, %" PRIu64
 		" build-id mismatch\n", "binaries", st.dsos, st.dsos_missing, st.dsos_mismatch);
+	if (l->unw) {
+		struct unwind_stats us;
+
+		unwinder_get_stats(l->unw, &us);
+		if (us.samples)
+			fprintf(out, "%20s        : %10" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64
+				" stopped early\n", "dwarf unwinding", us.samples, us.frames, us.stopped);
+	}
 }

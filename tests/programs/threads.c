@@ -18,7 +18,13 @@
 #include <stdlib.h>
 
 #define NOINL __attribute__((noinline, noclone))
+/* Built with -DNO_FRAME_POINTER (the *_nofp programs, for DWARF unwinding):
+ * no frame is forced, and -fomit-frame-pointer leaves none at all. */
+#ifdef NO_FRAME_POINTER
+#define FRAME() do { } while (0)
+#else
 #define FRAME() __asm__ volatile("" : : "r"(__builtin_frame_address(0)))
+#endif
 #define KEEP(x) __asm__ volatile("" : "+r"(x))
 
 static long unit;   /* steps per 1% of the total work */

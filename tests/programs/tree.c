@@ -25,7 +25,13 @@
 
 #define NOINL __attribute__((noinline, noclone))
 /* Forces a frame even in a leaf (gcc drops it otherwise). */
+/* Built with -DNO_FRAME_POINTER (the *_nofp programs, for DWARF unwinding):
+ * no frame is forced, and -fomit-frame-pointer leaves none at all. */
+#ifdef NO_FRAME_POINTER
+#define FRAME() do { } while (0)
+#else
 #define FRAME() __asm__ volatile("" : : "r"(__builtin_frame_address(0)))
+#endif
 /* Keeps x live after a call, so the call is not in tail position. */
 #define KEEP(x) __asm__ volatile("" : "+r"(x))
 

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DWARF unwinding of sampled user stacks with libunwind's remote interface;
+ * see unwind.h. libunwind asks, through the accessors below, for registers
+ * (from the sample), memory (the copied stack, or the binary's bytes for its
+ * unwind tables) and the unwind table covering an address (found from the
+ * binary's .eh_frame_hdr, which dwarf_search_unwind_table then searches).
+ */
+#include "unwind.h"
+
+#include <asm/perf_regs.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <libunwind.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* libunwind exports it without declaring it */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					     unw_dyn_info_t *di, unw_proc_info_t *pi,
+					     int need_unwind_info, void *arg);
+
+#define MAX_SEGS 16
+
+/* What is known of one binary: its loadable segments and its table. */
+struct ubin {
+	struct dso *dso;
+	int fd;                         /* -1: unusable */
+	size_t nsegs;
+	struct { uint64_t vaddr, offset, filesz; } seg[MAX_SEGS];
+	uint64_t text_lo, text_hi;      /* executable vaddr range */
+	uint64_t hdr_vaddr;             /* .eh_frame_hdr */
+	uint64_t table_vaddr, fde_count;
+};
+
+struct unwinder {
+	struct machine *m;
+	char *symfs;
+	unw_addr_space_t as;
+	struct ubin *bins;
+	size_t nbins, cap;
+	struct unwind_stats st;
+};
+
+/* The sample being unwound: what the accessors read. */
+struct uctx {
+	struct unwinder *u;
+	const struct thread *t;
+	const struct sample *s;
+	const struct ubin *last;        /* the binary of the last table lookup */
+	uint64_t last_bias;
+};
+
+static bool read_exact(int fd, void *p, size_t n, uint64_t off)
+{
+	return pread(fd, p, n, (off_t)off) == (ssize_t)n;
+}
+
+static void bin_load(struct unwinder *u, struct ubin *b)
+{
+	char path[4096];
+	Elf *e;
+	GElf_Ehdr eh;
+	size_t phnum = 0, shstr = 0;
+	Elf_Scn *scn = NULL;
+
+	b->fd = -1;
+	snprintf(path, sizeof(path), "%s%s", u->symfs ? u->symfs : "", b->dso->path);
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0)
+		return;
+	e = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
+	if (!e || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &phnum) || elf_getshdrstrndx(e, &shstr))
+		goto bad;
+	b->text_lo = UINT64_MAX;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || b->nsegs == MAX_SEGS)
+			continue;
+		b->seg[b->nsegs].vaddr = ph.p_vaddr;
+		b->seg[b->nsegs].offset = ph.p_offset;
+		b->seg[b->nsegs].filesz = ph.p_filesz;
+		b->nsegs++;
+		if (ph.p_flags & PF_X) {
+			if (ph.p_vaddr < b->text_lo)
+				b->text_lo = ph.p_vaddr;
+			if (ph.p_vaddr + ph.p_memsz > b->text_hi)
+				b->text_hi = ph.p_vaddr + ph.p_memsz;
+		}
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstr, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".eh_frame_hdr") && sh.sh_size >= 12) {
+			uint8_t h[12];
+			uint32_t count;
+
+			/* version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4,
+			 * table datarel|sdata4: what every linker writes */
+			if (!read_exact(b->fd, h, sizeof(h), sh.sh_offset) || h[0] != 1 ||
+			    h[2] != 0x03 || h[3] != 0x3b)
+				break;
+			memcpy(&count, h + 8, 4);
+			b->hdr_vaddr = sh.sh_addr;
+			b->table_vaddr = sh.sh_addr + 12;
+			b->fde_count = count;
+		}
+	}
+	elf_end(e);
+	if (b->fde_count && b->text_lo < b->text_hi)
+		return;
+	goto out;
+bad:
+	elf_end(e);
+out:
+	close(b->fd);
+	b->fd = -1;
+}
+
+static const struct ubin *bin_of(struct unwinder *u, struct dso *d)
+{
+	struct ubin *b;
+
+	for (size_t i = 0; i < u->nbins; i++)
+		if (u->bins[i].dso == d)
+			return &u->bins[i];
+	if (u->nbins == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 16;
+		struct ubin *n = realloc(u->bins, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		u->bins = n;
+		u->cap = cap;
+	}
+	b = &u->bins[u->nbins++];
+	memset(b, 0, sizeof(*b));
+	b->dso = d;
+	bin_load(u, b);
+	return b;
+}
+
+/* The load bias of a binary mapped by m: runtime address = bias + vaddr. */
+static bool bias_of(const struct ubin *b, const struct map *m, uint64_t *bias)
+{
+	for (size_t i = 0; i < b->nsegs; i++)
+		if (m->pgoff >= b->seg[i].offset && m->pgoff < b->seg[i].offset + b->seg[i].filesz + 4096) {
+			*bias = m->start - (m->pgoff - b->seg[i].offset + b->seg[i].vaddr);
+			return true;
+		}
+	return false;
+}
+
+/* Read a word of the binary at runtime address addr (bias known). */
+static bool bin_read(const struct ubin *b, uint64_t bias, uint64_t addr, unw_word_t *v)
+{
+	uint64_t va = addr - bias;
+
+	for (size_t i = 0; i < b->nsegs; i++)
+		if (va >= b->seg[i].vaddr && va + sizeof(*v) <= b->seg[i].vaddr + b->seg[i].filesz)
+			return read_exact(b->fd, v, sizeof(*v), va - b->seg[i].vaddr + b->seg[i].offset);
+	return false;
+}
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			  int need_unwind_info, void *arg)
+{
+	struct uctx *c = arg;
+	const struct map *m = machine_find_map(c->u->m, c->t, ip, false);
+	const struct ubin *b;
+	unw_dyn_info_t di;
+	uint64_t bias;
+
+	if (!m || !m->dso || m->dso->anon || !(b = bin_of(c->u, m->dso)) || b->fd < 0 ||
+	    !bias_of(b, m, &bias))
+		return -UNW_ENOINFO;
+	c->last = b;
+	c->last_bias = bias;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = bias + b->text_lo;
+	di.end_ip = bias + b->text_hi;
+	di.u.rti.segbase = bias + b->hdr_vaddr;
+	di.u.rti.table_data = bias + b->table_vaddr;
+	di.u.rti.table_len = b->fde_count * 8 / sizeof(unw_word_t);
+	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	(void)as;
+	(void)pi;
+	(void)arg;
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+/* perf's register of a libunwind x86-64 register number, or -1. */
+static int perf_reg(int regnum)
+{
+	static const int map[] = {
+		[UNW_X86_64_RAX] = PERF_REG_X86_AX, [UNW_X86_64_RDX] = PERF_REG_X86_DX,
+		[UNW_X86_64_RCX] = PERF_REG_X86_CX, [UNW_X86_64_RBX] = PERF_REG_X86_BX,
+		[UNW_X86_64_RSI] = PERF_REG_X86_SI, [UNW_X86_64_RDI] = PERF_REG_X86_DI,
+		[UNW_X86_64_RBP] = PERF_REG_X86_BP, [UNW_X86_64_RSP] = PERF_REG_X86_SP,
+		[UNW_X86_64_R8] = PERF_REG_X86_R8, [UNW_X86_64_R9] = PERF_REG_X86_R9,
+		[UNW_X86_64_R10] = PERF_REG_X86_R10, [UNW_X86_64_R11] = PERF_REG_X86_R11,
+		[UNW_X86_64_R12] = PERF_REG_X86_R12, [UNW_X86_64_R13] = PERF_REG_X86_R13,
+		[UNW_X86_64_R14] = PERF_REG_X86_R14, [UNW_X86_64_R15] = PERF_REG_X86_R15,
+		[UNW_X86_64_RIP] = PERF_REG_X86_IP,
+	};
+
+	return regnum >= 0 && regnum < (int)(sizeof(map) / sizeof(map[0])) ? map[regnum] : -1;
+}
+
+/* The value of perf register r in the sample (regs come in mask bit order). */
+static bool sample_reg(const struct sample *s, int r, uint64_t *v)
+{
+	unsigned idx;
+
+	if (r < 0 || !(s->regs_user.mask & (1ull << r)) || !s->regs_user.nr)
+		return false;
+	idx = (unsigned)__builtin_popcountll(s->regs_user.mask & ((1ull << r) - 1));
+	if (idx >= s->regs_user.nr)
+		return false;
+	memcpy(v, s->regs_user.regs + 8 * idx, 8);
+	return true;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t regnum, unw_word_t *valp, int write,
+		      void *arg)
+{
+	struct uctx *c = arg;
+	uint64_t v;
+
+	(void)as;
+	if (write || !sample_reg(c->s, perf_reg(regnum), &v))
+		return -UNW_EBADREG;
+	*valp = v;
+	return 0;
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
+		      void *arg)
+{
+	struct uctx *c = arg;
+	uint64_t sp;
+	const struct map *m;
+	const struct ubin *b;
+	uint64_t bias;
+
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;
+	/* the copied stack: [sp, sp + dyn_size) */
+	if (sample_reg(c->s, PERF_REG_X86_SP, &sp) && addr >= sp &&
+	    addr + sizeof(*valp) <= sp + c->s->stack_dyn_size &&
+	    addr - sp + sizeof(*valp) <= c->s->stack_size) {
+		memcpy(valp, c->s->stack_data + (addr - sp), sizeof(*valp));
+		return 0;
+	}
+	/* the unwind tables: bytes of the binary found last, or of the map */
+	if (c->last && bin_read(c->last, c->last_bias, addr, valp))
+		return 0;
+	m = machine_find_map(c->u->m, c->t, addr, false);
+	if (m && m->dso && !m->dso->anon && (b = bin_of(c->u, m->dso)) && b->fd >= 0 &&
+	    bias_of(b, m, &bias) && bin_read(b, bias, addr, valp))
+		return 0;
+	return -UNW_EINVAL;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t num, unw_fpreg_t *val, int write,
+			void *arg)
+{
+	(void)as;
+	(void)num;
+	(void)val;
+	(void)write;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
+{
+	(void)as;
+	(void)cu;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+			 unw_word_t *offp, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	(void)offp;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = get_proc_name,
+};
+
+struct unwinder *unwinder_new(struct machine *m, const char *symfs)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->m = m;
+	u->symfs = symfs && *symfs ? strdup(symfs) : NULL;
+	u->as = unw_create_addr_space(&accessors, 0);
+	if (!u->as || (symfs && *symfs && !u->symfs)) {
+		unwinder_free(u);
+		return NULL;
+	}
+	/* the same binaries are asked for again and again: let libunwind cache */
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	elf_version(EV_CURRENT);
+	return u;
+}
+
+void unwinder_free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->nbins; i++)
+		if (u->bins[i].fd >= 0)
+			close(u->bins[i].fd);
+	free(u->bins);
+	if (u->as)
+		unw_destroy_addr_space(u->as);
+	free(u->symfs);
+	free(u);
+}
+
+size_t unwind_user(struct unwinder *u, const struct thread *t, const struct sample *s,
+		   uint64_t *ips, size_t max)
+{
+	struct uctx c = { u, t, s, NULL, 0 };
+	unw_cursor_t cur;
+	size_t n = 0;
+	int step = 1;
+
+	if (!(s->type & PERF_SAMPLE_REGS_USER) || s->regs_user.abi == PERF_SAMPLE_REGS_ABI_NONE ||
+	    !(s->type & PERF_SAMPLE_STACK_USER) || !s->stack_size)
+		return 0;
+	u->st.samples++;
+	if (unw_init_remote(&cur, u->as, &c))
+		return 0;
+	while (n < max && step > 0) {
+		unw_word_t ip;
+
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) || !ip)
+			break;
+		/* return addresses point after the call: keep them as they are,
+		 * as perf does (the symbolizer finds the calling function) */
+		ips[n++] = ip;
+		step = unw_step(&cur);
+	}
+	if (step < 0)
+		u->st.stopped++;
+	u->st.frames += n;
+	return n;
+}
+
+void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
+{
+	*st = u->st;
+}

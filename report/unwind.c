@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +32,8 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 struct ubin {
 	struct dso *dso;
 	int fd;                         /* -1: unusable */
+	const uint8_t *map;             /* the file, mapped: table reads are memcpy */
+	size_t map_len;
 	size_t nsegs;
 	struct { uint64_t vaddr, offset, filesz; } seg[MAX_SEGS];
 	uint64_t text_lo, text_hi;      /* executable vaddr range */
@@ -116,8 +119,17 @@ static void bin_load(struct unwinder *u, struct ubin *b)
 		}
 	}
 	elf_end(e);
-	if (b->fde_count && b->text_lo < b->text_hi)
+	if (b->fde_count && b->text_lo < b->text_hi) {
+		struct stat st;
+		void *m;
+
+		if (!fstat(b->fd, &st) && st.st_size > 0 &&
+		    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, b->fd, 0)) != MAP_FAILED) {
+			b->map = m;
+			b->map_len = (size_t)st.st_size;
+		}
 		return;
+	}
 	goto out;
 bad:
 	elf_end(e);
@@ -166,8 +178,17 @@ static bool bin_read(const struct ubin *b, uint64_t bias, uint64_t addr, unw_wor
 	uint64_t va = addr - bias;
 
 	for (size_t i = 0; i < b->nsegs; i++)
-		if (va >= b->seg[i].vaddr && va + sizeof(*v) <= b->seg[i].vaddr + b->seg[i].filesz)
-			return read_exact(b->fd, v, sizeof(*v), va - b->seg[i].vaddr + b->seg[i].offset);
+		if (va >= b->seg[i].vaddr && va + sizeof(*v) <= b->seg[i].vaddr + b->seg[i].filesz) {
+			uint64_t off = va - b->seg[i].vaddr + b->seg[i].offset;
+
+			if (b->map) {
+				if (off + sizeof(*v) > b->map_len)
+					return false;
+				memcpy(v, b->map + off, sizeof(*v));
+				return true;
+			}
+			return read_exact(b->fd, v, sizeof(*v), off);
+		}
 	return false;
 }
 
@@ -339,8 +360,9 @@ struct unwinder *unwinder_new(struct machine *m, const char *symfs)
 		unwinder_free(u);
 		return NULL;
 	}
-	/* the same binaries are asked for again and again: let libunwind cache */
-	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	/* the same binaries are asked for again and again: let libunwind cache
+	 * (per thread: its global cache masks signals around every lookup) */
+	unw_set_caching_policy(u->as, UNW_CACHE_PER_THREAD);
 	elf_version(EV_CURRENT);
 	return u;
 }
@@ -349,9 +371,12 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->nbins; i++)
+	for (size_t i = 0; i < u->nbins; i++) {
+		if (u->bins[i].map)
+			munmap((void *)u->bins[i].map, u->bins[i].map_len);
 		if (u->bins[i].fd >= 0)
 			close(u->bins[i].fd);
+	}
 	free(u->bins);
 	if (u->as)
 		unw_destroy_addr_space(u->as);

@@ -219,10 +219,20 @@ static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_
 		buf_reset(&o->bytes);
 		return ret;
 	}
-	/* Keep the rest: their bytes go to the spare buffer, which becomes the
-	 * pending one (both keep their memory from pass to pass). */
+	/* Keep the rest where they are, until the bytes of records already
+	 * handed on outweigh them: then the kept ones go to the spare buffer,
+	 * which becomes the pending one (so each byte moves a bounded number of
+	 * times, and both buffers keep their memory from pass to pass). */
 	memmove(o->q, o->q + n, (o->nr - n) * sizeof(*o->q));
 	o->nr -= n;
+	{
+		size_t live = 0;
+
+		for (size_t i = 0; i < o->nr; i++)
+			live += o->q[i].len;
+		if (live * 2 > o->bytes.len)
+			return ret;
+	}
 	buf_reset(&o->spare);
 	for (; keep < o->nr; keep++) {
 		if (buf_append(&o->spare, o->bytes.data + o->q[keep].off, o->q[keep].len))

@@ -3,6 +3,7 @@
 """Report benchmark: perf report / perf script and prep side by side.
 
     tools/bench_report.py [--runs N] [--seconds S] [--srcline-perf]
+    tools/bench_report.py --dwarf [--runs N] [--work N]
 
 Run from the top of the tree after `make tests-build`. Records the same
 4-thread CPU-bound program (build/tests/programs/spin MS 4) once with
@@ -14,6 +15,11 @@ each tool's own file (prep does not read perf.data yet), medians of N runs:
   script     `perf script` / `prep script`
   srcline    `--sort srcline --no-children` (perf's only with --srcline-perf:
              it pipes every address to addr2line and takes minutes)
+
+--dwarf (issue 6): the 3-thread program built without frame pointers
+(build/tests/programs/threads_nofp N) recorded by both tools with
+`-F 10000 --call-graph dwarf`: samples, lost samples, file size, and the
+`--sort sym` report (children, every sample unwound).
 
 Wall and CPU seconds (user + sys) and peak resident memory come from
 /usr/bin/time.
@@ -57,12 +63,55 @@ def samples(tool, path):
     return int(m.group(1)) if m else 0
 
 
+def lost_perf(path):
+    """perf's own count of lost samples (its report's header), and LOST records."""
+    out = subprocess.run(["perf", "report", "-i", path, "--stdio", "--sort", "comm"],
+                         capture_output=True, text=True).stdout
+    m = re.search(r"# Total Lost Samples: (\d+)", out)
+    lost = int(m.group(1)) if m else 0
+    out = subprocess.run(["perf", "report", "-i", path, "--stats"], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"LOST events:\s+(\d+)", out)
+    return lost, int(m.group(1)) if m else 0
+
+
+def bench_dwarf(a):
+    import os
+    prog = "build/tests/programs/threads_nofp"
+    with tempfile.TemporaryDirectory() as tmp:
+        pf, pp = tmp + "/perf.data", tmp + "/prec.data"
+        subprocess.run(["perf", "record", "-q", "-F", "10000", "--call-graph", "dwarf", "-o", pf,
+                        "--", prog, str(a.work)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        p = subprocess.run(["./prec", "-F", "10000", "--call-graph", "dwarf", "-o", pp, "--",
+                            prog, str(a.work)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+        m = re.search(r"\((\d+) samples, (\d+) lost\)", p.stderr)
+        lost_s, lost_r = lost_perf(pf)
+        print("threads_nofp %d, -F 10000 --call-graph dwarf" % a.work)
+        print("  perf: %d samples, %d lost (Total Lost Samples), %d LOST records, %.1f MB" %
+              (samples("perf", pf), lost_s, lost_r, os.path.getsize(pf) / 1e6))
+        print("  prec: %s samples, %s lost, %.2f MB (%.0fx smaller)" %
+              (m.group(1) if m else "?", m.group(2) if m else "?", os.path.getsize(pp) / 1e6,
+               os.path.getsize(pf) / max(os.path.getsize(pp), 1)))
+        p = med(["perf", "report", "-i", pf, "--stdio", "--sort", "sym"], a.runs)
+        q = med(["./prep", "-i", pp, "--sort", "sym"], a.runs)
+        print("  --sort sym: perf %.3f s wall, %.1f MiB; prep %.3f s wall, %.1f MiB "
+              "(%.1fx faster, %.2fx memory)" % (p[0], p[2], q[0], q[2], p[0] / max(q[0], 1e-3),
+                                                q[2] / p[2]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=2.3)
     ap.add_argument("--srcline-perf", action="store_true")
+    ap.add_argument("--dwarf", action="store_true")
+    ap.add_argument("--work", type=int, default=2500)
     a = ap.parse_args()
+    if a.dwarf:
+        bench_dwarf(a)
+        return
     ms = str(int(a.seconds * 1000))
     with tempfile.TemporaryDirectory() as tmp:
         pf, pp = tmp + "/perf.data", tmp + "/prec.data"

@@ -117,21 +117,21 @@ $(BUILD)/tests/programs/forker: tests/programs/forker.c
 $(BUILD)/tests/programs/libspinlib.so: tests/programs/libspinlib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
-$(BUILD)/tests/programs/tree: tests/programs/tree.c
+$(BUILD)/tests/programs/tree: tests/programs/tree.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
-$(BUILD)/tests/programs/inl: tests/programs/inl.c
+$(BUILD)/tests/programs/inl: tests/programs/inl.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
-$(BUILD)/tests/programs/threads: tests/programs/threads.c
+$(BUILD)/tests/programs/threads: tests/programs/threads.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 # the same programs without frame pointers, for --call-graph dwarf
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -DNO_FRAME_POINTER -Wall -Wextra -Werror
-$(BUILD)/tests/programs/tree_nofp: tests/programs/tree.c
+$(BUILD)/tests/programs/tree_nofp: tests/programs/tree.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(NOFP_CFLAGS) -o $@ $<
-$(BUILD)/tests/programs/threads_nofp: tests/programs/threads.c
+$(BUILD)/tests/programs/threads_nofp: tests/programs/threads.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lpthread
 

@@ -15,13 +15,9 @@
  * find the expected line numbers with `grep -n MARK:name inl.c`. Keep every
  * loop on its one line.
  */
-#include <stdio.h>
-#include <stdlib.h>
+#include "work.h"
 
 #define INLINE static inline __attribute__((always_inline))
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
-
-static long unit;   /* steps per 1% of the total work */
 
 /* Dependent xorshift chains: no vectorising, no folding. */
 INLINE unsigned long hot_inl(unsigned long x)
@@ -43,11 +39,11 @@ INLINE unsigned long warm_inl(unsigned long x)
 	return x;
 }
 
-__attribute__((noinline, noclone)) unsigned long inl_work(unsigned long x);
+NOINL unsigned long inl_work(unsigned long x);
 
 unsigned long inl_work(unsigned long x)
 {
-	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));   /* keep a frame */
+	FRAME();
 	x = hot_inl(x);		/* MARK:call_hot */
 	KEEP(x);
 	x = warm_inl(x);	/* MARK:call_warm */
@@ -57,14 +53,10 @@ unsigned long inl_work(unsigned long x)
 
 int main(int argc, char **argv)
 {
-	double millions = argc > 1 ? atof(argv[1]) : 500;   /* "500" or "500w" */
 	unsigned long x = 88172645463325252ul;
 
-	if (millions <= 0) {
-		fprintf(stderr, "usage: inl [MILLION_STEPS[w]]\n");
+	if (work_setup(argc, argv, "inl"))
 		return 2;
-	}
-	unit = (long)(millions * 1e6 / 100);
 	x = inl_work(x);	/* MARK:call_inl_work */
 	KEEP(x);
 	printf("inl %lu\n", x & 1);

@@ -17,29 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NOINL __attribute__((noinline, noclone))
-/* Built with -DNO_FRAME_POINTER (the *_nofp programs, for DWARF unwinding):
- * no frame is forced, and -fomit-frame-pointer leaves none at all. */
-#ifdef NO_FRAME_POINTER
-#define FRAME() do { } while (0)
-#else
-#define FRAME() __asm__ volatile("" : : "r"(__builtin_frame_address(0)))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
-
-static long unit;   /* steps per 1% of the total work */
-
-/* A dependent xorshift chain: no vectorising, no folding. */
-static inline __attribute__((always_inline)) unsigned long burn(unsigned long x, long pct)
-{
-	for (long i = 0, n = pct * unit; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		KEEP(x);
-	}
-	return x;
-}
+#include "work.h"
 
 NOINL unsigned long work_a(unsigned long x);
 NOINL unsigned long work_b(unsigned long x);
@@ -72,7 +50,6 @@ void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	double millions = argc > 1 ? atof(argv[1]) : 500;   /* "500" or "500w" */
 	struct worker w[] = {
 		{ "worker-a", work_a, 0, 0 },
 		{ "worker-b", work_b, 0, 0 },
@@ -80,11 +57,8 @@ int main(int argc, char **argv)
 	};
 	unsigned long x = 0;
 
-	if (millions <= 0) {
-		fprintf(stderr, "usage: threads [MILLION_STEPS[w]]\n");
+	if (work_setup(argc, argv, "threads"))
 		return 2;
-	}
-	unit = (long)(millions * 1e6 / 100);
 	for (int i = 0; i < 3; i++)
 		if (pthread_create(&w[i].tid, NULL, thread_main, &w[i]) != 0)
 			return 1;

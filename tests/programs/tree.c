@@ -23,32 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NOINL __attribute__((noinline, noclone))
-/* Forces a frame even in a leaf (gcc drops it otherwise). */
-/* Built with -DNO_FRAME_POINTER (the *_nofp programs, for DWARF unwinding):
- * no frame is forced, and -fomit-frame-pointer leaves none at all. */
-#ifdef NO_FRAME_POINTER
-#define FRAME() do { } while (0)
-#else
-#define FRAME() __asm__ volatile("" : : "r"(__builtin_frame_address(0)))
-#endif
-/* Keeps x live after a call, so the call is not in tail position. */
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
-
-static long unit;   /* steps per 1% of the total work */
-
-/* A dependent xorshift chain: no vectorising, no folding. Inlined into each
- * caller, so its samples are that caller's self time. */
-static inline __attribute__((always_inline)) unsigned long burn(unsigned long x, long pct)
-{
-	for (long i = 0, n = pct * unit; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
+#include "work.h"
 
 NOINL unsigned long a1(unsigned long x);
 NOINL unsigned long a2(unsigned long x);
@@ -127,14 +102,10 @@ unsigned long c(unsigned long x)
 
 int main(int argc, char **argv)
 {
-	double millions = argc > 1 ? atof(argv[1]) : 500;   /* "500" or "500w" */
 	unsigned long x = 88172645463325252ul;
 
-	if (millions <= 0) {
-		fprintf(stderr, "usage: tree [MILLION_STEPS[w]]\n");
+	if (work_setup(argc, argv, "tree"))
 		return 2;
-	}
-	unit = (long)(millions * 1e6 / 100);
 	x = a(x);
 	KEEP(x);
 	x = b(x);

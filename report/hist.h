@@ -109,7 +109,6 @@ struct hist {
 	size_t nr_entries;
 	uint64_t total_period, total_count;
 	uint64_t unresolved;    /* samples whose own address has no symbol */
-	struct cnode *nodes_pool;
 	/* samples seen before, by their raw addresses: skips the map lookups
 	 * and frame folding (emptied whenever a map changes) */
 	struct hmap raw_idx;

@@ -118,16 +118,22 @@ struct dso *machine_dso(struct machine *m, const char *path)
 	return d;
 }
 
+/* A pid or tid looked up in its table. */
+struct id_key {
+	const struct machine *m;
+	uint32_t id;
+};
+
 static bool proc_eq(void *ctx, uint32_t idx)
 {
-	const struct machine *m = ((struct str_key *)ctx)->m;
+	const struct id_key *k = ctx;
 
-	return m->procs[idx]->pid == *(const uint32_t *)((struct str_key *)ctx)->s;
+	return k->m->procs[idx]->pid == k->id;
 }
 
 static struct proc *find_proc(struct machine *m, uint32_t pid, bool create)
 {
-	struct str_key k = { m, (const char *)&pid };
+	struct id_key k = { m, pid };
 	uint32_t idx;
 	struct proc *p;
 
@@ -147,14 +153,14 @@ static struct proc *find_proc(struct machine *m, uint32_t pid, bool create)
 
 static bool thread_eq(void *ctx, uint32_t idx)
 {
-	const struct machine *m = ((struct str_key *)ctx)->m;
+	const struct id_key *k = ctx;
 
-	return m->threads[idx]->tid == *(const uint32_t *)((struct str_key *)ctx)->s;
+	return k->m->threads[idx]->tid == k->id;
 }
 
 static struct thread *find_thread(struct machine *m, uint32_t tid)
 {
-	struct str_key k = { m, (const char *)&tid };
+	struct id_key k = { m, tid };
 	uint32_t idx;
 
 	if (hmap_find(&m->thread_idx, hash_u64(tid), thread_eq, &k, &idx))
@@ -166,7 +172,7 @@ static struct thread *find_thread(struct machine *m, uint32_t tid)
  * same tid: tids are reused). */
 static struct thread *new_thread(struct machine *m, uint32_t pid, uint32_t tid, const char *comm)
 {
-	struct str_key k = { m, (const char *)&tid };
+	struct id_key k = { m, tid };
 	struct thread *t;
 	uint32_t idx;
 

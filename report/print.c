@@ -160,8 +160,6 @@ static void print_graph(struct cg *c, const struct cnode *root)
 static void paths(struct cg *c, const struct cnode *n, const char **stack, size_t depth,
 		  uint64_t total)
 {
-	bool leaf = true;
-
 	if (depth >= 1024)
 		return;
 	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
@@ -169,7 +167,6 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 
 		for (const struct cnode *g = ch->child; g; g = g->next)
 			rest -= g->period <= rest ? g->period : rest;
-		leaf = false;
 		stack[depth] = ch->name;
 		if (rest && pct(rest, total) >= c->po->threshold) {
 			if (c->po->mode == CG_FOLDED) {
@@ -186,7 +183,6 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 		}
 		paths(c, ch, stack, depth + 1, total);
 	}
-	(void)leaf;
 }
 
 static void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,

@@ -34,8 +34,8 @@ PREP_OBJ := $(PREP_SRC:%.c=$(BUILD)/%.o)
 PREP_LIB := $(BUILD)/libprep.a
 PREP_MAIN := $(BUILD)/report/main.o
 PREC_SRC := $(wildcard record/*.c)
-# the stat printer is the one piece of report/ that prec uses (DESIGN.md)
-STAT_PRINTER := $(BUILD)/report/stat.o
+# prec uses two pieces of report/: the stat printer (its live output) and
+# archive.c (embedding what the report needs of the binaries hit)
 PREC_OBJ := $(PREC_SRC:%.c=$(BUILD)/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -69,8 +69,8 @@ $(PREP_LIB): $(PREP_OBJ)
 ifeq ($(BUILD),build)
 prep: $(PREP_MAIN) $(PREP_LIB) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_MAIN) $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
-prec: $(PREC_OBJ) $(STAT_PRINTER) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(STAT_PRINTER) $(LIB) $(PKG_LIBS) -lm
+prec: $(PREC_OBJ) $(PREP_LIB) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
 else
 prep: $(BUILD)/prep
 prec: $(BUILD)/prec
@@ -78,8 +78,8 @@ endif
 
 $(BUILD)/prep: $(PREP_MAIN) $(PREP_LIB) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREP_MAIN) $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
-$(BUILD)/prec: $(PREC_OBJ) $(STAT_PRINTER) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(STAT_PRINTER) $(LIB) $(PKG_LIBS) -lm
+$(BUILD)/prec: $(PREC_OBJ) $(PREP_LIB) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PREC_OBJ) $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)

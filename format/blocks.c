@@ -2,6 +2,7 @@
 /* EVENT, DATA, BUILD_IDS, COUNTS and INDEX payloads (FORMAT.md section 5). */
 #include "blocks.h"
 #include "container.h"
+#include "embed.h"
 #include "record.h"
 #include "../common/text.h"
 
@@ -545,6 +546,15 @@ static int validate_kallsyms(const uint8_t *p, size_t len, struct err *err)
 	return kallsyms_walk(p, len, NULL, NULL, &n, err);
 }
 
+static int validate_symbols(const uint8_t *p, size_t len, struct err *err)
+{
+	struct embed_dso *d;
+	int ret = embed_decode(p, len, &d, err);
+
+	embed_free(d);
+	return ret;
+}
+
 static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct err *) = {
 	[BLOCK_METADATA] = validate_metadata,
 	[BLOCK_EVENT] = validate_event,
@@ -553,6 +563,7 @@ static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct e
 	[BLOCK_COUNTS] = validate_counts,
 	[BLOCK_INDEX] = validate_index,
 	[BLOCK_KALLSYMS] = validate_kallsyms,
+	[BLOCK_SYMBOLS] = validate_symbols,
 };
 
 int block_payload_validate(unsigned type, const uint8_t *p, size_t len, struct err *err)

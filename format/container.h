@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 1
+#define CONTAINER_VERSION_MINOR 2
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -56,6 +56,7 @@ enum block_type {
 	BLOCK_COUNTS = 5,
 	BLOCK_INDEX = 6,
 	BLOCK_KALLSYMS = 7,
+	BLOCK_SYMBOLS = 8,
 	BLOCK_TYPE_MAX,
 };
 
@@ -137,6 +138,13 @@ int container_writer_flush(struct container_writer *w, struct err *err);
 /* Flush, write the INDEX, patch the header, close and free. The writer is
  * freed even when this fails. */
 int container_writer_close(struct container_writer *w, struct err *err);
+/* Reopen a cleanly finished file to add blocks after its last one (its
+ * index is rewritten on close). Blocks of type `replace` (0: none) that end
+ * the file are dropped first; elsewhere they make this fail. The file's
+ * minor version is raised to this writer's. */
+int container_writer_append(struct container_writer **out, const char *path,
+			    const struct container_writer_opts *opts, unsigned replace,
+			    struct err *err);
 /* Set opts.layouts once the events are known (before records arrive). */
 void container_writer_set_layouts(struct container_writer *w, const struct record_layouts *ls);
 /* Close the file as it is, without index: what a crash would leave (tests). */
@@ -221,6 +229,16 @@ int container_reader_open_mem(struct container_reader **out, const void *data, s
  * skipped. */
 int container_reader_next(struct container_reader *r, struct container_block *b,
 			  struct err *err);
+/* The one block at offset (a block header), without moving the walk and
+ * without warnings: 1 and *b filled (valid until the next read), 0 when no
+ * good block is there, negative for out of memory. */
+int container_reader_block_at(struct container_reader *r, uint64_t offset,
+			      struct container_block *b, struct err *err);
+/* The entries of the file's index (format/blocks.h; the caller frees *out):
+ * 1 when the file finished cleanly and its index is good, else 0. */
+struct index_entry;
+int container_reader_index(struct container_reader *r, struct index_entry **out, size_t *n,
+			   struct err *err);
 /* Restart the walk at the first block. */
 void container_reader_rewind(struct container_reader *r);
 const struct container_header *container_reader_header(const struct container_reader *r);

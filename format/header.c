@@ -146,6 +146,7 @@ const char *block_type_name(unsigned type)
 		[BLOCK_COUNTS] = "COUNTS",
 		[BLOCK_INDEX] = "INDEX",
 		[BLOCK_KALLSYMS] = "KALLSYMS",
+		[BLOCK_SYMBOLS] = "SYMBOLS",
 	};
 
 	return type < BLOCK_TYPE_MAX ? names[type] : NULL;

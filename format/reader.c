@@ -348,6 +348,54 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 	return 0;
 }
 
+int container_reader_block_at(struct container_reader *r, uint64_t offset,
+			      struct container_block *b, struct err *err)
+{
+	struct block_header bh;
+	const uint8_t *data;
+	size_t len;
+	int ret;
+
+	if (offset < CONTAINER_HEADER_SIZE || offset > r->size ||
+	    r->size - offset < CONTAINER_BLOCK_HEADER_SIZE ||
+	    block_header_decode(r->base + offset, &bh, r->check_reserved) ||
+	    r->size - offset - CONTAINER_BLOCK_HEADER_SIZE < bh.stored_len ||
+	    bh.codec >= CODEC_MAX || (bh.flags & ~BLOCK_FLAG_TRANSFORMED) ||
+	    ((bh.flags & BLOCK_FLAG_TRANSFORMED) && bh.type != BLOCK_DATA) ||
+	    !block_type_name(bh.type))
+		return 0;
+	ret = block_payload(r, &bh, r->base + offset + CONTAINER_BLOCK_HEADER_SIZE, &data, &len);
+	if (ret == -ENOMEM)
+		return err_set(err, ret, "out of memory");
+	if (ret || block_payload_validate(bh.type, data, len, NULL))
+		return 0;
+	b->offset = offset;
+	b->type = bh.type;
+	b->codec = bh.codec;
+	b->flags = bh.flags;
+	b->seq = bh.seq;
+	b->data = data;
+	b->len = len;
+	return 1;
+}
+
+int container_reader_index(struct container_reader *r, struct index_entry **out, size_t *n,
+			   struct err *err)
+{
+	struct container_block b;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!r->stats.finished)
+		return 0;
+	ret = container_reader_block_at(r, r->header.index_offset, &b, err);
+	if (ret <= 0 || b.type != BLOCK_INDEX)
+		return ret;
+	ret = index_decode(b.data, b.len, out, n, err);
+	return ret ? ret : 1;
+}
+
 void container_reader_rewind(struct container_reader *r)
 {
 	r->pos = CONTAINER_HEADER_SIZE;

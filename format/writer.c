@@ -575,13 +575,11 @@ static void writer_free(struct container_writer *w)
 	free(w);
 }
 
-int container_writer_open(struct container_writer **out, const char *path,
-			  const struct container_writer_opts *opts, struct err *err)
+/* A writer with its options checked and buffers reserved, no file yet. */
+static int writer_new(struct container_writer **out, const struct container_writer_opts *opts,
+		      struct err *err)
 {
 	struct container_writer *w = calloc(1, sizeof(*w));
-	uint8_t hdr[CONTAINER_HEADER_SIZE];
-	struct iovec iov = { hdr, sizeof(hdr) };
-	int ret;
 
 	*out = NULL;
 	if (!w)
@@ -614,6 +612,20 @@ int container_writer_open(struct container_writer **out, const char *path,
 	}
 	data_block_start(w);
 	container_writer_set_layouts(w, w->opts.layouts);
+	*out = w;
+	return 0;
+}
+
+int container_writer_open(struct container_writer **out, const char *path,
+			  const struct container_writer_opts *opts, struct err *err)
+{
+	struct container_writer *w;
+	uint8_t hdr[CONTAINER_HEADER_SIZE];
+	struct iovec iov = { hdr, sizeof(hdr) };
+	int ret = writer_new(&w, opts, err);
+
+	if (ret)
+		return ret;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		ret = -errno;
@@ -682,6 +694,67 @@ int container_writer_close(struct container_writer *w, struct err *err)
 	buf_free(&idx);
 	writer_free(w);
 	return ret;
+}
+
+int container_writer_append(struct container_writer **out, const char *path,
+			    const struct container_writer_opts *opts, unsigned replace,
+			    struct err *err)
+{
+	struct container_reader *r;
+	struct container_writer *w;
+	struct index_entry *e = NULL;
+	uint64_t cut;
+	size_t n = 0;
+	int ret;
+
+	*out = NULL;
+	ret = container_reader_open(&r, path, NULL, err);
+	if (ret)
+		return ret;
+	w = NULL;
+	ret = container_reader_index(r, &e, &n, err);
+	if (ret < 0)
+		goto out;
+	if (ret == 0) {
+		ret = err_set(err, -EINVAL, "'%s' did not finish cleanly (no index): "
+			      "nothing can be added to it", path);
+		goto out;
+	}
+	cut = container_reader_header(r)->index_offset;
+	while (replace && n && e[n - 1].type == replace)
+		cut = e[--n].offset;
+	for (size_t i = 0; i < n; i++)
+		if (replace && e[i].type == replace) {
+			ret = err_set(err, -EINVAL, "'%s': its %s blocks are not at its end: "
+				      "they cannot be replaced", path, block_type_name(replace));
+			goto out;
+		}
+	ret = writer_new(&w, opts, err);
+	if (ret)
+		goto out;
+	w->header = *container_reader_header(r);
+	if (w->header.version_minor < CONTAINER_VERSION_MINOR)
+		w->header.version_minor = CONTAINER_VERSION_MINOR;
+	w->header.index_offset = 0;
+	w->index = e;
+	w->nr_index = w->cap_index = n;
+	e = NULL;
+	w->seq = n ? w->index[n - 1].seq + 1 : 0;
+	w->offset = cut;
+	w->fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (w->fd < 0 || ftruncate(w->fd, (off_t)cut) || lseek(w->fd, (off_t)cut, SEEK_SET) < 0) {
+		ret = -errno;
+		err_set(err, ret, "cannot write to '%s': %s", path, err_str(ret));
+		goto out;
+	}
+	*out = w;
+	w = NULL;
+out:
+	free(e);
+	if (w)
+		writer_free(w);
+	container_reader_close(r);
+	return ret < 0 ? ret : 0;
 }
 
 void container_writer_set_layouts(struct container_writer *w, const struct record_layouts *ls)

@@ -403,7 +403,7 @@ int session_disable(struct session *s)
 	return 0;
 }
 
-void session_close(struct session *s)
+void record_session_close(struct session *s)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 

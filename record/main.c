@@ -28,6 +28,7 @@
 #include "../common/opts.h"
 #include "../format/blocks.h"
 #include "../format/record.h"
+#include "../report/archive.h"
 #include "synth.h"
 
 #define DEFAULT_FREQ 4000
@@ -210,6 +211,7 @@ static int parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
+		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),
 		OPTION_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
@@ -564,6 +566,22 @@ static int finish(struct run *run, struct err *err)
 	s->writer = NULL;
 	if (ret)
 		return ret;
+	if (!s->opts->no_embed) {
+		struct archive_opts ao = { .quiet = true };
+		struct archive_stats as;
+		struct err e2 = { 0 };
+
+		/* the file is whole already: a failure here only costs offline use */
+		if (archive_file(s->opts->output, &ao, &as, &e2))
+			fprintf(stderr, "prec: warning: the symbols of the binaries hit could not be "
+				"embedded: %s\n", e2.msg);
+		else
+			file_bytes += as.file_growth;
+		if (s->opts->verbose)
+			fprintf(stderr, "prec: embedded %llu binaries (%llu addresses, %llu bytes)\n",
+				(unsigned long long)as.binaries, (unsigned long long)as.addresses,
+				(unsigned long long)as.file_growth);
+	}
 	print_summary(s->opts, &st, file_bytes);
 	return 0;
 }
@@ -618,7 +636,7 @@ int main(int argc, char **argv)
 	} else {
 		ret = exit_code(&run);
 	}
-	session_close(&run.s);
+	record_session_close(&run.s);
 	dso_list_free(run.s.dsos);
 	record_layouts_free(run.s.layouts);
 	event_list_free(&o.events);

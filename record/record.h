@@ -43,6 +43,7 @@ struct record_opts {
 	bool switch_events;
 	bool no_inherit;
 	bool no_buildid;
+	bool no_embed;          /* --no-embed */
 	int quiet;
 	int verbose;
 	int argc;                       /* the workload */
@@ -95,7 +96,7 @@ int session_open_events(struct session *s, pid_t workload, struct err *err);
 int session_mmap(struct session *s, struct err *err);
 int session_enable(struct session *s, struct err *err);
 int session_disable(struct session *s);
-void session_close(struct session *s);
+void record_session_close(struct session *s);
 int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err);
 
 /* drain.c */

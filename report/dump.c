@@ -5,6 +5,7 @@
  * on the way go to stderr as warnings; the last line counts what was read
  * and what was not.
  */
+#include "../format/embed.h"
 #include "dump.h"
 
 #include <errno.h>
@@ -411,6 +412,22 @@ static void dump_kallsyms(struct dump *d, const struct container_block *b)
 		n, k.modules, k.lo, k.hi);
 }
 
+static void dump_symbols(struct dump *d, const struct container_block *b)
+{
+	struct embed_dso *e;
+	char id[2 * EMBED_BUILD_ID_MAX + 1];
+
+	if (embed_decode(b->data, b->len, &e, NULL))
+		return;
+	for (size_t i = 0; i < e->build_id_size; i++)
+		snprintf(id + 2 * i, 3, "%02x", e->build_id[i]);
+	fprintf(d->out, "  %s %s\n  %u segments, %u symbols, %u addresses, %u frames, "
+		"%u unwind ranges (%u bytes; .eh_frame_hdr %#" PRIx64 ", %" PRIu64 " entries)\n",
+		id, embed_str(e, e->path), e->nr_segs, e->nr_syms, e->nr_addrs, e->nr_frames,
+		e->nr_ranges, e->bytes_len, e->eh_frame_hdr, e->fde_count);
+	embed_free(e);
+}
+
 static void on_problem(void *ctx, const struct container_problem *p)
 {
 	const struct dump *d = ctx;
@@ -428,6 +445,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_COUNTS] = dump_counts,
 		[BLOCK_INDEX] = dump_index,
 		[BLOCK_KALLSYMS] = dump_kallsyms,
+		[BLOCK_SYMBOLS] = dump_symbols,
 	};
 	struct dump d = { .out = out, .path = path };
 	struct container_reader_opts o = { on_problem, &d };

@@ -58,7 +58,8 @@ int load_init(struct load *l, struct err *err)
 		return err_set(err, -ENOMEM, "out of memory");
 	/* Reading /proc/kallsyms is the slowest single step of a report (the
 	 * kernel formats 100k+ lines): overlap it with reading the file. */
-	symbolizer_prefetch_kallsyms(l->sym);
+	if (!l->no_kallsyms)
+		symbolizer_prefetch_kallsyms(l->sym);
 	return 0;
 }
 
@@ -368,6 +369,12 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			goto out;
 		}
 		rc.file = i;
+		if (!l->no_embedded && s->embeds_early &&
+		    (symbolizer_add_embedded(l->sym, s->embeds, s->nr_embeds) ||
+		     unwinder_add_embedded(l->unw, s->embeds, s->nr_embeds))) {
+			ret = err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
 		if (l->f.pct_start >= 0) {
 			/* percent ranges need the span of the recording first */
 			struct session probe;
@@ -388,6 +395,11 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			goto out;
 		l->lost_samples += s->stats.lost_samples;
 		apply_build_ids(l, s);
+		if (!l->no_embedded && !s->embeds_early &&
+		    symbolizer_add_embedded(l->sym, s->embeds, s->nr_embeds)) {
+			ret = err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
 		if (s->kallsyms && i == 0) {
 			struct err e2 = { 0 };
 

@@ -34,6 +34,8 @@ struct load {
 	const char *symfs;
 	const char *kallsyms_path;      /* tests: instead of /proc/kallsyms */
 	bool no_cache;                  /* keep nothing between runs */
+	bool no_embedded;               /* ignore the files' SYMBOLS blocks */
+	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
 	const void *mem;                /* tests: inputs[0]'s bytes, in memory */
 	size_t mem_len;
 	struct filters f;

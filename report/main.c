@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../common/opts.h"
+#include "archive.h"
 #include "dump.h"
 #include "report.h"
 #include "stat.h"
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "archive"))
+		return cmd_archive(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "script"))
 		return cmd_script(argc - 1, argv + 1);
 	if (argc > 2 && !strcmp(argv[1], "stat") && !strcmp(argv[2], "report"))

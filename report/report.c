@@ -171,6 +171,7 @@ int cmd_report(int argc, char **argv)
 		OPTION_STRING('p', "parent", &ro.parent, "regex", "parent symbol pattern for --sort parent (default ^sys_|^do_page_fault)"),
 		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
 		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
+		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
 		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)"),
 		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
 		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),

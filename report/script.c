@@ -275,6 +275,7 @@ int cmd_script(int argc, char **argv)
 		OPTION_FLAG(0, "show-mmap-events", &sc.mmap, "MMAP and MMAP2 records too"),
 		OPTION_FLAG(0, "show-switch-events", &sc.sw, "context switch records too"),
 		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
+		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
 		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file"),
 		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
 		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),

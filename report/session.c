@@ -33,6 +33,46 @@ static void on_problem(void *ctx, const struct container_problem *p)
 		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
 }
 
+static int add_embed(struct session *s, const struct container_block *b, struct err *err)
+{
+	struct embed_dso *d, **all;
+
+	if (embed_decode(b->data, b->len, &d, NULL))
+		return 0;       /* the reader checked it: only out of memory is left */
+	all = realloc(s->embeds, (s->nr_embeds + 1) * sizeof(*all));
+	if (!all) {
+		embed_free(d);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	s->embeds = all;
+	s->embeds[s->nr_embeds++] = d;
+	return 0;
+}
+
+/* The SYMBOLS blocks end the file, but the unwinding of the samples before
+ * them needs them: a finished file's index says where they are. */
+static int embeds_from_index(struct session *s, struct err *err)
+{
+	struct index_entry *e;
+	size_t n;
+	int ret = container_reader_index(s->r, &e, &n, err);
+
+	for (size_t i = 0; ret > 0 && i < n; i++) {
+		struct container_block b;
+
+		if (e[i].type != BLOCK_SYMBOLS)
+			continue;
+		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
+		if (ret > 0)
+			ret = add_embed(s, &b, err) ? -ENOMEM : 1;
+		else if (!ret)
+			ret = 1;        /* damaged: the walk will say so */
+	}
+	free(e);
+	s->embeds_early = ret > 0;
+	return ret < 0 ? ret : 0;
+}
+
 static int open_any(struct session *s, const char *path, const void *data, size_t len,
 		    bool quiet, struct err *err)
 {
@@ -54,7 +94,10 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 	}
 	s->header = *container_reader_header(s->r);
 	s->cstats = container_reader_stats(s->r);
-	return 0;
+	ret = embeds_from_index(s, err);
+	if (ret)
+		session_close(s);
+	return ret;
 }
 
 int session_open(struct session *s, const char *path, bool quiet, struct err *err)
@@ -77,6 +120,9 @@ void session_close(struct session *s)
 	metadata_free(&s->meta);
 	build_ids_free(s->build_ids, s->nr_build_ids);
 	free(s->kallsyms);
+	for (size_t i = 0; i < s->nr_embeds; i++)
+		embed_free(s->embeds[i]);
+	free(s->embeds);
 	container_reader_close(s->r);
 	memset(s, 0, sizeof(*s));
 }
@@ -353,6 +399,10 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 			}
 			memcpy(s->kallsyms, b.data, b.len);
 			s->kallsyms_len = b.len;
+			break;
+		case BLOCK_SYMBOLS:
+			if (!s->embeds_early)
+				ret = add_embed(s, &b, err);
 			break;
 		case BLOCK_DATA:
 			ret = read_data(s, &o, &b, fn, ctx, err);

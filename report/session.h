@@ -18,6 +18,7 @@
 #include "../common/err.h"
 #include "../format/blocks.h"
 #include "../format/container.h"
+#include "../format/embed.h"
 #include "../format/record.h"
 
 struct session_stats {
@@ -42,6 +43,9 @@ struct session {
 	struct metadata meta;
 	struct build_id_entry *build_ids;
 	size_t nr_build_ids;
+	struct embed_dso **embeds;      /* the SYMBOLS blocks (format/embed.h) */
+	size_t nr_embeds;
+	bool embeds_early;              /* read through the index at open */
 	uint8_t *kallsyms;              /* the KALLSYMS block's text, or NULL */
 	size_t kallsyms_len;
 	uint64_t first_time, last_time; /* of samples */

@@ -322,6 +322,8 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->debug_root);
 	free(s->kallsyms_path);
 	free(s->cache_dir);
+	free(s->embeds);
+	free(s->nr_embeds);
 	free(s);
 }
 
@@ -611,9 +613,96 @@ static int dso_open(struct symbolizer *s, struct sym_dso *d)
 	return 0;
 }
 
+int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, size_t n)
+{
+	struct embed_dso *const **sets;
+	size_t *counts;
+
+	if (!n)
+		return 0;
+	sets = realloc(s->embeds, (s->nr_embed_sets + 1) * sizeof(*sets));
+	if (!sets)
+		return -ENOMEM;
+	s->embeds = sets;
+	counts = realloc(s->nr_embeds, (s->nr_embed_sets + 1) * sizeof(*counts));
+	if (!counts)
+		return -ENOMEM;
+	s->nr_embeds = counts;
+	s->embeds[s->nr_embed_sets] = v;
+	s->nr_embeds[s->nr_embed_sets++] = n;
+	return 0;
+}
+
+static const struct embed_dso *embed_of(const struct symbolizer *s, const struct sym_dso *d)
+{
+	for (size_t i = 0; d->build_id_size && i < s->nr_embed_sets; i++)
+		for (size_t j = 0; j < s->nr_embeds[i]; j++) {
+			const struct embed_dso *e = s->embeds[i][j];
+
+			if (e->build_id_size == d->build_id_size &&
+			    !memcmp(e->build_id, d->build_id, d->build_id_size))
+				return e;
+		}
+	return NULL;
+}
+
+/* Take the dso's segments and symbols from what the recording embedded. */
+static int dso_from_embed(struct symbolizer *s, struct sym_dso *d, const struct embed_dso *e)
+{
+	d->segs = calloc(e->nr_segs ? e->nr_segs : 1, sizeof(*d->segs));
+	d->syms.v = calloc(e->nr_syms ? e->nr_syms : 1, sizeof(*d->syms.v));
+	if (!d->segs || !d->syms.v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < e->nr_segs; i++)
+		d->segs[i] = (struct load_seg){ e->segs[i].offset, e->segs[i].vaddr,
+						e->segs[i].filesz, e->segs[i].memsz,
+						e->segs[i].flags };
+	d->nsegs = e->nr_segs;
+	for (uint32_t i = 0; i < e->nr_syms; i++) {
+		const char *name = arena_strdup(&s->arena, embed_str(e, e->syms[i].name));
+
+		if (!name)
+			return -ENOMEM;
+		d->syms.v[i] = (struct sym){ e->syms[i].start, e->syms[i].size, name };
+	}
+	d->syms.n = e->nr_syms;
+	d->syms_loaded = true;
+	d->dwarf_state = -1;            /* nothing to open: lines come from e */
+	d->embed = e;
+	d->state = DSO_OK;
+	s->stats.dsos_embedded++;
+	return 0;
+}
+
 int dso_ensure(struct symbolizer *s, struct sym_dso *d)
 {
-	return d->state == DSO_NEW ? dso_open(s, d) : 0;
+	const struct embed_dso *e;
+
+	if (d->state != DSO_NEW)
+		return 0;
+	e = embed_of(s, d);
+	if (e) {
+		int ret = dso_from_embed(s, d, e);
+
+		if (ret) {
+			free(d->segs);
+			free(d->syms.v);
+			d->segs = NULL;
+			d->syms.v = NULL;
+			d->nsegs = d->syms.n = 0;
+			d->syms_loaded = false;
+			d->dwarf_state = 0;
+			d->embed = NULL;
+		}
+		return ret;
+	}
+	return dso_open(s, d);
+}
+
+const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n)
+{
+	*n = d->nsegs;
+	return d->segs;
 }
 
 bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d)

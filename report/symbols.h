@@ -100,10 +100,19 @@ int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos,
 int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
 			     const char **module);
 
+/* What a recording embedded (format/embed.h, SYMBOLS blocks): a dso whose
+ * build id is among them takes its segments, symbols and source lines from
+ * there, before any file is looked for; addresses the data does not cover
+ * stay unresolved. The array's elements are borrowed and must outlive s;
+ * call before the first lookup. 0 or -ENOMEM. */
+struct embed_dso;
+int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, size_t n);
+
 struct symbolizer_stats {
 	uint64_t dsos;
 	uint64_t dsos_missing;      /* file not found/readable */
 	uint64_t dsos_mismatch;     /* build id differs */
+	uint64_t dsos_embedded;     /* taken from the recording's SYMBOLS blocks */
 	uint64_t lookups;           /* sym_dso_lookup and symbolizer_kernel_lookup calls */
 	uint64_t unresolved;        /* of which ended with name NULL */
 	uint64_t dwarf_dsos;        /* dsos whose DWARF was loaded */
@@ -115,6 +124,11 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 /* Whether the dso's file (or a debug file) was found and trusted; opens it
  * if needed. */
 bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d);
+
+/* The program headers the dso's addresses are converted with (after
+ * sym_dso_usable). */
+struct load_seg;
+const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n);
 
 /* The dso's path and recorded build id (size 0 when unknown). */
 const char *sym_dso_path(const struct sym_dso *d);

@@ -744,6 +744,8 @@ int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offse
 	if (ret || d->state != DSO_OK)
 		return ret;
 	addr = dso_vaddr(d, file_offset);
+	if (d->embed)
+		return embed_srcline(s, d, addr, frames, n);
 	sl = cache_find(d, addr);
 	if (sl) {
 		*frames = sl->frames;
@@ -763,5 +765,37 @@ int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offse
 		return ret;
 	*frames = f;
 	*n = nf;
+	return 0;
+}
+
+int embed_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
+		  const struct sym_frame **frames, size_t *n)
+{
+	const struct srcline_slot *sl = cache_find(d, addr);
+	const struct embed_addr *a;
+	struct sym_frame *f;
+
+	if (sl) {
+		*frames = sl->frames;
+		*n = sl->n;
+		return 0;
+	}
+	a = embed_find_addr(d->embed, addr);
+	if (!a || !a->nr)
+		return 0;
+	f = arena_alloc(&s->arena, a->nr * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < a->nr; i++) {
+		const struct embed_frame *ef = &d->embed->frames[a->first + i];
+
+		f[i].function = embed_str(d->embed, ef->function);
+		f[i].file = embed_str(d->embed, ef->file);
+		f[i].line = ef->line;
+	}
+	if (cache_put(d, addr, f, a->nr))
+		return -ENOMEM;
+	*frames = f;
+	*n = a->nr;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <gelf.h>
 
 #include "symbols.h"
+#include "../format/embed.h"
 
 #define SYM_BUILD_ID_MAX 64
 
@@ -67,6 +68,7 @@ struct sym_dso {
 	size_t build_id_size;
 
 	enum dso_state state;
+	const struct embed_dso *embed;  /* from the recording; no files then */
 	char *bin_path;                 /* the binary, when found and trusted */
 	char *debug_path;               /* a separate debug file, when found */
 	struct load_seg *segs;
@@ -142,6 +144,8 @@ struct symbolizer {
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 
+	struct embed_dso *const **embeds;       /* arrays given by symbolizer_add_embedded */
+	size_t *nr_embeds, nr_embed_sets;
 	struct sym_dso **buckets;
 	size_t nbuckets, ndsos;
 	struct arena arena;
@@ -195,5 +199,8 @@ uint64_t dso_vaddr(const struct sym_dso *d, uint64_t file_offset);
 /* Open the dso (decide its files) if not done yet: 0 or -ENOMEM. */
 int dso_ensure(struct symbolizer *s, struct sym_dso *d);
 void dso_dwarf_free(struct sym_dso *d);
+/* Source lines of an embedded dso (symbols_dwarf.c), as sym_dso_srcline. */
+int embed_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
+		  const struct sym_frame **frames, size_t *n);
 
 #endif

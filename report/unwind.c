@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../format/embed.h"
+
 /* libunwind exports it without declaring it */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					     unw_dyn_info_t *di, unw_proc_info_t *pi,
@@ -31,7 +33,8 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 /* What is known of one binary: its loadable segments and its table. */
 struct ubin {
 	struct dso *dso;
-	int fd;                         /* -1: unusable */
+	int fd;                         /* -1: no file (unusable unless embedded) */
+	const struct embed_dso *embed;  /* from the recording: read from there only */
 	const uint8_t *map;             /* the file, mapped: table reads are memcpy */
 	size_t map_len;
 	size_t nsegs;
@@ -48,6 +51,10 @@ struct unwinder {
 	struct ubin *bins;
 	size_t nbins, cap;
 	struct unwind_stats st;
+	struct embed_dso *const **embeds;
+	size_t *nr_embeds, nr_embed_sets;
+	unwind_trace_fn trace;
+	void *trace_ctx;
 };
 
 /* The sample being unwound: what the accessors read. */
@@ -64,6 +71,55 @@ static bool read_exact(int fd, void *p, size_t n, uint64_t off)
 	return pread(fd, p, n, (off_t)off) == (ssize_t)n;
 }
 
+/* By build id; by path while the dso has none yet (a kernel that does
+ * not put build ids in MMAP2 records: they come from the BUILD_IDS block at
+ * the end of the file, after the samples are unwound). */
+static const struct embed_dso *embed_of(const struct unwinder *u, const struct dso *d)
+{
+	for (size_t i = 0; i < u->nr_embed_sets; i++)
+		for (size_t j = 0; j < u->nr_embeds[i]; j++) {
+			const struct embed_dso *e = u->embeds[i][j];
+
+			if (d->build_id_size ? e->build_id_size == d->build_id_size &&
+					       !memcmp(e->build_id, d->build_id, d->build_id_size) :
+					       !strcmp(embed_str(e, e->path), d->path))
+				return e;
+		}
+	return NULL;
+}
+
+/* The binary as the recording embedded it: segments and table position
+ * from there; the table's bytes come from its ranges. */
+static void bin_load_embedded(struct ubin *b, const struct embed_dso *e)
+{
+	b->embed = e;
+	b->text_lo = UINT64_MAX;
+	for (uint32_t i = 0; i < e->nr_segs && b->nsegs < MAX_SEGS; i++) {
+		const struct embed_seg *g = &e->segs[i];
+
+		b->seg[b->nsegs].vaddr = g->vaddr;
+		b->seg[b->nsegs].offset = g->offset;
+		b->seg[b->nsegs].filesz = g->filesz;
+		b->nsegs++;
+		if (g->flags & PF_X) {
+			if (g->vaddr < b->text_lo)
+				b->text_lo = g->vaddr;
+			if (g->vaddr + g->memsz > b->text_hi)
+				b->text_hi = g->vaddr + g->memsz;
+		}
+	}
+	if (e->eh_frame_hdr && e->nr_ranges) {
+		b->hdr_vaddr = e->eh_frame_hdr;
+		b->table_vaddr = e->eh_frame_hdr + 12;
+		b->fde_count = e->fde_count;
+	}
+}
+
+static bool bin_usable(const struct ubin *b)
+{
+	return (b->fd >= 0 || b->embed) && b->fde_count && b->text_lo < b->text_hi;
+}
+
 static void bin_load(struct unwinder *u, struct ubin *b)
 {
 	char path[4096];
@@ -73,6 +129,10 @@ static void bin_load(struct unwinder *u, struct ubin *b)
 	Elf_Scn *scn = NULL;
 
 	b->fd = -1;
+	if ((b->embed = embed_of(u, b->dso))) {
+		bin_load_embedded(b, b->embed);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s%s", u->symfs ? u->symfs : "", b->dso->path);
 	b->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (b->fd < 0)
@@ -173,10 +233,18 @@ static bool bias_of(const struct ubin *b, const struct map *m, uint64_t *bias)
 }
 
 /* Read a word of the binary at runtime address addr (bias known). */
-static bool bin_read(const struct ubin *b, uint64_t bias, uint64_t addr, unw_word_t *v)
+static bool bin_read(const struct unwinder *u, const struct ubin *b, uint64_t bias,
+		     uint64_t addr, unw_word_t *v)
 {
 	uint64_t va = addr - bias;
 
+	if (b->embed) {
+		const uint8_t *p = embed_find_bytes(b->embed, va, sizeof(*v));
+
+		if (p)
+			memcpy(v, p, sizeof(*v));
+		return p != NULL;
+	}
 	for (size_t i = 0; i < b->nsegs; i++)
 		if (va >= b->seg[i].vaddr && va + sizeof(*v) <= b->seg[i].vaddr + b->seg[i].filesz) {
 			uint64_t off = va - b->seg[i].vaddr + b->seg[i].offset;
@@ -185,9 +253,12 @@ static bool bin_read(const struct ubin *b, uint64_t bias, uint64_t addr, unw_wor
 				if (off + sizeof(*v) > b->map_len)
 					return false;
 				memcpy(v, b->map + off, sizeof(*v));
-				return true;
+			} else if (!read_exact(b->fd, v, sizeof(*v), off)) {
+				return false;
 			}
-			return read_exact(b->fd, v, sizeof(*v), off);
+			if (u->trace)
+				u->trace(u->trace_ctx, b->dso, va, v, sizeof(*v));
+			return true;
 		}
 	return false;
 }
@@ -201,7 +272,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	unw_dyn_info_t di;
 	uint64_t bias;
 
-	if (!m || !m->dso || m->dso->anon || !(b = bin_of(c->u, m->dso)) || b->fd < 0 ||
+	if (!m || !m->dso || m->dso->anon || !(b = bin_of(c->u, m->dso)) || !bin_usable(b) ||
 	    !bias_of(b, m, &bias))
 		return -UNW_ENOINFO;
 	c->last = b;
@@ -296,11 +367,11 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 		return 0;
 	}
 	/* the unwind tables: bytes of the binary found last, or of the map */
-	if (c->last && bin_read(c->last, c->last_bias, addr, valp))
+	if (c->last && bin_read(c->u, c->last, c->last_bias, addr, valp))
 		return 0;
 	m = machine_find_map(c->u->m, c->t, addr, false);
-	if (m && m->dso && !m->dso->anon && (b = bin_of(c->u, m->dso)) && b->fd >= 0 &&
-	    bias_of(b, m, &bias) && bin_read(b, bias, addr, valp))
+	if (m && m->dso && !m->dso->anon && (b = bin_of(c->u, m->dso)) && bin_usable(b) &&
+	    bias_of(b, m, &bias) && bin_read(c->u, b, bias, addr, valp))
 		return 0;
 	return -UNW_EINVAL;
 }
@@ -378,6 +449,8 @@ void unwinder_free(struct unwinder *u)
 			close(u->bins[i].fd);
 	}
 	free(u->bins);
+	free(u->embeds);
+	free(u->nr_embeds);
 	if (u->as)
 		unw_destroy_addr_space(u->as);
 	free(u->symfs);
@@ -417,4 +490,42 @@ size_t unwind_user(struct unwinder *u, const struct thread *t, const struct samp
 void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
 {
 	*st = u->st;
+}
+
+int unwinder_add_embedded(struct unwinder *u, struct embed_dso *const *v, size_t n)
+{
+	struct embed_dso *const **sets;
+	size_t *counts;
+
+	if (!n)
+		return 0;
+	sets = realloc(u->embeds, (u->nr_embed_sets + 1) * sizeof(*sets));
+	if (!sets)
+		return -ENOMEM;
+	u->embeds = sets;
+	counts = realloc(u->nr_embeds, (u->nr_embed_sets + 1) * sizeof(*counts));
+	if (!counts)
+		return -ENOMEM;
+	u->nr_embeds = counts;
+	u->embeds[u->nr_embed_sets] = v;
+	u->nr_embeds[u->nr_embed_sets++] = n;
+	return 0;
+}
+
+void unwinder_set_trace(struct unwinder *u, unwind_trace_fn fn, void *ctx)
+{
+	u->trace = fn;
+	u->trace_ctx = ctx;
+}
+
+bool unwinder_tables(struct unwinder *u, struct dso *d, uint64_t *hdr_vaddr,
+		     uint64_t *fde_count)
+{
+	const struct ubin *b = bin_of(u, d);
+
+	if (!b || !bin_usable(b))
+		return false;
+	*hdr_vaddr = b->hdr_vaddr;
+	*fde_count = b->fde_count;
+	return true;
 }

@@ -35,4 +35,21 @@ size_t unwind_user(struct unwinder *u, const struct thread *t, const struct samp
 		   uint64_t *ips, size_t max);
 void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st);
 
+/* Unwind tables embedded in the recording (format/embed.h): a binary whose
+ * build id is among them is read from there only. Borrowed; call before
+ * the first unwind. 0 or -ENOMEM. */
+struct embed_dso;
+int unwinder_add_embedded(struct unwinder *u, struct embed_dso *const *v, size_t n);
+
+/* Called with every word read from a binary's file while unwinding (what a
+ * recording must embed to unwind the same way without the file). */
+typedef void (*unwind_trace_fn)(void *ctx, struct dso *d, uint64_t vaddr, const void *bytes,
+				size_t n);
+void unwinder_set_trace(struct unwinder *u, unwind_trace_fn fn, void *ctx);
+
+/* The binary's .eh_frame_hdr vaddr and the entries of its search table;
+ * false when it has none usable. */
+bool unwinder_tables(struct unwinder *u, struct dso *d, uint64_t *hdr_vaddr,
+		     uint64_t *fde_count);
+
 #endif

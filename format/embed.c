@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/* The SYMBOLS block payload; see embed.h and FORMAT.md 5.8. */
+#include "embed.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#define SEG_SIZE 40
+#define SYM_SIZE 20
+#define ADDR_SIZE 16
+#define FRAME_SIZE 12
+#define RANGE_SIZE 16
+
+static void put(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int put_buf(struct buf *out, uint64_t v, int n)
+{
+	uint8_t b[8];
+
+	put(b, v, n);
+	return buf_append(out, b, (size_t)n);
+}
+
+static bool str_ok(const struct embed_dso *d, uint32_t off, bool none_ok)
+{
+	return (none_ok && off == EMBED_NONE) || off < d->strings_len;
+}
+
+/* The rules of FORMAT.md 5.8 beyond the lengths; NULL when d keeps them. */
+static const char *check(const struct embed_dso *d)
+{
+	if (!d->build_id_size || d->build_id_size > EMBED_BUILD_ID_MAX)
+		return "build id size not in 1..64";
+	if (!d->strings_len || d->strings[d->strings_len - 1])
+		return "string table does not end with NUL";
+	if (!str_ok(d, d->path, false))
+		return "path outside the string table";
+	for (uint32_t i = 0; i < d->nr_syms; i++) {
+		const struct embed_sym *s = &d->syms[i];
+
+		if (!str_ok(d, s->name, false))
+			return "symbol name outside the string table";
+		if (s->start + s->size < s->start)
+			return "symbol wraps around";
+		if (i + 1 < d->nr_syms && s->start >= d->syms[i + 1].start)
+			return "symbols not sorted by start, or two at one address";
+	}
+	for (uint32_t i = 0; i < d->nr_addrs; i++) {
+		const struct embed_addr *a = &d->addrs[i];
+
+		if (i + 1 < d->nr_addrs && a->vaddr >= d->addrs[i + 1].vaddr)
+			return "addresses not sorted or repeated";
+		if (a->first > d->nr_frames || a->nr > d->nr_frames - a->first)
+			return "address frames outside the frame table";
+	}
+	for (uint32_t i = 0; i < d->nr_frames; i++)
+		if (!str_ok(d, d->frames[i].function, true) || !str_ok(d, d->frames[i].file, true))
+			return "frame string outside the string table";
+	for (uint32_t i = 0; i < d->nr_ranges; i++) {
+		const struct embed_range *r = &d->ranges[i];
+
+		if (!r->len || r->data > d->bytes_len || r->len > d->bytes_len - r->data)
+			return "range outside the bytes";
+		if (r->vaddr + r->len < r->vaddr)
+			return "range wraps around";
+		if (i + 1 < d->nr_ranges && r->vaddr + r->len > d->ranges[i + 1].vaddr)
+			return "ranges not sorted or overlapping";
+	}
+	return NULL;
+}
+
+int embed_encode(const struct embed_dso *d, struct buf *out)
+{
+	uint8_t h[EMBED_HEADER_SIZE] = { 0 };
+	int ret;
+
+	if (check(d))
+		return -EINVAL;
+	h[0] = d->build_id_size;
+	put(h + 8, d->eh_frame_hdr, 8);
+	put(h + 16, d->fde_count, 8);
+	put(h + 24, d->path, 4);
+	put(h + 28, d->nr_segs, 4);
+	put(h + 32, d->nr_syms, 4);
+	put(h + 36, d->nr_addrs, 4);
+	put(h + 40, d->nr_frames, 4);
+	put(h + 44, d->nr_ranges, 4);
+	put(h + 48, d->strings_len, 4);
+	put(h + 52, d->bytes_len, 4);
+	memcpy(h + 64, d->build_id, d->build_id_size);
+	ret = buf_append(out, h, sizeof(h));
+	for (uint32_t i = 0; !ret && i < d->nr_segs; i++) {
+		const struct embed_seg *s = &d->segs[i];
+
+		ret = put_buf(out, s->offset, 8);
+		ret = ret ? ret : put_buf(out, s->vaddr, 8);
+		ret = ret ? ret : put_buf(out, s->filesz, 8);
+		ret = ret ? ret : put_buf(out, s->memsz, 8);
+		ret = ret ? ret : put_buf(out, s->flags, 4);
+		ret = ret ? ret : put_buf(out, 0, 4);
+	}
+	for (uint32_t i = 0; !ret && i < d->nr_syms; i++) {
+		ret = put_buf(out, d->syms[i].start, 8);
+		ret = ret ? ret : put_buf(out, d->syms[i].size, 8);
+		ret = ret ? ret : put_buf(out, d->syms[i].name, 4);
+	}
+	for (uint32_t i = 0; !ret && i < d->nr_addrs; i++) {
+		ret = put_buf(out, d->addrs[i].vaddr, 8);
+		ret = ret ? ret : put_buf(out, d->addrs[i].first, 4);
+		ret = ret ? ret : put_buf(out, d->addrs[i].nr, 4);
+	}
+	for (uint32_t i = 0; !ret && i < d->nr_frames; i++) {
+		ret = put_buf(out, d->frames[i].function, 4);
+		ret = ret ? ret : put_buf(out, d->frames[i].file, 4);
+		ret = ret ? ret : put_buf(out, d->frames[i].line, 4);
+	}
+	for (uint32_t i = 0; !ret && i < d->nr_ranges; i++) {
+		ret = put_buf(out, d->ranges[i].vaddr, 8);
+		ret = ret ? ret : put_buf(out, d->ranges[i].len, 4);
+		ret = ret ? ret : put_buf(out, d->ranges[i].data, 4);
+	}
+	ret = ret ? ret : buf_append(out, d->strings, d->strings_len);
+	ret = ret ? ret : buf_append(out, d->bytes, d->bytes_len);
+	return ret;
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+int embed_decode(const uint8_t *p, size_t len, struct embed_dso **out, struct err *err)
+{
+	uint64_t nseg, nsym, naddr, nframe, nrange, nstr, nbyte, need;
+	struct embed_dso *d;
+	const char *why;
+	uint8_t *mem;
+	size_t size;
+
+	*out = NULL;
+	if (len < EMBED_HEADER_SIZE)
+		return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: shorter than its header");
+	nseg = le(p + 28, 4);
+	nsym = le(p + 32, 4);
+	naddr = le(p + 36, 4);
+	nframe = le(p + 40, 4);
+	nrange = le(p + 44, 4);
+	nstr = le(p + 48, 4);
+	nbyte = le(p + 52, 4);
+	need = EMBED_HEADER_SIZE + nseg * SEG_SIZE + nsym * SYM_SIZE + naddr * ADDR_SIZE +
+	       nframe * FRAME_SIZE + nrange * RANGE_SIZE + nstr + nbyte;
+	if (need != len)
+		return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: %zu bytes, its counts say %llu",
+			       len, (unsigned long long)need);
+	for (int i = 1; i < 8; i++)
+		if (p[i])
+			return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: reserved bytes not 0");
+	if (le(p + 56, 8) || (p[0] <= EMBED_BUILD_ID_MAX &&
+			      memchr(p + 64 + p[0], 1, 0) != NULL))
+		return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: reserved bytes not 0");
+	for (size_t i = p[0]; i < EMBED_BUILD_ID_MAX; i++)
+		if (p[64 + i])
+			return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: bytes past the build id not 0");
+	size = sizeof(*d) + nseg * sizeof(*d->segs) + nsym * sizeof(*d->syms) +
+	       naddr * sizeof(*d->addrs) + nframe * sizeof(*d->frames) +
+	       nrange * sizeof(*d->ranges) + nstr + nbyte;
+	mem = malloc(size);
+	if (!mem)
+		return err_set(err, -ENOMEM, "out of memory");
+	d = (struct embed_dso *)mem;
+	memset(d, 0, sizeof(*d));
+	mem += sizeof(*d);
+	d->build_id_size = p[0];
+	memcpy(d->build_id, p + 64, EMBED_BUILD_ID_MAX);
+	d->eh_frame_hdr = le(p + 8, 8);
+	d->fde_count = le(p + 16, 8);
+	d->path = (uint32_t)le(p + 24, 4);
+	d->nr_segs = (uint32_t)nseg;
+	d->nr_syms = (uint32_t)nsym;
+	d->nr_addrs = (uint32_t)naddr;
+	d->nr_frames = (uint32_t)nframe;
+	d->nr_ranges = (uint32_t)nrange;
+	d->strings_len = (uint32_t)nstr;
+	d->bytes_len = (uint32_t)nbyte;
+	p += EMBED_HEADER_SIZE;
+	d->segs = (struct embed_seg *)mem;
+	mem += nseg * sizeof(*d->segs);
+	for (uint64_t i = 0; i < nseg; i++, p += SEG_SIZE)
+		d->segs[i] = (struct embed_seg){ le(p, 8), le(p + 8, 8), le(p + 16, 8), le(p + 24, 8),
+						 (uint32_t)le(p + 32, 4) };
+	d->syms = (struct embed_sym *)mem;
+	mem += nsym * sizeof(*d->syms);
+	for (uint64_t i = 0; i < nsym; i++, p += SYM_SIZE)
+		d->syms[i] = (struct embed_sym){ le(p, 8), le(p + 8, 8), (uint32_t)le(p + 16, 4) };
+	d->addrs = (struct embed_addr *)mem;
+	mem += naddr * sizeof(*d->addrs);
+	for (uint64_t i = 0; i < naddr; i++, p += ADDR_SIZE)
+		d->addrs[i] = (struct embed_addr){ le(p, 8), (uint32_t)le(p + 8, 4),
+						   (uint32_t)le(p + 12, 4) };
+	d->frames = (struct embed_frame *)mem;
+	mem += nframe * sizeof(*d->frames);
+	for (uint64_t i = 0; i < nframe; i++, p += FRAME_SIZE)
+		d->frames[i] = (struct embed_frame){ (uint32_t)le(p, 4), (uint32_t)le(p + 4, 4),
+						     (uint32_t)le(p + 8, 4) };
+	d->ranges = (struct embed_range *)mem;
+	mem += nrange * sizeof(*d->ranges);
+	for (uint64_t i = 0; i < nrange; i++, p += RANGE_SIZE)
+		d->ranges[i] = (struct embed_range){ le(p, 8), (uint32_t)le(p + 8, 4),
+						     (uint32_t)le(p + 12, 4) };
+	memcpy(mem, p, nstr + nbyte);
+	d->strings = (const char *)mem;
+	d->bytes = mem + nstr;
+	why = check(d);
+	if (why) {
+		free(d);
+		return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: %s", why);
+	}
+	*out = d;
+	return 0;
+}
+
+void embed_free(struct embed_dso *d)
+{
+	free(d);
+}
+
+const char *embed_str(const struct embed_dso *d, uint32_t off)
+{
+	return off < d->strings_len ? d->strings + off : NULL;
+}
+
+const struct embed_addr *embed_find_addr(const struct embed_dso *d, uint64_t vaddr)
+{
+	size_t lo = 0, hi = d->nr_addrs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->addrs[mid].vaddr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nr_addrs && d->addrs[lo].vaddr == vaddr ? &d->addrs[lo] : NULL;
+}
+
+const uint8_t *embed_find_bytes(const struct embed_dso *d, uint64_t vaddr, size_t n)
+{
+	size_t lo = 0, hi = d->nr_ranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ranges[mid].vaddr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	lo--;
+	if (vaddr - d->ranges[lo].vaddr > d->ranges[lo].len ||
+	    n > d->ranges[lo].len - (vaddr - d->ranges[lo].vaddr))
+		return NULL;
+	return d->bytes + d->ranges[lo].data + (vaddr - d->ranges[lo].vaddr);
+}

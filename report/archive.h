@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Making a recording self-contained: for every binary its samples hit, what
+ * the report needs for the hit addresses (symbols, source lines and inline
+ * chains, the unwind-table bytes that DWARF unwinding of its stacks reads)
+ * is added to the file as SYMBOLS blocks (format/embed.h), keyed by build
+ * id. prec does it when a recording ends; `prep archive` on a file
+ * recorded without it.
+ */
+#ifndef PREC_REPORT_ARCHIVE_H
+#define PREC_REPORT_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+struct archive_opts {
+	const char *symfs;      /* look for binaries under this folder */
+	bool quiet;             /* no warnings on stderr */
+};
+
+struct archive_stats {
+	uint64_t binaries;      /* binaries embedded */
+	uint64_t no_file;       /* hit, but no usable file (missing, other build id) */
+	uint64_t no_build_id;   /* hit, but without a build id to key them by */
+	uint64_t addresses;     /* hit addresses embedded */
+	uint64_t symbols;
+	uint64_t unwind_bytes;  /* bytes of unwind tables */
+	uint64_t bytes;         /* SYMBOLS payload bytes, before compression */
+	uint64_t file_growth;   /* bytes the file grew by */
+};
+
+/* Replace the SYMBOLS blocks of the finished samples file at path by what
+ * its samples need now. 0, or a negative code with err set. */
+int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
+		 struct err *err);
+
+/* `prep archive [-i FILE] [--symfs DIR] [-q]` */
+int cmd_archive(int argc, char **argv);
+
+#endif

@@ -32,8 +32,9 @@
 
 struct region {
 	uint64_t key;
-	uint8_t *bytes;
+	uint8_t *bytes;         /* encoder: a copy of the previous plain bytes */
 	size_t len, cap;
+	size_t out_off;         /* decoder: where they are in the output instead */
 };
 
 struct entry {
@@ -178,7 +179,6 @@ static struct region *region_of(struct xstate *x, uint64_t key)
 	return r;
 }
 
-/* out[i] = in[i] ^ prev[i + shift] (0 outside prev); then prev = plain. */
 /* out = a ^ b, a word at a time (stack copies are kilobytes per sample) */
 static void xor_bytes(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n)
 {
@@ -196,23 +196,45 @@ static void xor_bytes(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n
 		out[i] = a[i] ^ b[i];
 }
 
-static int xor_apply(struct xstate *x, uint64_t key, int32_t shift, const uint8_t *in,
-		     uint8_t *out, size_t len, bool encoding)
+/*
+ * dst[j] = lit[j] ^ prev[j + shift] for j in [j0, j0 + n), where prev is the
+ * key's previous plain bytes (0 outside them) and lit NULL means zeros. The
+ * decoder reads the previous plain bytes where it decoded them, in its
+ * output (reserved whole before decoding, so it does not move): nothing is
+ * copied aside, and a zero run costs one copy from there.
+ */
+static void unxor(uint8_t *dst, const uint8_t *lit, size_t j0, size_t n, const uint8_t *prev,
+		  size_t plen, int32_t shift)
+{
+	int64_t lo = (int64_t)j0 + shift;       /* prev index of dst[j0] */
+	size_t a = lo < 0 ? (-lo < (int64_t)n ? (size_t)-lo : n) : 0;
+	int64_t end = (int64_t)plen - lo;       /* dst index where prev ends */
+	size_t b = end < (int64_t)a ? a : end > (int64_t)n ? n : (size_t)end;
+
+	if (lit)
+		memcpy(dst, lit, a);
+	else
+		memset(dst, 0, a);
+	if (b > a && lit)
+		xor_bytes(dst + a, lit + a, prev + lo + (int64_t)a, b - a);
+	else if (b > a)
+		memcpy(dst + a, prev + lo + (int64_t)a, b - a);
+	if (lit)
+		memcpy(dst + b, lit + b, n - b);
+	else
+		memset(dst + b, 0, n - b);
+}
+
+/* Encoding: out = plain ^ the key's previous plain bytes (kept as a copy);
+ * plain then becomes them. */
+static int xor_apply(struct xstate *x, uint64_t key, int32_t shift, const uint8_t *plain,
+		     uint8_t *out, size_t len)
 {
 	struct region *r = region_of(x, key);
-	int64_t lo, hi;
 
 	if (!r)
 		return -ENOMEM;
-	/* i + shift falls inside the previous region for i in [lo, hi) */
-	lo = -(int64_t)shift;
-	hi = (int64_t)r->len - shift;
-	lo = lo < 0 ? 0 : lo > (int64_t)len ? (int64_t)len : lo;
-	hi = hi < lo ? lo : hi > (int64_t)len ? (int64_t)len : hi;
-	memcpy(out, in, (size_t)lo);
-	xor_bytes(out + lo, in + lo, r->bytes + lo + shift, (size_t)(hi - lo));
-	memcpy(out + hi, in + hi, len - (size_t)hi);
-	/* the plain bytes become the key's previous region */
+	unxor(out, plain, 0, len, r->bytes, r->len, shift);
 	if (r->cap < len) {
 		uint8_t *grown = realloc(r->bytes, len);
 
@@ -221,7 +243,7 @@ static int xor_apply(struct xstate *x, uint64_t key, int32_t shift, const uint8_
 		r->bytes = grown;
 		r->cap = len;
 	}
-	memcpy(r->bytes, encoding ? in : out, len);
+	memcpy(r->bytes, plain, len);
 	r->len = len;
 	return 0;
 }
@@ -322,7 +344,7 @@ static int emit_xor_rle(struct xstate *x, const struct op *o, const uint8_t *pla
 	if (buf_reserve(&x->scratch, o->len))
 		return -ENOMEM;
 	xored = x->scratch.data;
-	ret = xor_apply(x, o->key, o->shift, plain, xored, o->len, true);
+	ret = xor_apply(x, o->key, o->shift, plain, xored, o->len);
 	while (!ret && i < o->len) {
 		size_t z = i, n;
 
@@ -373,7 +395,7 @@ static int emit_edited(struct xstate *x, const uint8_t *rec, size_t len, struct 
 		} else if (!ret && o->kind == OP_XOR) {
 			ret = buf_reserve(out, o->len);
 			ret = ret ? ret : xor_apply(x, o->key, o->shift, rec + o->off,
-						    out->data + out->len, o->len, true);
+						    out->data + out->len, o->len);
 			if (!ret)
 				out->len += o->len;
 		} else if (!ret && o->kind == OP_XOR_RLE) {
@@ -532,36 +554,38 @@ static int read_ops(struct cursor *c, struct op *ops, int n, uint16_t size, stru
 	return 0;
 }
 
-static int read_xor_rle(struct xstate *x, const struct op *o, struct cursor *c, uint8_t *dst,
-			struct err *err)
+static int read_xor(struct xstate *x, const struct op *o, struct cursor *c, struct buf *out,
+		    struct err *err)
 {
-	uint8_t *xored;
+	uint8_t *dst = out->data + out->len;
+	struct region *r = region_of(x, o->key);
+	const uint8_t *prev;
 	size_t i = 0;
-	int ret = 0;
 
-	buf_reset(&x->scratch);
-	if (buf_reserve(&x->scratch, o->len))
+	if (!r)
 		return err_set(err, -ENOMEM, "out of memory");
-	xored = x->scratch.data;
-	while (i < o->len) {
+	prev = out->data + r->out_off;
+	if (o->kind == OP_XOR) {
+		const uint8_t *src = cur_take(c, o->len);
+
+		if (!src)
+			return bad(err, "literal bytes missing", c->off);
+		unxor(dst, src, 0, o->len, prev, r->len, o->shift);
+	}
+	while (o->kind == OP_XOR_RLE && i < o->len) {
 		uint16_t z, n;
 		const uint8_t *lit;
 
 		if (!cur_le16(c, &z) || !cur_le16(c, &n) || (size_t)z + n > o->len - i ||
-		    (!z && !n) || !(lit = cur_take(c, n))) {
-			ret = bad(err, "bad run in a stack copy", c->off);
-			break;
-		}
-		memset(xored + i, 0, z);
-		memcpy(xored + i + z, lit, n);
+		    (!z && !n) || !(lit = cur_take(c, n)))
+			return bad(err, "bad run in a stack copy", c->off);
+		unxor(dst + i, NULL, i, z, prev, r->len, o->shift);
+		unxor(dst + i + z, lit, i + z, n, prev, r->len, o->shift);
 		i += (size_t)z + n;
 	}
-	if (!ret) {
-		ret = xor_apply(x, o->key, o->shift, xored, dst, o->len, false);
-		if (ret)
-			ret = err_set(err, ret, "out of memory");
-	}
-	return ret;
+	r->out_off = out->len;
+	r->len = o->len;
+	return 0;
 }
 
 static int decode_edited(struct xstate *x, struct cursor *c, struct buf *out, struct err *err)
@@ -590,8 +614,8 @@ static int decode_edited(struct xstate *x, struct cursor *c, struct buf *out, st
 			if (o->index >= x->nr_entries || x->entries[o->index].len != o->len)
 				return bad(err, "reference to no table entry", c->off);
 			memcpy(dst, x->table.data + x->entries[o->index].off, o->len);
-		} else if (o->kind == OP_XOR_RLE) {
-			ret = read_xor_rle(x, o, c, dst, err);
+		} else if (o->kind == OP_XOR_RLE || o->kind == OP_XOR) {
+			ret = read_xor(x, o, c, out, err);
 			if (ret)
 				return ret;
 		} else {
@@ -599,12 +623,8 @@ static int decode_edited(struct xstate *x, struct cursor *c, struct buf *out, st
 
 			if (!src)
 				return bad(err, "literal bytes missing", c->off);
-			if (o->kind == OP_NEW) {
-				memcpy(dst, src, o->len);
-				ret = table_add(x, src, o->len, 0);
-			} else {
-				ret = xor_apply(x, o->key, o->shift, src, dst, o->len, false);
-			}
+			memcpy(dst, src, o->len);
+			ret = table_add(x, src, o->len, 0);
 			if (ret)
 				return err_set(err, ret, "transformed DATA block: out of memory");
 		}

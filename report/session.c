@@ -10,7 +10,8 @@
 struct pending {
 	uint64_t time;
 	uint64_t seq;           /* arrival order: ties keep it */
-	size_t off;             /* in the pending bytes */
+	const uint8_t *in_block;        /* the record in the current block, or NULL: */
+	size_t off;                     /* ... in the pending bytes */
 	uint32_t len;
 };
 
@@ -249,7 +250,9 @@ static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct record rec;
 
-		if (record_decode(s->layouts, o->bytes.data + o->q[i].off, o->q[i].len, &rec, NULL)) {
+		const uint8_t *p = o->q[i].in_block ? o->q[i].in_block : o->bytes.data + o->q[i].off;
+
+		if (record_decode(s->layouts, p, o->q[i].len, &rec, NULL)) {
 			s->stats.bad_records++;
 			continue;
 		}
@@ -275,12 +278,14 @@ static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_
 		size_t live = 0;
 
 		for (size_t i = 0; i < o->nr; i++)
-			live += o->q[i].len;
+			live += o->q[i].in_block ? 0 : o->q[i].len;
 		if (live * 2 > o->bytes.len)
 			return ret;
 	}
 	buf_reset(&o->spare);
 	for (; keep < o->nr; keep++) {
+		if (o->q[keep].in_block)
+			continue;
 		if (buf_append(&o->spare, o->bytes.data + o->q[keep].off, o->q[keep].len))
 			return -ENOMEM;
 		o->q[keep].off = o->spare.len - o->q[keep].len;
@@ -318,11 +323,27 @@ static int queue(struct session *s, struct order *o, const uint8_t *p, size_t le
 	if (e->time > o->round_max)
 		o->round_max = e->time;
 	e->seq = o->seq++;
-	e->off = o->bytes.len;
+	e->in_block = p;        /* copied only if still pending when the block ends */
+	e->off = 0;
 	e->len = (uint32_t)len;
-	if (buf_append(&o->bytes, p, len))
-		return -ENOMEM;
 	o->nr++;
+	return 0;
+}
+
+/* The block's bytes are about to be reused: copy the records of it that
+ * wait for a later pass into the pending bytes. */
+static int adopt(struct order *o)
+{
+	for (size_t i = 0; i < o->nr; i++) {
+		struct pending *e = &o->q[i];
+
+		if (!e->in_block)
+			continue;
+		e->off = o->bytes.len;
+		if (buf_append(&o->bytes, e->in_block, e->len))
+			return -ENOMEM;
+		e->in_block = NULL;
+	}
 	return 0;
 }
 
@@ -355,7 +376,7 @@ static int read_data(struct session *s, struct order *o, const struct container_
 			off += len;
 		}
 	}
-	return 0;
+	return adopt(o) ? err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err)

@@ -331,3 +331,9 @@ size_t dframe_fdes(const struct dframe *d)
 {
 	return d ? d->nfde : 0;
 }
+
+void dframe_range(const struct dframe *d, uint64_t *lo, uint64_t *hi)
+{
+	*lo = d ? d->lo : 0;
+	*hi = d ? d->hi : 0;
+}

@@ -45,7 +45,9 @@ bool dframe_dyn_info(const struct dframe *d, uint64_t bias, uint64_t ip, unw_dyn
  * the binary loaded with bias (bytes past its end read as 0). */
 bool dframe_read(const struct dframe *d, uint64_t bias, uint64_t addr, uint64_t *v);
 
-/* How many FDEs the image holds (tests, statistics). */
+/* How many FDEs the image holds, and the link-time range [lo, hi) they
+ * cover (tests, statistics). */
 size_t dframe_fdes(const struct dframe *d);
+void dframe_range(const struct dframe *d, uint64_t *lo, uint64_t *hi);
 
 #endif

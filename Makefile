@@ -107,7 +107,8 @@ PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/libspinlib.so \
 	 $(BUILD)/tests/programs/tree $(BUILD)/tests/programs/inl \
 	 $(BUILD)/tests/programs/threads \
-	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp
+	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp \
+	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so
 $(BUILD)/tests/programs/spin: tests/programs/spin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
@@ -134,6 +135,15 @@ $(BUILD)/tests/programs/tree_nofp: tests/programs/tree.c tests/programs/work.h
 $(BUILD)/tests/programs/threads_nofp: tests/programs/threads.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lpthread
+# and without unwind tables: only .debug_frame describes their own functions
+# (crt files and libc still bring .eh_frame for theirs)
+DFRAME_CFLAGS := $(NOFP_CFLAGS) -fno-asynchronous-unwind-tables -fno-unwind-tables
+$(BUILD)/tests/programs/tree_dframe: tests/programs/tree.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(DFRAME_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/libspinlib_dframe.so: tests/programs/libspinlib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DFRAME_CFLAGS) -shared -fPIC -o $@ $<
 
 $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)

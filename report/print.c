@@ -488,8 +488,12 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 		struct unwind_stats us;
 
 		unwinder_get_stats(l->unw, &us);
-		if (us.samples)
+		if (us.samples) {
 			fprintf(out, "%20s        : %10" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64
-				" stopped early\n", "dwarf unwinding", us.samples, us.frames, us.stopped);
+				" stopped early", "dwarf unwinding", us.samples, us.frames, us.stopped);
+			if (us.debug_frame)
+				fprintf(out, ", %" PRIu64 " lookups in .debug_frame", us.debug_frame);
+			fputc('\n', out);
+		}
 	}
 }

@@ -4,9 +4,12 @@
  * see unwind.h. libunwind asks, through the accessors below, for registers
  * (from the sample), memory (the copied stack, or the binary's bytes for its
  * unwind tables) and the unwind table covering an address (found from the
- * binary's .eh_frame_hdr, which dwarf_search_unwind_table then searches).
+ * binary's .eh_frame_hdr, which dwarf_search_unwind_table then searches;
+ * for code that .eh_frame does not cover, from its .debug_frame, rewritten
+ * into the same form by unwind_debug_frame.c).
  */
 #include "unwind.h"
+#include "unwind_debug_frame.h"
 
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -72,6 +75,7 @@ struct ubin {
 	uint64_t text_lo, text_hi;      /* executable vaddr range */
 	uint64_t hdr_vaddr;             /* .eh_frame_hdr */
 	uint64_t table_vaddr, fde_count;
+	struct dframe *dframe;          /* .debug_frame, for what .eh_frame lacks */
 };
 
 struct unwinder {
@@ -208,8 +212,10 @@ static void bin_load(struct unwinder *u, struct ubin *b)
 			b->fde_count = count;
 		}
 	}
+	if (b->text_lo < b->text_hi)
+		dframe_from_elf(e, b->text_lo, b->text_hi, &b->dframe);
 	elf_end(e);
-	if (b->fde_count && b->text_lo < b->text_hi) {
+	if ((b->fde_count || b->dframe) && b->text_lo < b->text_hi) {
 		struct stat st;
 		void *m;
 
@@ -301,6 +307,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	const struct ubin *b;
 	unw_dyn_info_t di;
 	uint64_t bias;
+	int ret;
 
 	if (!m || !m->dso || m->dso->anon || !(b = bin_of(c->u, m->dso)) || !bin_usable(b) ||
 	    !bias_of(b, m, &bias))
@@ -314,7 +321,13 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	di.u.rti.segbase = bias + b->hdr_vaddr;
 	di.u.rti.table_data = bias + b->table_vaddr;
 	di.u.rti.table_len = b->fde_count * 8 / sizeof(unw_word_t);
-	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+	ret = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+	/* not in .eh_frame: .debug_frame, rewritten (unwind_debug_frame.h) */
+	if (ret == -UNW_ENOINFO && dframe_dyn_info(b->dframe, bias, ip, &di)) {
+		ret = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+		c->u->st.debug_frame += !ret;
+	}
+	return ret;
 }
 
 static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -399,6 +412,8 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 	/* the unwind tables: bytes of the binary found last, or of the map */
 	if (c->last && bin_read(c->u, c->last, c->last_bias, addr, valp))
 		return 0;
+	if (c->last && dframe_read(c->last->dframe, c->last_bias, addr, valp))
+		return 0;
 	m = machine_find_map(c->u->m, c->t, addr, false);
 	if (m && m->dso && !m->dso->anon && (b = bin_of(c->u, m->dso)) && bin_usable(b) &&
 	    bias_of(b, m, &bias) && bin_read(c->u, b, bias, addr, valp))
@@ -477,6 +492,7 @@ void unwinder_free(struct unwinder *u)
 			munmap((void *)u->bins[i].map, u->bins[i].map_len);
 		if (u->bins[i].fd >= 0)
 			close(u->bins[i].fd);
+		dframe_free(u->bins[i].dframe);
 	}
 	free(u->bins);
 	free(u->embeds);

@@ -3,7 +3,8 @@
  * User-space call chains of `--call-graph dwarf` samples: libunwind's remote
  * interface over the sample's registers (PERF_SAMPLE_REGS_USER) and its copy
  * of the user stack (PERF_SAMPLE_STACK_USER), with the unwind tables
- * (.eh_frame_hdr / .eh_frame) read from the mapped binaries. x86-64 only.
+ * (.eh_frame_hdr / .eh_frame, else .debug_frame) read from the mapped
+ * binaries. x86-64 only.
  */
 #ifndef PREC_REPORT_UNWIND_H
 #define PREC_REPORT_UNWIND_H
@@ -21,6 +22,8 @@ struct unwind_stats {
 	uint64_t samples;       /* samples unwound */
 	uint64_t frames;        /* frames found */
 	uint64_t stopped;       /* unwinds that ended before an outermost frame */
+	uint64_t debug_frame;   /* table lookups answered from .debug_frame (libunwind
+				 * caches what it found: not a count of frames) */
 };
 
 /* symfs: where binaries are looked for (NULL: as recorded). NULL on ENOMEM

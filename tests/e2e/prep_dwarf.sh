@@ -4,7 +4,9 @@
 # recorded with their user stacks and unwound by prep: at least 99% of the
 # samples reach main (or the thread start routine), the children ratios
 # match the design (PROFILES.md) within 3 points, and the trees equal those
-# of -g on the same programs built with frame pointers.
+# of -g on the same programs built with frame pointers. The same holds for
+# a program and a library built without unwind tables (tree_dframe,
+# libspinlib_dframe.so), unwound from their .debug_frame.
 set -u
 B=${BUILD:-build}
 PREC=./prec PREP=./prep
@@ -60,6 +62,21 @@ $PREP -i "$d/tree.data" --stats -g none 2>/dev/null >"$d/stats"
 read -r samples stopped < <(awk '/dwarf unwinding/ { print $4, $8 }' "$d/stats")
 [ "${samples:-0}" -gt 0 ] || fail "--stats: no dwarf unwinding line: $(tail -2 "$d/stats")"
 [ "${stopped:-1}" -le $(( ${samples:-0} / 100 )) ] || fail "--stats: $stopped of $samples unwinds stopped early"
+grep -q 'in .debug_frame' "$d/stats" && fail "tree_nofp: unwound from .debug_frame, but .eh_frame covers it"
+
+# tree without unwind tables: its functions are only in .debug_frame
+$PREC -q -F 999 --call-graph dwarf -o "$d/td.data" -- $P/tree_dframe 500 >/dev/null 2>&1 ||
+	fail "prec --call-graph dwarf (tree_dframe) failed"
+children "$d/td.data"
+main=$(value "$d/td.data.txt" main)
+within "${main:-0}" 100 1 || fail "tree_dframe: only ${main:-0}% of the samples unwind to main"
+while read -r name want; do
+	got=$(value "$d/td.data.txt" "$name")
+	within "${got:-0}" "$want" 3 || fail "tree_dframe: children of $name ${got:-none}%, designed $want%"
+done < <(rows tree children)
+$PREP -i "$d/td.data" --stats -g none 2>/dev/null >"$d/td.stats"
+grep -q '[1-9][0-9]* lookups in .debug_frame' "$d/td.stats" ||
+	fail "tree_dframe: --stats shows no lookups in .debug_frame: $(tail -1 "$d/td.stats")"
 
 # threads: every worker's chain reaches the thread start routine
 $PREC -q -F 999 --call-graph dwarf -o "$d/th.data" -- $P/threads_nofp 500 >/dev/null 2>&1
@@ -79,6 +96,18 @@ for name in main spinlib_work; do
 	got=$(value "$d/fk.data.txt" "$name")
 	within "${got:-0}" 100 2 || fail "forker: $name children ${got:-none}%"
 done
+
+# the library without unwind tables: the samples in it unwind through main
+# to _start (from its .debug_frame; frame pointers would stop at main)
+$PREC -q -F 999 --call-graph dwarf -o "$d/fkd.data" -- $P/forker $P/libspinlib_dframe.so 600 \
+	>/dev/null 2>&1
+$PREP -i "$d/fkd.data" --no-children -g folded --sort sym >"$d/fkd.txt" 2>/dev/null
+self=$(value "$d/fkd.txt" spinlib_work)
+whole=$(awk '/\[\.\] spinlib_work$/ { getline; if ($0 ~ /% main;.*;_start$/) { sub(/%/, "", $1); print $1 }
+	exit }' "$d/fkd.txt")
+within "${self:-0}" 100 5 || fail "libspinlib_dframe.so: ${self:-no}% of the samples in spinlib_work"
+within "${whole:-0}" "${self:-0}" 1 ||
+	fail "libspinlib_dframe.so: ${whole:-0}% of ${self:-0}% unwind from spinlib_work to _start"
 
 [ $failures -eq 0 ] && echo "dwarf unwinding checks passed"
 exit $((failures > 0))

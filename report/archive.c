@@ -317,6 +317,7 @@ static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
 	if (e->nr_ranges && !unwinder_tables(a->l.unw, d, &e->eh_frame_hdr, &e->fde_count)) {
 		e->eh_frame_hdr = e->fde_count = 0;
 		e->nr_ranges = 0;
+		buf_reset(&b->bytes);
 	}
 	return 0;
 }

@@ -335,6 +335,7 @@ static int do_mmap(struct machine *m, uint32_t pid, uint64_t start, uint64_t len
 	p = find_proc(m, pid, true);
 	if (!p)
 		return -ENOMEM;
+	p->gen = m->maps_gen;
 	return maps_insert(&p->maps, start, start + len, pgoff, d);
 }
 
@@ -356,7 +357,7 @@ int machine_process(struct machine *m, const struct record *rec)
 		t->comm = comm;
 		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			t->proc->maps.nr = 0;   /* a new image: its maps follow */
-			m->maps_gen++;
+			t->proc->gen = ++m->maps_gen;
 		}
 		return 0;
 	}
@@ -389,7 +390,7 @@ int machine_process(struct machine *m, const struct record *rec)
 				return -ENOMEM;
 			memcpy(np->maps.m, pp->maps.m, pp->maps.nr * sizeof(struct map));
 			np->maps.nr = pp->maps.nr;
-			m->maps_gen++;
+			np->gen = ++m->maps_gen;
 		}
 		return 0;
 	}

@@ -38,6 +38,7 @@ struct maps {
 struct proc {
 	uint32_t pid;
 	struct maps maps;
+	uint64_t gen;                   /* maps_gen of its last map change */
 };
 
 struct thread {

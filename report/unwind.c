@@ -78,6 +78,18 @@ struct ubin {
 	struct dframe *dframe;          /* .debug_frame, for what .eh_frame lacks */
 };
 
+/* libunwind caches what it parsed per address in an address space; an
+ * address names the same (binary, offset) only within one process whose
+ * maps have not changed since. So: an address space per process, its cache
+ * flushed whenever that process's maps change. */
+struct space {
+	const struct proc *proc;
+	uint64_t gen;
+	unw_addr_space_t as;
+};
+
+#define MAX_SPACES 64
+
 struct unwinder {
 	struct machine *m;
 	char *symfs;
@@ -85,6 +97,8 @@ struct unwinder {
 	struct ubin *bins;
 	size_t nbins, cap;
 	struct unwind_stats st;
+	struct space *spaces;
+	size_t nr_spaces;
 	struct embed_dso *const **embeds;
 	size_t *nr_embeds, nr_embed_sets;
 	unwind_trace_fn trace;
@@ -96,9 +110,12 @@ struct uctx {
 	struct unwinder *u;
 	const struct thread *t;
 	const struct sample *s;
-	const struct ubin *last;        /* the binary of the last table lookup */
+	size_t last;                    /* the binary of the last table lookup, in u->bins
+					 * (an index: bin_of may move the array), or NONE */
 	uint64_t last_bias;
 };
+
+#define NONE SIZE_MAX
 
 static bool read_exact(int fd, void *p, size_t n, uint64_t off)
 {
@@ -151,7 +168,7 @@ static void bin_load_embedded(struct ubin *b, const struct embed_dso *e)
 
 static bool bin_usable(const struct ubin *b)
 {
-	return (b->fd >= 0 || b->embed) && b->fde_count && b->text_lo < b->text_hi;
+	return (b->fd >= 0 || b->embed) && (b->fde_count || b->dframe) && b->text_lo < b->text_hi;
 }
 
 static void bin_load(struct unwinder *u, struct ubin *b)
@@ -163,10 +180,15 @@ static void bin_load(struct unwinder *u, struct ubin *b)
 	Elf_Scn *scn = NULL;
 
 	b->fd = -1;
-	if ((b->embed = embed_of(u, b->dso))) {
+	/* embedded tables first; a binary embedded without them (recorded
+	 * with -g, or unwound from .debug_frame, which is not embedded) is
+	 * read from its file */
+	b->embed = embed_of(u, b->dso);
+	if (b->embed && b->embed->eh_frame_hdr && b->embed->nr_ranges) {
 		bin_load_embedded(b, b->embed);
 		return;
 	}
+	b->embed = NULL;
 	snprintf(path, sizeof(path), "%s%s", u->symfs ? u->symfs : "", b->dso->path);
 	b->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (b->fd < 0)
@@ -312,7 +334,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	if (!m || !m->dso || m->dso->anon || !(b = bin_of(c->u, m->dso)) || !bin_usable(b) ||
 	    !bias_of(b, m, &bias))
 		return -UNW_ENOINFO;
-	c->last = b;
+	c->last = (size_t)(b - c->u->bins);
 	c->last_bias = bias;
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
@@ -410,9 +432,9 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 		return 0;
 	}
 	/* the unwind tables: bytes of the binary found last, or of the map */
-	if (c->last && bin_read(c->u, c->last, c->last_bias, addr, valp))
+	if (c->last != NONE && bin_read(c->u, &c->u->bins[c->last], c->last_bias, addr, valp))
 		return 0;
-	if (c->last && dframe_read(c->last->dframe, c->last_bias, addr, valp))
+	if (c->last != NONE && dframe_read(c->u->bins[c->last].dframe, c->last_bias, addr, valp))
 		return 0;
 	m = machine_find_map(c->u->m, c->t, addr, false);
 	if (m && m->dso && !m->dso->anon && (b = bin_of(c->u, m->dso)) && bin_usable(b) &&
@@ -471,16 +493,46 @@ struct unwinder *unwinder_new(struct machine *m, const char *symfs)
 		return NULL;
 	u->m = m;
 	u->symfs = symfs && *symfs ? strdup(symfs) : NULL;
-	u->as = unw_create_addr_space(&accessors, 0);
-	if (!u->as || (symfs && *symfs && !u->symfs)) {
+	u->spaces = calloc(MAX_SPACES, sizeof(*u->spaces));
+	if (!u->spaces || (symfs && *symfs && !u->symfs)) {
 		unwinder_free(u);
 		return NULL;
 	}
-	/* the same binaries are asked for again and again: let libunwind cache
-	 * (per thread: its global cache masks signals around every lookup) */
-	unw_set_caching_policy(u->as, UNW_CACHE_PER_THREAD);
 	elf_version(EV_CURRENT);
 	return u;
+}
+
+/* The address space of the thread's process, its cache still valid. */
+static unw_addr_space_t space_of(struct unwinder *u, const struct thread *t)
+{
+	struct space *sp = NULL;
+
+	for (size_t i = 0; i < u->nr_spaces && !sp; i++)
+		if (u->spaces[i].proc == t->proc)
+			sp = &u->spaces[i];
+	if (!sp) {
+		if (u->nr_spaces == MAX_SPACES) {    /* many processes: reuse the oldest */
+			unw_destroy_addr_space(u->spaces[0].as);
+			memmove(u->spaces, u->spaces + 1, (MAX_SPACES - 1) * sizeof(*u->spaces));
+			u->nr_spaces--;
+		}
+		sp = &u->spaces[u->nr_spaces];
+		sp->as = unw_create_addr_space(&accessors, 0);
+		if (!sp->as)
+			return NULL;
+		/* the same binaries are asked for again and again: let libunwind
+		 * cache (per thread: its global cache masks signals around every
+		 * lookup) */
+		unw_set_caching_policy(sp->as, UNW_CACHE_PER_THREAD);
+		sp->proc = t->proc;
+		sp->gen = t->proc ? t->proc->gen : 0;
+		u->nr_spaces++;
+	}
+	if (t->proc && sp->gen != t->proc->gen) {
+		unw_flush_cache(sp->as, 0, 0);
+		sp->gen = t->proc->gen;
+	}
+	return sp->as;
 }
 
 void unwinder_free(struct unwinder *u)
@@ -497,8 +549,9 @@ void unwinder_free(struct unwinder *u)
 	free(u->bins);
 	free(u->embeds);
 	free(u->nr_embeds);
-	if (u->as)
-		unw_destroy_addr_space(u->as);
+	for (size_t i = 0; i < u->nr_spaces; i++)
+		unw_destroy_addr_space(u->spaces[i].as);
+	free(u->spaces);
 	free(u->symfs);
 	free(u);
 }
@@ -506,7 +559,8 @@ void unwinder_free(struct unwinder *u)
 size_t unwind_user(struct unwinder *u, const struct thread *t, const struct sample *s,
 		   uint64_t *ips, size_t max)
 {
-	struct uctx c = { u, t, s, NULL, 0 };
+	struct uctx c = { u, t, s, NONE, 0 };
+	unw_addr_space_t as;
 	unw_cursor_t cur;
 	size_t n = 0;
 	int step = 1;
@@ -515,8 +569,11 @@ size_t unwind_user(struct unwinder *u, const struct thread *t, const struct samp
 	    !(s->type & PERF_SAMPLE_STACK_USER) || !s->stack_size)
 		return 0;
 	u->st.samples++;
+	as = space_of(u, t);
+	if (!as)
+		return 0;
 	unwinding = true;
-	if (unw_init_remote(&cur, u->as, &c)) {
+	if (unw_init_remote(&cur, as, &c)) {
 		unwinding = false;
 		return 0;
 	}
@@ -573,7 +630,9 @@ bool unwinder_tables(struct unwinder *u, struct dso *d, uint64_t *hdr_vaddr,
 {
 	const struct ubin *b = bin_of(u, d);
 
-	if (!b || !bin_usable(b))
+	/* the rewritten .debug_frame is not embedded: such a binary's samples
+	 * unwind only where its file is */
+	if (!b || !bin_usable(b) || b->dframe)
 		return false;
 	*hdr_vaddr = b->hdr_vaddr;
 	*fde_count = b->fde_count;

@@ -51,7 +51,8 @@ typedef void (*unwind_trace_fn)(void *ctx, struct dso *d, uint64_t vaddr, const 
 void unwinder_set_trace(struct unwinder *u, unwind_trace_fn fn, void *ctx);
 
 /* The binary's .eh_frame_hdr vaddr and the entries of its search table;
- * false when it has none usable. */
+ * false when it has none usable, or when it also needs its .debug_frame
+ * (which is not embedded). */
 bool unwinder_tables(struct unwinder *u, struct dso *d, uint64_t *hdr_vaddr,
 		     uint64_t *fde_count);
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals shared by the symbolizer's files (symbols.c: dsos, trust and
- * lookups; symbols_elf.c: ELF symbol tables; symbols_dwarf.c: source lines;
- * symbols_kernel.c: kallsyms). Not a public interface: use symbols.h.
+ * Internals shared by the symbolizer's files (symbols.c: dsos and lookups;
+ * symbols_find.c: which files of a dso are used and trusted; symbols_elf.c:
+ * ELF symbol tables; symbols_dwarf.c: source lines; symbols_kernel.c:
+ * kallsyms). Not a public interface: use symbols.h.
  */
 #ifndef PREC_REPORT_SYMBOLS_INT_H
 #define PREC_REPORT_SYMBOLS_INT_H

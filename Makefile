@@ -11,11 +11,11 @@
 CC      ?= gcc
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS    := zlib libdeflate libelf libdw liblzma libunwind-generic
+PKGS    := zlib libdeflate libelf libdw liblzma libunwind-generic libdebuginfod
 FUZZ_SECONDS ?= 60
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lelf -ldw -llzma -lunwind-generic -lunwind) -lpthread
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lelf -ldw -llzma -lunwind-generic -lunwind -ldebuginfod) -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes

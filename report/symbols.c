@@ -264,7 +264,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->cache_dir = o && o->cache_dir ? strdup(o->cache_dir) : NULL;
 	s->nbuckets = 256;
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-	if (!s->debug_root || !s->kallsyms_path || !s->buckets) {
+	if (!s->debug_root || !s->kallsyms_path || !s->buckets || find_init(s, o)) {
 		symbolizer_free(s);
 		return NULL;
 	}
@@ -303,6 +303,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->buckets);
 	kernel_free(s);
 	arena_free(&s->arena);
+	find_free(s);
 	free(s->debug_root);
 	free(s->kallsyms_path);
 	free(s->cache_dir);

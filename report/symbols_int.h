@@ -136,8 +136,13 @@ struct ksyms {
 	const char **modules;
 };
 
+/* The debuginfod client and what it was asked (symbols_find.c). */
+struct dbgd;
+
 struct symbolizer {
 	char *debug_root;
+	char *buildid_dir;              /* perf's build-id cache; NULL: none */
+	struct dbgd *dbgd;              /* NULL until debuginfod is first needed */
 	char *kallsyms_path;
 	char *cache_dir;
 	void (*warn)(void *ctx, const char *msg);
@@ -195,6 +200,10 @@ int dso_load_symbols(struct symbolizer *s, struct sym_dso *d);
 uint64_t dso_vaddr(const struct sym_dso *d, uint64_t file_offset);
 /* Open the dso (decide its files) if not done yet: 0 or -ENOMEM. */
 int dso_ensure(struct symbolizer *s, struct sym_dso *d);
+/* The lookup's settings from the options (symbols_find.c): 0 or -ENOMEM;
+ * and their release, with the debuginfod client (NULL-tolerant parts). */
+int find_init(struct symbolizer *s, const struct symbolizer_opts *o);
+void find_free(struct symbolizer *s);
 void dso_dwarf_free(struct sym_dso *d);
 
 #endif

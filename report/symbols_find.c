@@ -8,9 +8,11 @@
  */
 #include "symbols_int.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +215,49 @@ static char *find_in_buildid_cache(struct symbolizer *s, const uint8_t *bid, siz
 
 enum { DBGD_EXECUTABLE, DBGD_DEBUGINFO };
 
+/*
+ * libdebuginfod is not linked but loaded with dlopen the first time a
+ * lookup wants it (DEBUGINFOD_URLS set): it brings libcurl and some thirty
+ * more shared libraries, about 9 ms at every start of a program that links
+ * the symbolizer, mostly for nothing. Loaded once per process and never
+ * unloaded; <elfutils/debuginfod.h> still gives the types. When it cannot
+ * be loaded, all four pointers stay NULL and dbgd_lib_err says why.
+ */
+static struct {
+	typeof(debuginfod_begin) *begin;
+	typeof(debuginfod_find_executable) *find_executable;
+	typeof(debuginfod_find_debuginfo) *find_debuginfo;
+	typeof(debuginfod_end) *end;
+} dbgd_lib;
+static char dbgd_lib_err[256];
+static pthread_once_t dbgd_lib_once = PTHREAD_ONCE_INIT;
+
+static void dbgd_lib_load(void)
+{
+	void *h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *e;
+
+	if (!h) {
+		e = dlerror();
+		snprintf(dbgd_lib_err, sizeof(dbgd_lib_err), "%s",
+			 e ? e : "cannot load " DEBUGINFOD_SONAME);
+		return;
+	}
+	dbgd_lib.begin = (typeof(dbgd_lib.begin))dlsym(h, "debuginfod_begin");
+	dbgd_lib.find_executable =
+		(typeof(dbgd_lib.find_executable))dlsym(h, "debuginfod_find_executable");
+	dbgd_lib.find_debuginfo =
+		(typeof(dbgd_lib.find_debuginfo))dlsym(h, "debuginfod_find_debuginfo");
+	dbgd_lib.end = (typeof(dbgd_lib.end))dlsym(h, "debuginfod_end");
+	if (!dbgd_lib.begin || !dbgd_lib.find_executable || !dbgd_lib.find_debuginfo ||
+	    !dbgd_lib.end) {
+		snprintf(dbgd_lib_err, sizeof(dbgd_lib_err), "%s lacks a debuginfod_ function",
+			 DEBUGINFOD_SONAME);
+		memset(&dbgd_lib, 0, sizeof(dbgd_lib));
+		dlclose(h);
+	}
+}
+
 /* What was asked for one build id, and the trusted answer. */
 struct dbgd_ask {
 	uint8_t bid[SYM_BUILD_ID_MAX];
@@ -237,7 +282,7 @@ void find_free(struct symbolizer *s)
 	if (!g)
 		return;
 	if (g->client)
-		debuginfod_end(g->client);
+		dbgd_lib.end(g->client);
 	for (size_t i = 0; i < g->n; i++) {
 		free(g->v[i].path[0]);
 		free(g->v[i].path[1]);
@@ -274,7 +319,12 @@ static struct dbgd_ask *dbgd_ask_for(struct symbolizer *s, const uint8_t *bid, s
 	if (!g) {
 		if (!(g = s->dbgd = calloc(1, sizeof(*g))))
 			return NULL;
-		if (!(g->client = debuginfod_begin())) {
+		pthread_once(&dbgd_lib_once, dbgd_lib_load);
+		if (!dbgd_lib.begin) {
+			g->warned = true;
+			sym_warn(s, "debuginfod: DEBUGINFOD_URLS is set, but %s: not used",
+				 dbgd_lib_err);
+		} else if (!(g->client = dbgd_lib.begin())) {
 			g->warned = true;
 			sym_warn(s, "debuginfod: cannot start a client: not used");
 		}
@@ -318,9 +368,9 @@ static char *dbgd_find(struct symbolizer *s, const uint8_t *bid, size_t n, int k
 		a->asked[kind] = true;
 		s->stats.debuginfod_asked++;
 		if (kind == DBGD_EXECUTABLE)
-			fd = debuginfod_find_executable(s->dbgd->client, bid, (int)n, &got);
+			fd = dbgd_lib.find_executable(s->dbgd->client, bid, (int)n, &got);
 		else
-			fd = debuginfod_find_debuginfo(s->dbgd->client, bid, (int)n, &got);
+			fd = dbgd_lib.find_debuginfo(s->dbgd->client, bid, (int)n, &got);
 		if (fd < 0) {
 			dbgd_warn(s, what[kind], path, bid, n, fd == -ENOENT ?
 				  "no server has it" : strerror(-fd));

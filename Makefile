@@ -11,6 +11,8 @@
 CC      ?= gcc
 BUILD   ?= build
 PREFIX  ?= /usr/local
+# libdebuginfod is not linked: report/symbols_find.c loads it with dlopen
+# when first needed (its header comes from libdebuginfod-dev, see deps.sh).
 PKGS    := zlib libdeflate libelf libdw liblzma libunwind-generic
 FUZZ_SECONDS ?= 60
 

@@ -484,6 +484,9 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 		"unresolved samples", h->unresolved, h->total_count);
 	fprintf(out, "%20s        : %10" PRIu64 " used, %" PRIu64 " missing, %" PRIu64
 		" build-id mismatch\n", "binaries", st.dsos, st.dsos_missing, st.dsos_mismatch);
+	if (st.debuginfod_asked)
+		fprintf(out, "%20s        : %10" PRIu64 " asked, %" PRIu64 " files\n", "debuginfod",
+			st.debuginfod_asked, st.debuginfod_files);
 	if (l->unw) {
 		struct unwind_stats us;
 

@@ -10,6 +10,14 @@
  * (counted in the stats, warned about once through opts.warn). Functions
  * return 0, or a negative code only for ENOMEM (and for kallsyms text that
  * does not parse). Not thread-safe: one symbolizer per thread.
+ *
+ * The files of a dso with a known build id, in this order: by build id on
+ * this machine (<debug_root>/.build-id/xx/rest.debug; perf's cache
+ * <buildid_dir>/.build-id/xx/rest/elf and .../debug; the .gnu_debuglink of
+ * the binary), then debuginfod when DEBUGINFOD_URLS is set and nothing
+ * local serves (no binary with that build id, or one with neither .symtab
+ * nor .debug_info and no debug file), then the recorded path when its
+ * build id is the recorded one. A file whose build id differs is never used.
  */
 #ifndef PREC_REPORT_SYMBOLS_H
 #define PREC_REPORT_SYMBOLS_H
@@ -25,6 +33,9 @@ struct sym_dso;                 /* one binary: path + build id; opened lazily */
 
 struct symbolizer_opts {
 	const char *debug_root;     /* NULL: "/usr/lib/debug"; tests point it elsewhere */
+	/* perf's build-id cache. NULL: $PERF_BUILDID_DIR if set, else
+	 * $HOME/.debug; "": none */
+	const char *buildid_dir;
 	/* one-line warnings, each said once; NULL: stderr "prep: warning: ..." */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
@@ -113,6 +124,8 @@ struct symbolizer_stats {
 	uint64_t dsos_missing;      /* file not found/readable */
 	uint64_t dsos_mismatch;     /* build id differs */
 	uint64_t dsos_embedded;     /* taken from the recording's SYMBOLS blocks */
+	uint64_t debuginfod_asked;  /* questions sent to debuginfod (one per build id and kind) */
+	uint64_t debuginfod_files;  /* of which answered with a file that was trusted */
 	uint64_t lookups;           /* sym_dso_lookup and symbolizer_kernel_lookup calls */
 	uint64_t unresolved;        /* of which ended with name NULL */
 	uint64_t dwarf_dsos;        /* dsos whose DWARF was loaded */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals shared by the symbolizer's files (symbols.c: dsos, trust and
- * lookups; symbols_elf.c: ELF symbol tables; symbols_dwarf.c: source lines;
- * symbols_kernel.c: kallsyms). Not a public interface: use symbols.h.
+ * Internals shared by the symbolizer's files (symbols.c: dsos and lookups;
+ * symbols_find.c: which files of a dso are used and trusted; symbols_elf.c:
+ * ELF symbol tables; symbols_dwarf.c: source lines; symbols_kernel.c:
+ * kallsyms). Not a public interface: use symbols.h.
  */
 #ifndef PREC_REPORT_SYMBOLS_INT_H
 #define PREC_REPORT_SYMBOLS_INT_H
@@ -137,8 +138,13 @@ struct ksyms {
 	const char **modules;
 };
 
+/* The debuginfod client and what it was asked (symbols_find.c). */
+struct dbgd;
+
 struct symbolizer {
 	char *debug_root;
+	char *buildid_dir;              /* perf's build-id cache; NULL: none */
+	struct dbgd *dbgd;              /* NULL until debuginfod is first needed */
 	char *kallsyms_path;
 	char *cache_dir;
 	void (*warn)(void *ctx, const char *msg);
@@ -198,7 +204,14 @@ int dso_load_symbols(struct symbolizer *s, struct sym_dso *d);
 uint64_t dso_vaddr(const struct sym_dso *d, uint64_t file_offset);
 /* Open the dso (decide its files) if not done yet: 0 or -ENOMEM. */
 int dso_ensure(struct symbolizer *s, struct sym_dso *d);
+/* The lookup's settings from the options (symbols_find.c): 0 or -ENOMEM;
+ * and their release, with the debuginfod client (NULL-tolerant parts). */
+int find_init(struct symbolizer *s, const struct symbolizer_opts *o);
+void find_free(struct symbolizer *s);
 void dso_dwarf_free(struct sym_dso *d);
+/* Take the dso from the recording's embedded data if it is there: 1 done,
+ * 0 not embedded, -ENOMEM (symbols.c). */
+int dso_use_embedded(struct symbolizer *s, struct sym_dso *d);
 /* Source lines of an embedded dso (symbols_dwarf.c), as sym_dso_srcline. */
 int embed_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		  const struct sym_frame **frames, size_t *n);

@@ -7,6 +7,8 @@
 # Exit status is non-zero if anything failed.
 BUILD=${BUILD:-build}
 export BUILD
+# no debuginfod server of the environment is asked (prep_lookup.sh runs its own)
+unset DEBUGINFOD_URLS
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 LOG=$BUILD/test-logs

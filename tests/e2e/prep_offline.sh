@@ -13,6 +13,9 @@ PREC=$PWD/prec PREP=$PWD/prep
 P=$PWD/$B/tests/programs
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
+# no build-id cache (perf fills ~/.debug with the test programs' builds)
+export PERF_BUILDID_DIR=$d/buildid-cache
+unset DEBUGINFOD_URLS
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 

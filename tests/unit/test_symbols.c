@@ -3,8 +3,8 @@
  * Unit tests of the symbolizer (report/symbols*.c), on this test binary
  * itself (its functions, an inlined copy, its PLT), on libc, on stripped
  * copies made with objcopy (debug file by build id, by .gnu_debuglink,
- * .gnu_debugdata), on build-id mismatches, missing and truncated files, and
- * on kallsyms text.
+ * .gnu_debugdata), on build-id mismatches, missing and truncated files, on
+ * perf's build-id cache and an unreachable debuginfod, and on kallsyms text.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -800,6 +800,208 @@ static void test_truncated(void **state)
 	}
 }
 
+/* ---- where files are found: perf's build-id cache, debuginfod ------------ */
+
+static struct symbolizer *new_sym_cache(struct warns *w, const char *buildid_dir)
+{
+	struct symbolizer_opts o = {
+		.debug_root = tmpdir, .buildid_dir = buildid_dir, .warn = warn_cb, .warn_ctx = w,
+	};
+	struct symbolizer *s = symbolizer_new(&o);
+
+	assert_non_null(s);
+	return s;
+}
+
+static void bid_hex(const uint8_t *bid, size_t n, char *hex)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", bid[i]);
+}
+
+/* Puts file at <cache>/.build-id/xx/rest/<leaf> (made by cmd, "%s" = the
+ * destination) for the build id. */
+static void cache_put_file(const char *cache, const uint8_t *bid, size_t n, const char *leaf,
+			   const char *cmd)
+{
+	char hex[131], dir[PATH_MAX + 200], dst[PATH_MAX + 256];
+
+	bid_hex(bid, n, hex);
+	snprintf(dir, sizeof(dir), "%s/.build-id/%.2s/%s", cache, hex, hex + 2);
+	assert_int_equal(run("mkdir -p '%s'", dir), 0);
+	snprintf(dst, sizeof(dst), "%s/%s", dir, leaf);
+	assert_int_equal(run(cmd, dst), 0);
+}
+
+/* $HOME/.debug/.build-id/xx/rest/elf (perf's cache) serves a binary whose
+ * recorded path is gone or holds another one; the "debug" file beside it
+ * serves a stripped binary. Wrong build ids there are not used. */
+static void test_buildid_cache(void **state)
+{
+	char exe[PATH_MAX], cache[PATH_MAX + 32], cmd[2 * PATH_MAX + 64], strip[PATH_MAX + 16];
+	char home[PATH_MAX + 16], old_home[PATH_MAX];
+	const char *h = getenv("HOME");
+	uint8_t bid[65], fake[20];
+	uint64_t off, soff;
+	struct symbolizer *s;
+	struct symbolizer_stats st;
+	struct sym_dso *d;
+	const struct sym_frame *f;
+	size_t n;
+	struct warns w = { 0 };
+
+	(void)state;
+	snprintf(old_home, sizeof(old_home), "%s", h ? h : "");
+	self_path(exe, sizeof(exe));
+	off = file_offset_of((void *)sym_test_target, exe, sizeof(exe));
+	soff = file_offset_of((void *)sym_test_static, exe, sizeof(exe));
+	self_build_id(bid);
+	snprintf(home, sizeof(home), "%s/home", tmpdir);
+	snprintf(cache, sizeof(cache), "%s/.debug", home);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%%s'", exe);
+	cache_put_file(cache, bid + 1, bid[0], "elf", cmd);
+	/* a file that is not what its place in the cache says */
+	memset(fake, 0xcd, sizeof(fake));
+	cache_put_file(cache, fake, sizeof(fake), "elf", cmd);
+	cache_put_file(cache, fake, sizeof(fake), "debug", cmd);
+
+	s = new_sym_cache(&w, cache);
+	d = symbolizer_dso(s, "/nonexistent/prog", bid + 1, bid[0]);
+	expect_name(s, d, off, "sym_test_target");
+	expect_name(s, d, soff, "sym_test_static");
+	assert_int_equal(sym_dso_srcline(s, d, off, &f, &n), 0);
+	assert_true(n >= 1);
+	assert_string_equal(f[n - 1].function, "sym_test_target");
+	/* another binary at the recorded path: the cache's one, silently */
+	d = symbolizer_dso(s, "/bin/sh", bid + 1, bid[0]);
+	expect_name(s, d, soff, "sym_test_static");
+	/* the wrong build id in the cache: nothing */
+	d = symbolizer_dso(s, "/nonexistent/other", fake, sizeof(fake));
+	expect_name(s, d, off, NULL);
+	symbolizer_get_stats(s, &st);
+	assert_int_equal(st.dsos_missing, 1);
+	assert_int_equal(st.dsos_mismatch, 0);
+	assert_int_equal(w.n, 0);
+	symbolizer_free(s);
+
+	/* "": no cache */
+	s = new_sym_cache(&w, "");
+	d = symbolizer_dso(s, "/nonexistent/prog", bid + 1, bid[0]);
+	expect_name(s, d, off, NULL);
+	symbolizer_free(s);
+
+	/* NULL: $PERF_BUILDID_DIR, else $HOME/.debug */
+	unsetenv("PERF_BUILDID_DIR");
+	setenv("HOME", home, 1);
+	s = new_sym_cache(&w, NULL);
+	d = symbolizer_dso(s, "/nonexistent/prog", bid + 1, bid[0]);
+	expect_name(s, d, off, "sym_test_target");
+	symbolizer_free(s);
+	setenv("PERF_BUILDID_DIR", tmpdir, 1);
+	s = new_sym_cache(&w, NULL);
+	d = symbolizer_dso(s, "/nonexistent/prog", bid + 1, bid[0]);
+	expect_name(s, d, off, NULL);
+	symbolizer_free(s);
+	setenv("PERF_BUILDID_DIR", cache, 1);
+	s = new_sym_cache(&w, NULL);
+	d = symbolizer_dso(s, "/nonexistent/prog", bid + 1, bid[0]);
+	expect_name(s, d, off, "sym_test_target");
+	symbolizer_free(s);
+	unsetenv("PERF_BUILDID_DIR");
+	if (h)
+		setenv("HOME", old_home, 1);
+	else
+		unsetenv("HOME");
+
+	/* a stripped binary and its debug file in the cache */
+	if (!have_objcopy())
+		return;
+	snprintf(cache, sizeof(cache), "%s/cache2", tmpdir);
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%%s'", exe);
+	cache_put_file(cache, bid + 1, bid[0], "debug", cmd);
+	snprintf(strip, sizeof(strip), "%s/cstripped", tmpdir);
+	assert_int_equal(run("objcopy --strip-all '%s' '%s'", exe, strip), 0);
+	s = new_sym_cache(&w, cache);
+	d = symbolizer_dso(s, strip, bid + 1, bid[0]);
+	expect_name(s, d, soff, "sym_test_static");
+	assert_int_equal(sym_dso_srcline(s, d, off, &f, &n), 0);
+	assert_true(n >= 1);
+	symbolizer_free(s);
+	assert_int_equal(w.n, 0);
+}
+
+/* debuginfod is asked only for what nothing local gives, and a server that
+ * does not answer costs one warning in all, names unresolved. */
+static void test_debuginfod_unreachable(void **state)
+{
+	char exe[PATH_MAX], strip[PATH_MAX + 16], dcache[PATH_MAX + 16];
+	uint8_t bid[65], fake[20];
+	uint64_t off, soff;
+	struct symbolizer *s;
+	struct symbolizer_stats st;
+	struct sym_dso *d;
+	struct warns w = { 0 };
+
+	(void)state;
+	if (!have_objcopy())
+		skip();
+	self_path(exe, sizeof(exe));
+	off = file_offset_of((void *)sym_test_target, exe, sizeof(exe));
+	soff = file_offset_of((void *)sym_test_static, exe, sizeof(exe));
+	self_build_id(bid);
+	snprintf(strip, sizeof(strip), "%s/dstripped", tmpdir);
+	assert_int_equal(run("objcopy --strip-all '%s' '%s'", exe, strip), 0);
+	snprintf(dcache, sizeof(dcache), "%s/dcache", tmpdir);
+	/* port 1 of this host: refused at once */
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+	setenv("DEBUGINFOD_CACHE_PATH", dcache, 1);
+	setenv("DEBUGINFOD_TIMEOUT", "5", 1);
+
+	s = new_sym_cache(&w, "");
+	/* the binary has its symbols: not asked */
+	d = symbolizer_dso(s, exe, bid + 1, bid[0]);
+	expect_name(s, d, soff, "sym_test_static");
+	assert_int_equal(w.n, 0);
+	/* stripped, no debug file: asked, fails, .dynsym is what is left */
+	d = symbolizer_dso(s, strip, bid + 1, bid[0]);
+	expect_name(s, d, soff, NULL);
+	assert_true(sym_dso_usable(s, d));
+	assert_int_equal(w.n, 1);
+	assert_non_null(strstr(w.last, "debuginfod: no debuginfo for "));
+	assert_non_null(strstr(w.last, "further failures are not reported"));
+	symbolizer_get_stats(s, &st);
+	assert_int_equal(st.debuginfod_asked, 1);
+	/* missing binaries: asked for both files, said no more; a build id
+	 * already asked about is not asked again */
+	memset(fake, 0xcd, sizeof(fake));
+	d = symbolizer_dso(s, "/nonexistent/a", fake, sizeof(fake));
+	expect_name(s, d, off, NULL);
+	memset(fake, 0x5a, sizeof(fake));
+	d = symbolizer_dso(s, "/nonexistent/b", fake, sizeof(fake));
+	expect_name(s, d, off, NULL);
+	assert_false(sym_dso_usable(s, d));
+	d = symbolizer_dso(s, "/nonexistent/c", fake, sizeof(fake));
+	expect_name(s, d, off, NULL);
+	d = symbolizer_dso(s, "/nonexistent/stripped", bid + 1, bid[0]);
+	expect_name(s, d, soff, NULL);
+	assert_int_equal(w.n, 1);
+	symbolizer_get_stats(s, &st);
+	assert_int_equal(st.debuginfod_asked, 6);
+	assert_int_equal(st.debuginfod_files, 0);
+	symbolizer_free(s);
+
+	/* an empty DEBUGINFOD_URLS: not used at all */
+	setenv("DEBUGINFOD_URLS", "", 1);
+	s = new_sym_cache(&w, "");
+	d = symbolizer_dso(s, strip, bid + 1, bid[0]);
+	expect_name(s, d, soff, NULL);
+	symbolizer_free(s);
+	assert_int_equal(w.n, 1);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	unsetenv("DEBUGINFOD_TIMEOUT");
+}
+
 static const char ktext[] =
 	"ffffffff81000000 T _text\n"
 	"ffffffff81000000 T startup_64\n"
@@ -961,6 +1163,8 @@ static void test_kallsyms_file(void **state)
 
 int main(void)
 {
+	/* no server of the environment is asked, except where a test sets one */
+	unsetenv("DEBUGINFOD_URLS");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self_lookup),
 		cmocka_unit_test(test_srcline_plain),
@@ -976,6 +1180,8 @@ int main(void)
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_gnu_debugdata),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_debuginfod_unreachable),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_file),
 		cmocka_unit_test(test_kallsyms_cache),

@@ -12,6 +12,7 @@
 
 #include "../../format/blocks.h"
 #include "../../format/container.h"
+#include "../../format/embed.h"
 #include "../../format/record.h"
 
 struct counts {
@@ -216,6 +217,60 @@ static void dump_index(const struct container_block *b)
 	free(e);
 }
 
+static void str_or_none(const struct embed_dso *d, uint32_t off)
+{
+	const char *s = embed_str(d, off);
+
+	if (s)
+		quoted((const uint8_t *)s, strlen(s));
+	else
+		putchar('-');
+}
+
+static void dump_symbols(const struct container_block *b)
+{
+	struct embed_dso *d;
+
+	if (embed_decode(b->data, b->len, &d, NULL))
+		return;
+	printf("  symbols build_id=");
+	hex(d->build_id, d->build_id_size);
+	printf(" path=");
+	str_or_none(d, d->path);
+	printf(" eh_frame_hdr=%llx fde_count=%llu segs=%u syms=%u addrs=%u frames=%u ranges=%u"
+	       " strings=%u bytes=%u strings_crc=%08lx bytes_crc=%08lx\n",
+	       (unsigned long long)d->eh_frame_hdr, (unsigned long long)d->fde_count, d->nr_segs,
+	       d->nr_syms, d->nr_addrs, d->nr_frames, d->nr_ranges, d->strings_len, d->bytes_len,
+	       crc32(0, (const Bytef *)d->strings, d->strings_len),
+	       crc32(0, d->bytes, d->bytes_len));
+	for (uint32_t i = 0; i < d->nr_segs; i++)
+		printf("    seg offset=%llx vaddr=%llx filesz=%llx memsz=%llx flags=%u\n",
+		       (unsigned long long)d->segs[i].offset, (unsigned long long)d->segs[i].vaddr,
+		       (unsigned long long)d->segs[i].filesz, (unsigned long long)d->segs[i].memsz,
+		       d->segs[i].flags);
+	for (uint32_t i = 0; i < d->nr_syms; i++) {
+		printf("    sym start=%llx size=%llx name=", (unsigned long long)d->syms[i].start,
+		       (unsigned long long)d->syms[i].size);
+		str_or_none(d, d->syms[i].name);
+		putchar('\n');
+	}
+	for (uint32_t i = 0; i < d->nr_addrs; i++)
+		printf("    addr vaddr=%llx first=%u nr=%u\n", (unsigned long long)d->addrs[i].vaddr,
+		       d->addrs[i].first, d->addrs[i].nr);
+	for (uint32_t i = 0; i < d->nr_frames; i++) {
+		printf("    frame function=");
+		str_or_none(d, d->frames[i].function);
+		printf(" file=");
+		str_or_none(d, d->frames[i].file);
+		printf(" line=%u\n", d->frames[i].line);
+	}
+	for (uint32_t i = 0; i < d->nr_ranges; i++)
+		printf("    range vaddr=%llx len=%u data=%u crc=%08lx\n",
+		       (unsigned long long)d->ranges[i].vaddr, d->ranges[i].len, d->ranges[i].data,
+		       crc32(0, d->bytes + d->ranges[i].data, d->ranges[i].len));
+	embed_free(d);
+}
+
 int main(int argc, char **argv)
 {
 	static void (*const dumpers[BLOCK_TYPE_MAX])(const struct container_block *) = {
@@ -226,6 +281,7 @@ int main(int argc, char **argv)
 		[BLOCK_COUNTS] = dump_counts,
 		[BLOCK_INDEX] = dump_index,
 		[BLOCK_KALLSYMS] = dump_kallsyms,
+		[BLOCK_SYMBOLS] = dump_symbols,
 	};
 	struct counts n = { 0, 0, 0 };
 	struct container_reader_opts opts = { on_problem, &n };

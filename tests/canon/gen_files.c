@@ -10,6 +10,11 @@
  *
  * -b writes big files too (many DATA blocks); the default keeps every file
  * small enough for a fuzz corpus.
+ *
+ * SYMBOLS blocks (FORMAT.md 5.8): good_symbols.data holds two well-formed
+ * ones (with the edge cases the rules allow), and each symbols_bad_*.data
+ * holds a good one and one that breaks one rule of 5.8, written with a
+ * right CRC so that the damage reaches the structure check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +27,7 @@
 
 #include "../../format/blocks.h"
 #include "../../format/container.h"
+#include "../../format/embed.h"
 #include "../../format/record.h"
 #include "../../tools/synth.h"
 
@@ -168,7 +174,7 @@ static void put_tail(struct container_writer *w)
 }
 
 static void write_file(const char *name, int level, size_t block_size, size_t samples,
-		       bool finish, uint8_t kind)
+		       bool finish, uint8_t kind, void (*extra)(struct container_writer *))
 {
 	struct container_writer_opts o = { .kind = kind, .level = level, .block_size = block_size,
 					   .record_time = record_time };
@@ -196,6 +202,8 @@ static void write_file(const char *name, int level, size_t block_size, size_t sa
 	if (samples)
 		put_records(w, samples, 7);
 	put_tail(w);
+	if (extra)
+		extra(w);
 	if (!finish) {
 		container_writer_flush(w, &err);
 		container_writer_abort(w);
@@ -203,6 +211,251 @@ static void write_file(const char *name, int level, size_t block_size, size_t sa
 		die(name, &err);
 	}
 	record_layouts_free(ls);
+}
+
+/* ---- SYMBOLS blocks (FORMAT.md 5.8) ------------------------------------ */
+
+static char sym_strtab[256];
+static uint32_t sym_strtab_len;
+
+static uint32_t sym_str(const char *s)
+{
+	uint32_t off = sym_strtab_len;
+	size_t n = strlen(s) + 1;
+
+	if (sym_strtab_len + n > sizeof(sym_strtab))
+		abort();
+	memcpy(sym_strtab + off, s, n);
+	sym_strtab_len += (uint32_t)n;
+	return off;
+}
+
+/* A binary with everything in it, at the edges the rules allow: a symbol
+ * nested in another, one ending at the top of the address space and one
+ * named by an offset into the middle of a string; an address without line
+ * information (first == nr_frames), frames with unknown strings; ranges
+ * back to back, two sharing their bytes, one ending at the top. */
+static struct embed_seg rich_segs[2] = {
+	{ 0, 0, 0x1000, 0x1000, 4 },
+	{ 0x1000, 0x401000, 0x2345, 0x3000, 5 },
+};
+static struct embed_sym rich_syms[4] = {
+	{ 0x401000, 0x100, 0 }, { 0x401100, 0x200, 0 }, { 0x401180, 0x20, 0 },
+	{ 0xffffffffffffff00ull, 0xff, 0 },
+};
+static struct embed_addr rich_addrs[4] = {
+	{ 0x401010, 0, 1 }, { 0x401184, 1, 2 }, { 0x401190, 3, 2 }, { 0x401200, 5, 0 },
+};
+static struct embed_frame rich_frames[5];
+static struct embed_range rich_ranges[5] = {
+	{ 0x2010, 12, 0 }, { 0x401180, 4, 12 }, { 0x401184, 8, 16 }, { 0x401300, 12, 0 },
+	{ 0xfffffffffffffff0ull, 15, 24 },
+};
+static uint8_t rich_bytes[40];
+
+static struct embed_dso rich, tiny;
+
+static void make_dsos(void)
+{
+	uint32_t main_, work, inner, file, odd, path;
+
+	if (rich.build_id_size)
+		return;
+	path = sym_str("/usr/bin/app");
+	main_ = sym_str("main");
+	work = sym_str("work");
+	inner = sym_str("inner");
+	file = sym_str("app.c");
+	odd = sym_str("w\xc3\xa9\"q\\\t.h");
+	rich_syms[0].name = main_;
+	rich_syms[1].name = work;
+	rich_syms[2].name = inner;
+	rich_syms[3].name = work + 1;          /* "ork" */
+	rich_frames[0] = (struct embed_frame){ main_, file, 10 };
+	rich_frames[1] = (struct embed_frame){ inner, odd, 5 };
+	rich_frames[2] = (struct embed_frame){ work, file, 42 };
+	rich_frames[3] = (struct embed_frame){ EMBED_NONE, file, 7 };
+	rich_frames[4] = (struct embed_frame){ work, EMBED_NONE, 0 };
+	for (size_t i = 0; i < sizeof(rich_bytes); i++)
+		rich_bytes[i] = (uint8_t)(i * 37 + 1);
+	rich.build_id_size = 20;
+	for (int i = 0; i < 20; i++)
+		rich.build_id[i] = (uint8_t)(0xa0 + i);
+	rich.path = path;
+	rich.eh_frame_hdr = 0x2010;
+	rich.fde_count = 3;
+	rich.segs = rich_segs;
+	rich.nr_segs = 2;
+	rich.syms = rich_syms;
+	rich.nr_syms = 4;
+	rich.addrs = rich_addrs;
+	rich.nr_addrs = 4;
+	rich.frames = rich_frames;
+	rich.nr_frames = 5;
+	rich.ranges = rich_ranges;
+	rich.nr_ranges = 5;
+	rich.strings = sym_strtab;
+	rich.strings_len = sym_strtab_len;
+	rich.bytes = rich_bytes;
+	rich.bytes_len = sizeof(rich_bytes);
+	/* the least a block can hold: an empty path, a 64-byte build id */
+	tiny.build_id_size = EMBED_BUILD_ID_MAX;
+	memset(tiny.build_id, 0xff, EMBED_BUILD_ID_MAX);
+	tiny.path = 0;
+	tiny.strings = "";
+	tiny.strings_len = 1;
+}
+
+static void encode_dso(const struct embed_dso *d, struct buf *b)
+{
+	struct embed_dso *back;
+
+	buf_reset(b);
+	if (embed_encode(d, b) || embed_decode(b->data, b->len, &back, NULL))
+		die("SYMBOLS payload", NULL);
+	embed_free(back);
+}
+
+static void put_symbols_payload(struct container_writer *w, const uint8_t *p, size_t len)
+{
+	struct err err = { 0 };
+
+	if (container_write_block(w, BLOCK_SYMBOLS, p, len, &err))
+		die("symbols", &err);
+}
+
+static void put_symbols(struct container_writer *w)
+{
+	struct buf b = BUF_INIT;
+
+	make_dsos();
+	encode_dso(&rich, &b);
+	put_symbols_payload(w, b.data, b.len);
+	encode_dso(&tiny, &b);
+	put_symbols_payload(w, b.data, b.len);
+	buf_free(&b);
+}
+
+/* Where the arrays of the rich payload start. */
+#define S_SEG(i) (128 + 40 * (i))
+#define S_SYM(i) (S_SEG(2) + 20 * (i))
+#define S_ADDR(i) (S_SYM(4) + 16 * (i))
+#define S_FRAME(i) (S_ADDR(4) + 12 * (i))
+#define S_RANGE(i) (S_FRAME(5) + 16 * (i))
+#define S_STR S_RANGE(5)
+#define S_BYTES (S_STR + (int)sym_strtab_len)
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The damaged SYMBOLS payload of the current symbols_bad file. */
+static uint8_t bad_payload[1024];
+static size_t bad_len;
+
+static void put_bad_symbols(struct container_writer *w)
+{
+	struct buf b = BUF_INIT;
+
+	encode_dso(&tiny, &b);
+	put_symbols_payload(w, b.data, b.len);
+	put_symbols_payload(w, bad_payload, bad_len);
+	buf_free(&b);
+}
+
+/* One file per rule of 5.8: the rich payload with one field changed (at
+ * off, n bytes, to v), or with its length changed by grow bytes. */
+static void symbols_files(void)
+{
+	static const struct {
+		const char *name;
+		int off, n;         /* n 0: no field edit */
+		uint64_t v;
+		int grow;           /* bytes added (or, negative, cut) at the end */
+	} bad[] = {
+		{ "len_short", 0, 0, 0, -1 },
+		{ "len_long", 0, 0, 0, 1 },
+		{ "len_count", 32, 4, 5, 0 },            /* nr_syms 5 */
+		{ "len_big_count", 40, 4, 0x80000000u, 0 },
+		{ "no_header", 0, 0, 0, -10000 },        /* 127 bytes */
+		{ "reserved_low", 3, 1, 1, 0 },
+		{ "reserved_high", 63, 1, 0x80, 0 },
+		{ "build_id_size_0", 0, 1, 0, 0 },
+		{ "build_id_size_65", 0, 1, 65, 0 },
+		{ "build_id_tail", 64 + 20, 1, 1, 0 },
+		{ "build_id_last", 127, 1, 1, 0 },
+		{ "path_out", 24, 4, 0xffffffffu, 0 },
+		{ "path_end", 24, 4, 1000, 0 },          /* set to strings_len below */
+		{ "strings_no_nul", -1, 1, 'x', 0 },     /* the last string byte */
+		{ "sym_name_out", S_SYM(1) + 16, 4, 1000, 0 },
+		{ "sym_name_none", S_SYM(1) + 16, 4, 0xffffffffu, 0 },
+		{ "sym_same_start", S_SYM(1), 8, 0x401000, 0 },
+		{ "sym_unsorted", S_SYM(2), 8, 0x400000, 0 },
+		{ "sym_wrap", S_SYM(3) + 8, 8, 0x100, 0 },
+		{ "sym_wrap_far", S_SYM(3) + 8, 8, ~0ull, 0 },
+		{ "addr_same", S_ADDR(1), 8, 0x401010, 0 },
+		{ "addr_unsorted", S_ADDR(3), 8, 0x401000, 0 },
+		{ "addr_first_out", S_ADDR(3) + 8, 4, 6, 0 },
+		{ "addr_nr_out", S_ADDR(2) + 12, 4, 3, 0 },
+		{ "addr_nr_wrap", S_ADDR(2) + 12, 4, 0xffffffffu, 0 },
+		{ "frame_function_out", S_FRAME(2), 4, 1000, 0 },
+		{ "frame_file_out", S_FRAME(1) + 4, 4, 0xfffffffeu, 0 },
+		{ "range_len_0", S_RANGE(1) + 8, 4, 0, 0 },
+		{ "range_data_out", S_RANGE(4) + 12, 4, 26, 0 },   /* 26 + 15 > 40 */
+		{ "range_data_wrap", S_RANGE(1) + 12, 4, 0xfffffffeu, 0 },
+		{ "range_len_big", S_RANGE(0) + 8, 4, 41, 0 },
+		{ "range_wrap", S_RANGE(4) + 8, 4, 16, 0 },
+		{ "range_overlap", S_RANGE(2), 8, 0x401183, 0 },
+		{ "range_same", S_RANGE(2), 8, 0x401180, 0 },
+		{ "range_unsorted", S_RANGE(3), 8, 0x1000, 0 },
+		/* not here: a segment's reserved field (5.8 says 0; embed.c does
+		 * not check it) */
+	};
+	struct buf b = BUF_INIT;
+	char name[64];
+
+	make_dsos();
+	encode_dso(&rich, &b);
+	if (b.len > sizeof(bad_payload) - 16 || (size_t)S_BYTES + rich.bytes_len != b.len)
+		die("SYMBOLS layout", NULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct embed_dso *d;
+		struct err err = { 0 };
+		int off = bad[i].off;
+
+		memcpy(bad_payload, b.data, b.len);
+		bad_len = b.len;
+		if (off < 0)
+			off = S_BYTES - 1;
+		if (bad[i].n)
+			put_le(bad_payload + off, bad[i].v, bad[i].n);
+		if (!strcmp(bad[i].name, "path_end"))
+			put_le(bad_payload + off, sym_strtab_len, 4);
+		if (bad[i].grow > 0) {
+			memset(bad_payload + bad_len, 0, (size_t)bad[i].grow);
+			bad_len += (size_t)bad[i].grow;
+		} else if (bad[i].grow < 0) {
+			bad_len = (size_t)-bad[i].grow > bad_len ? 127 : bad_len - (size_t)-bad[i].grow;
+		}
+		/* the real decoder must reject it: a generator that thinks a
+		 * file damaged when it is not would make the cross-check blind */
+		if (embed_decode(bad_payload, bad_len, &d, &err) != -PREC_ECORRUPT) {
+			fprintf(stderr, "gen_files: symbols_bad_%s: the decoder accepts it\n", bad[i].name);
+			exit(1);
+		}
+		snprintf(name, sizeof(name), "symbols_bad_%s.data", bad[i].name);
+		write_file(name, 1, 0, 0, true, CONTAINER_KIND_SAMPLES, put_bad_symbols);
+	}
+	/* the string table empty: no room even for the path */
+	encode_dso(&tiny, &b);
+	memcpy(bad_payload, b.data, b.len);
+	put_le(bad_payload + 48, 0, 4);
+	bad_len = b.len - 1;
+	write_file("symbols_bad_strings_empty.data", 1, 0, 0, true, CONTAINER_KIND_SAMPLES,
+		   put_bad_symbols);
+	buf_free(&b);
 }
 
 static uint8_t *slurp(const char *name, size_t *len)
@@ -318,16 +571,18 @@ static uint64_t next_rand(void)
 
 static void mutants(int n)
 {
-	size_t lens[2];
-	uint8_t *goods[2] = { slurp("good_small.data", &lens[0]),
-			      slurp("good_transformed.data", &lens[1]) };
-	uint8_t *p = malloc(lens[0] > lens[1] ? lens[0] : lens[1]);
+	size_t lens[3];
+	uint8_t *goods[3] = { slurp("good_small.data", &lens[0]),
+			      slurp("good_transformed.data", &lens[1]),
+			      slurp("good_symbols.data", &lens[2]) };
+	uint8_t *p = malloc(lens[0] + lens[1] + lens[2]);
 	char name[64];
 
 	for (int i = 0; i < n; i++) {
-		/* every other one from the file with TRANSFORMED blocks */
-		uint8_t *good = goods[(i / 4) % 2];
-		size_t len = lens[(i / 4) % 2], cut = len;
+		/* in turns from the plain file, the one with TRANSFORMED blocks
+		 * and the one with SYMBOLS blocks */
+		uint8_t *good = goods[(i / 4) % 3];
+		size_t len = lens[(i / 4) % 3], cut = len;
 
 		memcpy(p, good, len);
 		switch (i % 4) {
@@ -355,6 +610,7 @@ static void mutants(int n)
 	}
 	free(goods[0]);
 	free(goods[1]);
+	free(goods[2]);
 	free(p);
 }
 
@@ -379,14 +635,16 @@ int main(int argc, char **argv)
 	}
 	dir = argv[optind];
 	mkdir(dir, 0755);
-	write_file("good_small.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES);
-	write_file("good_stored.data", 0, 0, 60, true, CONTAINER_KIND_SAMPLES);
-	write_file("good_transformed.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES);
-	write_file("counts.data", 1, 0, 0, true, CONTAINER_KIND_COUNTS);
-	write_file("unfinished.data", 1, 0, 60, false, CONTAINER_KIND_SAMPLES);
+	write_file("good_small.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES, NULL);
+	write_file("good_stored.data", 0, 0, 60, true, CONTAINER_KIND_SAMPLES, NULL);
+	write_file("good_transformed.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES, NULL);
+	write_file("counts.data", 1, 0, 0, true, CONTAINER_KIND_COUNTS, NULL);
+	write_file("unfinished.data", 1, 0, 60, false, CONTAINER_KIND_SAMPLES, NULL);
 	if (big)
-		write_file("good_big.data", 1, 0, 200000, true, CONTAINER_KIND_SAMPLES);
+		write_file("good_big.data", 1, 0, 200000, true, CONTAINER_KIND_SAMPLES, NULL);
+	write_file("good_symbols.data", 1, 0, 40, true, CONTAINER_KIND_SAMPLES, put_symbols);
 	special_files();
+	symbols_files();
 	mutants(nmut);
 	return 0;
 }

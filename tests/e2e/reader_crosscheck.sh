@@ -22,7 +22,7 @@ for f in "$dir"/*.data tests/fuzz/corpus/reader/*; do
 	fi
 done
 # The well-formed files must read clean and complete.
-for f in good_small good_stored counts; do
+for f in good_small good_stored good_symbols counts; do
 	grep -q "^end blocks=[0-9]* corrupt=0 skipped=0$" <("$B/canondump" "$dir/$f.data") ||
 		{ echo "$f.data did not read clean"; fail=1; }
 done

@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.1), written from the specification alone.
+ * (format/FORMAT.md, version 1.2), written from the specification alone.
  *
  * Usage: minireader FILE
  *
@@ -14,7 +14,7 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 1.
+ *    for zero unless the file's minor version is newer than 2.
  *  - a valid block header (magic, CRC, limits, reserved) sets the "last
  *    good seq" used by resync, even if its payload is then skipped or
  *    found corrupt.
@@ -36,6 +36,15 @@
  *    5.3 catch a mismatch).  The block line shows raw=orig_len.
  *  - codec 0 with stored_len != raw_len, and a zlib stream with bytes
  *    left over after its end, are payload corruption.
+ *  - SYMBOLS (5.8): the reserved bytes of its header (1..7, 56..63) and of
+ *    each segment are checked like any reserved field (not in a file of a
+ *    newer minor); the zeros after the build id are not a reserved field
+ *    and are always checked.  "No wrap-around" (symbols, ranges) means the
+ *    end, start + size or vaddr + len, is below 2^64 (it does not overflow
+ *    64 bits).  A string offset may point anywhere in the string table
+ *    (into the middle of a string too); the string runs to the next NUL.
+ *    The canonical lines print strings resolved, 0xFFFFFFFF as "-", and the
+ *    CRC of each range's bytes.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -45,7 +54,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 1
+#define READER_MINOR 2
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)
@@ -447,6 +456,158 @@ static int parse_kallsyms(FILE *o, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* 5.8: a 128-byte header, then segs, syms, addrs, frames, ranges, strings
+ * and bytes back to back. */
+#define SYM_NONE 0xFFFFFFFFu
+
+/* String at offset off of the string table s[0..n) (its last byte is NUL). */
+static void put_string(FILE *o, const uint8_t *s, uint32_t off)
+{
+	put_quoted(o, s + off, strlen((const char *)s + off));
+}
+
+static void put_string_or_none(FILE *o, const uint8_t *s, uint32_t off)
+{
+	if (off == SYM_NONE)
+		fputc('-', o);
+	else
+		put_string(o, s, off);
+}
+
+static int parse_symbols(FILE *o, const uint8_t *p, size_t n)
+{
+	struct cur c = { p, n, 0, 0 };
+	const uint8_t *h = take(&c, 128);
+	const uint8_t *segs, *syms, *addrs, *frames, *ranges, *strs, *bytes;
+	uint32_t nr_segs, nr_syms, nr_addrs, nr_frames, nr_ranges, strings_len, bytes_len;
+	uint32_t path, i;
+	uint8_t id_size;
+	uint64_t need;
+
+	if (c.bad)
+		return -1;
+	id_size = h[0];
+	path = le32(h + 24);
+	nr_segs = le32(h + 28);
+	nr_syms = le32(h + 32);
+	nr_addrs = le32(h + 36);
+	nr_frames = le32(h + 40);
+	nr_ranges = le32(h + 44);
+	strings_len = le32(h + 48);
+	bytes_len = le32(h + 52);
+	need = 128u + 40u * (uint64_t)nr_segs + 20u * (uint64_t)nr_syms +
+	       16u * (uint64_t)nr_addrs + 12u * (uint64_t)nr_frames +
+	       16u * (uint64_t)nr_ranges + strings_len + bytes_len;
+	if (need != n)
+		return -1;
+	if (g_check_reserved) {
+		for (i = 1; i < 8; i++)
+			if (h[i] != 0)
+				return -1;
+		if (le64(h + 56) != 0)
+			return -1;
+	}
+	if (id_size < 1 || id_size > 64)
+		return -1;
+	for (i = 64u + id_size; i < 128; i++)
+		if (h[i] != 0)
+			return -1;
+	segs = take(&c, 40u * (size_t)nr_segs);
+	syms = take(&c, 20u * (size_t)nr_syms);
+	addrs = take(&c, 16u * (size_t)nr_addrs);
+	frames = take(&c, 12u * (size_t)nr_frames);
+	ranges = take(&c, 16u * (size_t)nr_ranges);
+	strs = take(&c, strings_len);
+	bytes = take(&c, bytes_len);
+	if (c.bad || left(&c) != 0)
+		return -1;
+	/* strings: at least one byte, the last one NUL */
+	if (strings_len < 1 || strs[strings_len - 1] != 0)
+		return -1;
+	if (path >= strings_len)
+		return -1;
+
+	fputs("  symbols build_id=", o);
+	put_hex(o, h + 64, id_size);
+	fputs(" path=", o);
+	put_string(o, strs, path);
+	fprintf(o, " eh_frame_hdr=%" PRIx64 " fde_count=%" PRIu64 " segs=%" PRIu32
+		" syms=%" PRIu32 " addrs=%" PRIu32 " frames=%" PRIu32 " ranges=%" PRIu32
+		" strings=%" PRIu32 " bytes=%" PRIu32 " strings_crc=%08" PRIx32
+		" bytes_crc=%08" PRIx32 "\n",
+		le64(h + 8), le64(h + 16), nr_segs, nr_syms, nr_addrs, nr_frames, nr_ranges,
+		strings_len, bytes_len, crc(strs, strings_len), crc(bytes, bytes_len));
+
+	for (i = 0; i < nr_segs; i++) {
+		const uint8_t *s = segs + 40u * (size_t)i;
+
+		if (g_check_reserved && le32(s + 36) != 0)
+			return -1;
+		fprintf(o, "    seg offset=%" PRIx64 " vaddr=%" PRIx64 " filesz=%" PRIx64
+			" memsz=%" PRIx64 " flags=%" PRIu32 "\n",
+			le64(s), le64(s + 8), le64(s + 16), le64(s + 24), le32(s + 32));
+	}
+	for (i = 0; i < nr_syms; i++) {
+		const uint8_t *s = syms + 20u * (size_t)i;
+		uint64_t start = le64(s), size = le64(s + 8);
+		uint32_t name = le32(s + 16);
+
+		if (name >= strings_len)
+			return -1;
+		if (size > UINT64_MAX - start) /* start + size >= 2^64 */
+			return -1;
+		if (i > 0 && start <= le64(s - 20)) /* strictly increasing */
+			return -1;
+		fprintf(o, "    sym start=%" PRIx64 " size=%" PRIx64 " name=", start, size);
+		put_string(o, strs, name);
+		fputc('\n', o);
+	}
+	for (i = 0; i < nr_addrs; i++) {
+		const uint8_t *a = addrs + 16u * (size_t)i;
+		uint64_t vaddr = le64(a);
+		uint32_t first = le32(a + 8), nr = le32(a + 12);
+
+		if (i > 0 && vaddr <= le64(a - 16))
+			return -1;
+		if ((uint64_t)first + nr > nr_frames)
+			return -1;
+		fprintf(o, "    addr vaddr=%" PRIx64 " first=%" PRIu32 " nr=%" PRIu32 "\n",
+			vaddr, first, nr);
+	}
+	for (i = 0; i < nr_frames; i++) {
+		const uint8_t *f = frames + 12u * (size_t)i;
+		uint32_t function = le32(f), file = le32(f + 4);
+
+		if ((function != SYM_NONE && function >= strings_len) ||
+		    (file != SYM_NONE && file >= strings_len))
+			return -1;
+		fputs("    frame function=", o);
+		put_string_or_none(o, strs, function);
+		fputs(" file=", o);
+		put_string_or_none(o, strs, file);
+		fprintf(o, " line=%" PRIu32 "\n", le32(f + 8));
+	}
+	for (i = 0; i < nr_ranges; i++) {
+		const uint8_t *r = ranges + 16u * (size_t)i;
+		uint64_t vaddr = le64(r);
+		uint32_t len = le32(r + 8), data = le32(r + 12);
+
+		if (len < 1 || (uint64_t)data + len > bytes_len)
+			return -1;
+		if (len > UINT64_MAX - vaddr) /* vaddr + len >= 2^64 */
+			return -1;
+		if (i > 0) { /* the previous range ends at or before this one */
+			const uint8_t *q = r - 16;
+
+			if (le64(q) > vaddr || vaddr - le64(q) < le32(q + 8))
+				return -1;
+		}
+		fprintf(o, "    range vaddr=%" PRIx64 " len=%" PRIu32 " data=%" PRIu32
+			" crc=%08" PRIx32 "\n", vaddr, len, data, crc(bytes + data, len));
+	}
+	return 0;
+}
+
 static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 {
 	switch (type) {
@@ -457,6 +618,7 @@ static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 	case 5: return parse_counts(o, p, n);
 	case 6: return parse_index(o, p, n);
 	case 7: return parse_kallsyms(o, p, n);
+	case 8: return parse_symbols(o, p, n);
 	default: return -1; /* not reached: unknown types are skipped earlier */
 	}
 }
@@ -998,7 +1160,7 @@ int main(int argc, char **argv)
 			skip = "transformed";
 		else if (h.flags & ~1u)
 			skip = "unknown-flags";
-		else if (h.type < 1 || h.type > 7)
+		else if (h.type < 1 || h.type > 8)
 			skip = "unknown-type";
 		if (skip) {
 			printf("skip off=%zu reason=%s\n", off, skip);

@@ -567,7 +567,7 @@ static int finish(struct run *run, struct err *err)
 	if (ret)
 		return ret;
 	if (!s->opts->no_embed) {
-		struct archive_opts ao = { .quiet = true };
+		struct archive_opts ao = { .quiet = true, .level = s->opts->level };
 		struct archive_stats as;
 		struct err e2 = { 0 };
 

@@ -322,10 +322,10 @@ static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
 	return 0;
 }
 
-static int write_blocks(struct arch *a, const char *path, struct archive_stats *st,
-			struct err *err)
+static int write_blocks(struct arch *a, const char *path, int level,
+			struct archive_stats *st, struct err *err)
 {
-	struct container_writer_opts wo = { .level = -1 };
+	struct container_writer_opts wo = { .level = level };
 	struct container_writer *w;
 	struct buf payload = BUF_INIT;
 	struct stat before, after;
@@ -428,7 +428,7 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 		session_close(&a.l.sessions[i]);
 	a.l.nr_sessions = 0;
 	if (want || had)
-		ret = write_blocks(&a, path, st, err);
+		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
 out:
 	for (size_t i = 0; i < a.nr_bins; i++)
 		bin_free(&a.bins[i]);
@@ -446,7 +446,7 @@ int cmd_archive(int argc, char **argv)
 {
 	static const char usage_line[] = "prep archive [-i FILE] [--symfs DIR] [-q]";
 	const char *input = "prec.data";
-	struct archive_opts o = { 0 };
+	struct archive_opts o = { .level = -1 };
 	struct archive_stats st;
 	bool help = false;
 	const struct opt table[] = {

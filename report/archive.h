@@ -18,6 +18,7 @@
 struct archive_opts {
 	const char *symfs;      /* look for binaries under this folder */
 	bool quiet;             /* no warnings on stderr */
+	int level;              /* compression of the blocks (container_writer_opts) */
 };
 
 struct archive_stats {

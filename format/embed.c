@@ -166,12 +166,15 @@ int embed_decode(const uint8_t *p, size_t len, struct embed_dso **out, struct er
 	for (int i = 1; i < 8; i++)
 		if (p[i])
 			return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: reserved bytes not 0");
-	if (le(p + 56, 8) || (p[0] <= EMBED_BUILD_ID_MAX &&
-			      memchr(p + 64 + p[0], 1, 0) != NULL))
+	if (le(p + 56, 8))
 		return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: reserved bytes not 0");
 	for (size_t i = p[0]; i < EMBED_BUILD_ID_MAX; i++)
 		if (p[64 + i])
 			return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: bytes past the build id not 0");
+	for (uint64_t i = 0; i < nseg; i++)
+		if (le(p + EMBED_HEADER_SIZE + i * SEG_SIZE + 36, 4))
+			return err_set(err, -PREC_ECORRUPT, "SYMBOLS block: segment %llu: reserved "
+				       "field not 0", (unsigned long long)i);
 	size = sizeof(*d) + nseg * sizeof(*d->segs) + nsym * sizeof(*d->syms) +
 	       naddr * sizeof(*d->addrs) + nframe * sizeof(*d->frames) +
 	       nrange * sizeof(*d->ranges) + nstr + nbyte;
@@ -180,7 +183,6 @@ int embed_decode(const uint8_t *p, size_t len, struct embed_dso **out, struct er
 		return err_set(err, -ENOMEM, "out of memory");
 	d = (struct embed_dso *)mem;
 	memset(d, 0, sizeof(*d));
-	mem += sizeof(*d);
 	d->build_id_size = p[0];
 	memcpy(d->build_id, p + 64, EMBED_BUILD_ID_MAX);
 	d->eh_frame_hdr = le(p + 8, 8);
@@ -193,31 +195,28 @@ int embed_decode(const uint8_t *p, size_t len, struct embed_dso **out, struct er
 	d->nr_ranges = (uint32_t)nrange;
 	d->strings_len = (uint32_t)nstr;
 	d->bytes_len = (uint32_t)nbyte;
+	/* in memory, the arrays of 8-byte fields come first (alignment) */
+	d->segs = (struct embed_seg *)(mem + sizeof(*d));
+	d->syms = (struct embed_sym *)(d->segs + nseg);
+	d->addrs = (struct embed_addr *)(d->syms + nsym);
+	d->ranges = (struct embed_range *)(d->addrs + naddr);
+	d->frames = (struct embed_frame *)(d->ranges + nrange);
 	p += EMBED_HEADER_SIZE;
-	d->segs = (struct embed_seg *)mem;
-	mem += nseg * sizeof(*d->segs);
 	for (uint64_t i = 0; i < nseg; i++, p += SEG_SIZE)
 		d->segs[i] = (struct embed_seg){ le(p, 8), le(p + 8, 8), le(p + 16, 8), le(p + 24, 8),
 						 (uint32_t)le(p + 32, 4) };
-	d->syms = (struct embed_sym *)mem;
-	mem += nsym * sizeof(*d->syms);
 	for (uint64_t i = 0; i < nsym; i++, p += SYM_SIZE)
 		d->syms[i] = (struct embed_sym){ le(p, 8), le(p + 8, 8), (uint32_t)le(p + 16, 4) };
-	d->addrs = (struct embed_addr *)mem;
-	mem += naddr * sizeof(*d->addrs);
 	for (uint64_t i = 0; i < naddr; i++, p += ADDR_SIZE)
 		d->addrs[i] = (struct embed_addr){ le(p, 8), (uint32_t)le(p + 8, 4),
 						   (uint32_t)le(p + 12, 4) };
-	d->frames = (struct embed_frame *)mem;
-	mem += nframe * sizeof(*d->frames);
 	for (uint64_t i = 0; i < nframe; i++, p += FRAME_SIZE)
 		d->frames[i] = (struct embed_frame){ (uint32_t)le(p, 4), (uint32_t)le(p + 4, 4),
 						     (uint32_t)le(p + 8, 4) };
-	d->ranges = (struct embed_range *)mem;
-	mem += nrange * sizeof(*d->ranges);
 	for (uint64_t i = 0; i < nrange; i++, p += RANGE_SIZE)
 		d->ranges[i] = (struct embed_range){ le(p, 8), (uint32_t)le(p + 8, 4),
 						     (uint32_t)le(p + 12, 4) };
+	mem = (uint8_t *)(d->frames + nframe);
 	memcpy(mem, p, nstr + nbyte);
 	d->strings = (const char *)mem;
 	d->bytes = mem + nstr;

@@ -410,8 +410,7 @@ static void symbols_files(void)
 		{ "range_overlap", S_RANGE(2), 8, 0x401183, 0 },
 		{ "range_same", S_RANGE(2), 8, 0x401180, 0 },
 		{ "range_unsorted", S_RANGE(3), 8, 0x1000, 0 },
-		/* not here: a segment's reserved field (5.8 says 0; embed.c does
-		 * not check it) */
+		{ "seg_reserved", S_SEG(1) + 36, 4, 1, 0 },
 	};
 	struct buf b = BUF_INIT;
 	char name[64];

@@ -239,6 +239,12 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
 struct index_entry;
 int container_reader_index(struct container_reader *r, struct index_entry **out, size_t *n,
 			   struct err *err);
+/* Decode the next block on a thread of its own while the caller works on
+ * the one it has (two cores for one file). Blocks come in the same order
+ * with the same checks; the warn callback is then called from that thread.
+ * Call from the thread that calls container_reader_next, before the walk.
+ * 0 or a negative errno. */
+int container_reader_readahead(struct container_reader *r);
 /* Restart the walk at the first block. */
 void container_reader_rewind(struct container_reader *r);
 const struct container_header *container_reader_header(const struct container_reader *r);

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +36,30 @@ struct container_reader {
 	bool done;
 	struct buf raw;             /* inflated payload */
 	struct buf plain;           /* untransformed payload */
+	struct buf raw2, plain2;    /* readahead: the set the caller's block is in */
+	struct buf raw3, plain3;    /* container_reader_block_at's */
 	struct libdeflate_decompressor *zd;
 	struct container_stats stats;
+	/* readahead: a worker decodes the next block while the caller uses
+	 * the one it has */
+	bool ra;
+	pthread_t ra_thread;
+	pthread_mutex_t ra_lock;
+	pthread_cond_t ra_cond;
+	enum { RA_IDLE, RA_WORK, RA_DONE } ra_state;
+	bool ra_stop;
+	int ra_ret;
+	struct container_block ra_b;
+	struct err ra_err;
 };
+
+static void buf_swap(struct buf *a, struct buf *b)
+{
+	struct buf t = *a;
+
+	*a = *b;
+	*b = t;
+}
 
 static void problem(struct container_reader *r, enum container_problem_kind kind,
 		    uint64_t offset, uint64_t bytes, int reason, const char *fmt, ...)
@@ -273,8 +295,7 @@ static bool block_skippable(struct container_reader *r, uint64_t at,
 	return true;
 }
 
-int container_reader_next(struct container_reader *r, struct container_block *b,
-			  struct err *err)
+static int next_block(struct container_reader *r, struct container_block *b, struct err *err)
 {
 	while (!r->done && r->pos < r->size) {
 		struct block_header bh;
@@ -348,6 +369,93 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 	return 0;
 }
 
+static void *ra_worker(void *arg)
+{
+	struct container_reader *r = arg;
+
+	pthread_mutex_lock(&r->ra_lock);
+	for (;;) {
+		struct container_block b;
+		struct err e = { 0 };
+		int ret;
+
+		while (r->ra_state != RA_WORK && !r->ra_stop)
+			pthread_cond_wait(&r->ra_cond, &r->ra_lock);
+		if (r->ra_stop)
+			break;
+		pthread_mutex_unlock(&r->ra_lock);
+		/* the caller's block stays in the other set */
+		buf_swap(&r->raw, &r->raw2);
+		buf_swap(&r->plain, &r->plain2);
+		ret = next_block(r, &b, &e);
+		pthread_mutex_lock(&r->ra_lock);
+		r->ra_ret = ret;
+		r->ra_b = b;
+		r->ra_err = e;
+		r->ra_state = RA_DONE;
+		pthread_cond_broadcast(&r->ra_cond);
+	}
+	pthread_mutex_unlock(&r->ra_lock);
+	return NULL;
+}
+
+/* Wait until the worker is not decoding (the caller's thread only). */
+static void ra_quiet(struct container_reader *r)
+{
+	if (!r->ra)
+		return;
+	pthread_mutex_lock(&r->ra_lock);
+	while (r->ra_state == RA_WORK)
+		pthread_cond_wait(&r->ra_cond, &r->ra_lock);
+	pthread_mutex_unlock(&r->ra_lock);
+}
+
+int container_reader_readahead(struct container_reader *r)
+{
+	int ret;
+
+	if (r->ra)
+		return 0;
+	pthread_mutex_init(&r->ra_lock, NULL);
+	pthread_cond_init(&r->ra_cond, NULL);
+	r->ra_state = RA_IDLE;
+	ret = pthread_create(&r->ra_thread, NULL, ra_worker, r);
+	if (ret) {
+		pthread_mutex_destroy(&r->ra_lock);
+		pthread_cond_destroy(&r->ra_cond);
+		return -ret;
+	}
+	r->ra = true;
+	return 0;
+}
+
+int container_reader_next(struct container_reader *r, struct container_block *b,
+			  struct err *err)
+{
+	int ret;
+
+	if (!r->ra)
+		return next_block(r, b, err);
+	pthread_mutex_lock(&r->ra_lock);
+	if (r->ra_state == RA_IDLE) {
+		r->ra_state = RA_WORK;
+		pthread_cond_broadcast(&r->ra_cond);
+	}
+	while (r->ra_state != RA_DONE)
+		pthread_cond_wait(&r->ra_cond, &r->ra_lock);
+	ret = r->ra_ret;
+	*b = r->ra_b;
+	if (ret < 0 && err)
+		*err = r->ra_err;
+	r->ra_state = RA_IDLE;
+	if (ret == 1) {         /* start on the block after it */
+		r->ra_state = RA_WORK;
+		pthread_cond_broadcast(&r->ra_cond);
+	}
+	pthread_mutex_unlock(&r->ra_lock);
+	return ret;
+}
+
 int container_reader_block_at(struct container_reader *r, uint64_t offset,
 			      struct container_block *b, struct err *err)
 {
@@ -364,7 +472,13 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
 	    ((bh.flags & BLOCK_FLAG_TRANSFORMED) && bh.type != BLOCK_DATA) ||
 	    !block_type_name(bh.type))
 		return 0;
+	/* decode into a set of its own: the others may hold blocks in use */
+	ra_quiet(r);
+	buf_swap(&r->raw, &r->raw3);
+	buf_swap(&r->plain, &r->plain3);
 	ret = block_payload(r, &bh, r->base + offset + CONTAINER_BLOCK_HEADER_SIZE, &data, &len);
+	buf_swap(&r->raw, &r->raw3);
+	buf_swap(&r->plain, &r->plain3);
 	if (ret == -ENOMEM)
 		return err_set(err, ret, "out of memory");
 	if (ret || block_payload_validate(bh.type, data, len, NULL))
@@ -398,6 +512,8 @@ int container_reader_index(struct container_reader *r, struct index_entry **out,
 
 void container_reader_rewind(struct container_reader *r)
 {
+	ra_quiet(r);
+	r->ra_state = RA_IDLE;
 	r->pos = CONTAINER_HEADER_SIZE;
 	r->last_seq = -1;
 	r->done = false;
@@ -424,10 +540,23 @@ void container_reader_close(struct container_reader *r)
 {
 	if (!r)
 		return;
+	if (r->ra) {
+		pthread_mutex_lock(&r->ra_lock);
+		r->ra_stop = true;
+		pthread_cond_broadcast(&r->ra_cond);
+		pthread_mutex_unlock(&r->ra_lock);
+		pthread_join(r->ra_thread, NULL);
+		pthread_mutex_destroy(&r->ra_lock);
+		pthread_cond_destroy(&r->ra_cond);
+	}
 	if (r->mapped)
 		munmap((void *)r->base, r->size);
 	libdeflate_free_decompressor(r->zd);
 	buf_free(&r->raw);
 	buf_free(&r->plain);
+	buf_free(&r->raw2);
+	buf_free(&r->plain2);
+	buf_free(&r->raw3);
+	buf_free(&r->plain3);
 	free(r);
 }

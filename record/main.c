@@ -33,7 +33,7 @@
 
 #define DEFAULT_FREQ 4000
 #define DEFAULT_STACK 8192
-#define DWARF_BLOCK_SIZE (16u << 20)
+#define DWARF_BLOCK_SIZE (4u << 20)
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
@@ -484,7 +484,9 @@ static int start(struct run *run, struct err *err)
 
 	/* Stack copies make 8 KiB samples: bigger blocks keep each thread's
 	 * previous stack at hand for the transform (FORMAT.md 6.3) across more
-	 * samples, instead of starting over every hundred of them. */
+	 * samples, instead of starting over every hundred of them. 4 MiB
+	 * (500 samples) stores as small as 16 MiB did, and a report holds two
+	 * decoded blocks at a time (one decoded ahead on the other core). */
 	if (o->callgraph == CALLGRAPH_DWARF)
 		wo.block_size = DWARF_BLOCK_SIZE;
 

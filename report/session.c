@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SESSION_READAHEAD_BYTES (1u << 20)
+
 struct pending {
 	uint64_t time;
 	uint64_t seq;           /* arrival order: ties keep it */
@@ -96,9 +98,16 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 	s->header = *container_reader_header(s->r);
 	s->cstats = container_reader_stats(s->r);
 	ret = embeds_from_index(s, err);
-	if (ret)
+	if (ret) {
 		session_close(s);
-	return ret;
+		return ret;
+	}
+	/* a large file: inflate and untransform the next block on the other
+	 * core while this one is ordered, unwound and counted (if no thread
+	 * can start, one core does both) */
+	if (container_reader_size(s->r) >= SESSION_READAHEAD_BYTES)
+		container_reader_readahead(s->r);
+	return 0;
 }
 
 int session_open(struct session *s, const char *path, bool quiet, struct err *err)

@@ -9,6 +9,7 @@
 #include "archive.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct bin {
 struct arch {
 	struct load l;
 	struct hist h;
+	struct buf kallsyms;            /* the kernel symbols hit, when the file has none */
 	struct word *words;
 	size_t nr_words, cap_words;
 	struct hmap word_idx;
@@ -162,6 +164,13 @@ static int cmp_addr(const void *pa, const void *pb)
 	const struct embed_addr *a = pa, *b = pb;
 
 	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
 }
 
 static int cmp_word(const void *pa, const void *pb)
@@ -293,6 +302,62 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 	return 0;
 }
 
+/* One kallsyms line for the kernel symbol at addr (nothing when none). */
+static int ksym_line(struct arch *a, uint64_t addr, uint64_t *end)
+{
+	const char *module = NULL;
+	struct sym_info si;
+	char line[512];
+	int n, ret = symbolizer_kernel_lookup(a->l.sym, addr, &si, &module);
+
+	*end = 0;
+	if (ret || !si.name)
+		return ret;
+	n = snprintf(line, sizeof(line), module ? "%" PRIx64 " t %s\t[%s]\n" : "%" PRIx64 " t %s\n",
+		     si.start, si.name, module);
+	if (n <= 0 || (size_t)n >= sizeof(line) || strchr(si.name, ' '))
+		return 0;
+	*end = si.start + si.size;
+	return buf_append(&a->kallsyms, line, (size_t)n);
+}
+
+/* A recording of a command carries no kernel symbols: keep those of the hit
+ * kernel addresses, each with the symbol after it (a symbol reaches the next
+ * one, FORMAT.md 5.7), so that kernel frames are named the same elsewhere. */
+static int gather_kernel(struct arch *a)
+{
+	uint64_t *starts = NULL;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < a->h.nr_frames; i++) {
+		const struct frame *f = &a->h.frames[i];
+		struct sym_info si;
+
+		if (!f->kernel)
+			continue;
+		ret = symbolizer_kernel_lookup(a->l.sym, f->addr, &si, NULL);
+		if (ret || !si.name)
+			continue;
+		if (array_grow((void **)&starts, &cap, n + 1, sizeof(*starts)))
+			ret = -ENOMEM;
+		else
+			starts[n++] = si.start;
+	}
+	qsort(starts, n, sizeof(*starts), cmp_u64);
+	for (size_t i = 0; !ret && i < n; i++) {
+		uint64_t end, end2;
+
+		if (i && starts[i] == starts[i - 1])
+			continue;
+		ret = ksym_line(a, starts[i], &end);
+		if (!ret && end && (i + 1 == n || starts[i + 1] != end))
+			ret = ksym_line(a, end, &end2);
+	}
+	free(starts);
+	return ret;
+}
+
 /* Fill the identity, segments and table position of bin i's binary. */
 static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
 {
@@ -336,6 +401,8 @@ static int write_blocks(struct arch *a, const char *path, int level,
 	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, err);
 	if (ret)
 		return ret;
+	if (a->kallsyms.len)
+		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
 	for (size_t i = 0; !ret && i < a->l.machine.nr_dsos; i++) {
 		struct dso *d = a->l.machine.dsos[i];
 		struct bin *b = &a->bins[d->idx];
@@ -421,6 +488,11 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 		goto out;
 	}
 	had = a.l.nr_sessions && a.l.sessions[0].nr_embeds;
+	if (a.l.nr_sessions && !a.l.sessions[0].kallsyms && (ret = gather_kernel(&a))) {
+		err_set(err, ret, "out of memory");
+		goto out;
+	}
+	want = a.kallsyms.len > 0;
 	for (size_t i = 0; !want && i < a.nr_bins; i++)
 		want = a.bins[i].e.nr_addrs > 0;
 	/* the reading is done: the file may now be changed under the mapping */
@@ -434,6 +506,7 @@ out:
 		bin_free(&a.bins[i]);
 	free(a.bins);
 	free(a.words);
+	buf_free(&a.kallsyms);
 	hmap_free(&a.word_idx);
 	hist_free(&a.h);
 	load_free(&a.l);

@@ -86,7 +86,17 @@ reports "$d/lib.data" "$d/lib.after"
 same "$d/lib.before" "$d/lib.after" "prep archive, program and library deleted"
 grep -q "spinlib_work" "$d/lib.after.self" || fail "the library's functions are not named offline"
 
-# 4. bad input
+# 4. kernel frames of a command's recording: the kernel symbols hit travel
+# with the file (a KALLSYMS block of them) and name the same as the kernel's
+$PREC -q -F 999 -g -o "$d/k.data" -- dd if=/dev/zero of=/dev/null bs=4k count=200000 \
+	>/dev/null 2>&1 || fail "prec dd failed"
+$PREP dump -i "$d/k.data" | grep -q ": KALLSYMS" || fail "kernel: no KALLSYMS block in the file"
+$PREP -i "$d/k.data" --sort dso,sym -g caller >"$d/k.file" 2>&1
+$PREP -i "$d/k.data" --sort dso,sym -g caller --kallsyms /proc/kallsyms >"$d/k.proc" 2>&1
+grep -q "\[k\] " "$d/k.file" || fail "kernel: no kernel symbol in the report"
+cmp -s "$d/k.file" "$d/k.proc" || { fail "kernel: the file's symbols name differently"; diff "$d/k.file" "$d/k.proc" | head; }
+
+# 5. bad input
 $PREP archive -i "$d/missing.data" >/dev/null 2>&1 && fail "prep archive of a missing file succeeded"
 head -c 3000 "$d/fp.data" >"$d/cut.data"
 $PREP archive -i "$d/cut.data" >"$d/cut.out" 2>&1 && fail "prep archive of a cut-short file succeeded"

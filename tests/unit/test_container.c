@@ -785,6 +785,503 @@ static void test_big_record_spans_split(void **state)
 	buf_free(&rb.recs);
 }
 
+/* ---- readahead --------------------------------------------------------- */
+
+/* The problems warned about, kept without calling cmocka: with readahead the
+ * callback runs on the reader's worker thread. */
+#define MAX_PROBLEMS 32
+
+struct problem_log {
+	int n;
+	struct {
+		int kind, reason;
+		uint64_t offset, bytes;
+	} p[MAX_PROBLEMS];
+};
+
+static void log_problem(void *ctx, const struct container_problem *p)
+{
+	struct problem_log *l = ctx;
+
+	if (l->n < MAX_PROBLEMS) {
+		l->p[l->n].kind = (int)p->kind;
+		l->p[l->n].reason = p->reason;
+		l->p[l->n].offset = p->offset;
+		l->p[l->n].bytes = p->bytes;
+	}
+	l->n++;
+}
+
+/* The blocks of a plain walk, their payloads copied out (owned). */
+struct walk {
+	struct container_block *blocks;
+	size_t n;
+	struct container_stats stats;
+	struct problem_log log;
+};
+
+static void walk_free(struct walk *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free((void *)w->blocks[i].data);
+	free(w->blocks);
+	memset(w, 0, sizeof(*w));
+}
+
+static void walk_plain(const uint8_t *file, size_t len, struct walk *w)
+{
+	struct container_reader_opts o = { log_problem, &w->log };
+	struct container_reader *r;
+	struct container_block b;
+	struct err err = { 0 };
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	assert_int_equal(container_reader_open_mem(&r, file, len, &o, &err), 0);
+	while ((ret = container_reader_next(r, &b, &err)) == 1) {
+		uint8_t *copy = malloc(b.len ? b.len : 1);
+
+		assert_non_null(copy);
+		memcpy(copy, b.data, b.len);
+		w->blocks = realloc(w->blocks, (w->n + 1) * sizeof(*w->blocks));
+		assert_non_null(w->blocks);
+		w->blocks[w->n] = b;
+		w->blocks[w->n++].data = copy;
+	}
+	assert_int_equal(ret, 0);
+	w->stats = *container_reader_stats(r);
+	container_reader_close(r);
+}
+
+static void check_block(const struct container_block *b, const struct container_block *want)
+{
+	assert_int_equal(b->offset, want->offset);
+	assert_int_equal(b->type, want->type);
+	assert_int_equal(b->codec, want->codec);
+	assert_int_equal(b->flags, want->flags);
+	assert_int_equal(b->seq, want->seq);
+	assert_int_equal(b->len, want->len);
+	assert_memory_equal(b->data, want->data, want->len);
+}
+
+static void check_stats(const struct container_stats *s, const struct container_stats *want)
+{
+	assert_int_equal(s->blocks, want->blocks);
+	assert_int_equal(s->corrupt_blocks, want->corrupt_blocks);
+	assert_int_equal(s->skipped_blocks, want->skipped_blocks);
+	assert_int_equal(s->bytes_skipped, want->bytes_skipped);
+	assert_int_equal(s->bytes_ignored, want->bytes_ignored);
+	assert_int_equal(s->finished, want->finished);
+	assert_int_equal(s->truncated, want->truncated);
+}
+
+static void check_log(const struct problem_log *l, const struct problem_log *want)
+{
+	assert_int_equal(l->n, want->n);
+	for (int i = 0; i < l->n && i < MAX_PROBLEMS; i++) {
+		assert_int_equal(l->p[i].kind, want->p[i].kind);
+		assert_int_equal(l->p[i].reason, want->p[i].reason);
+		assert_int_equal(l->p[i].offset, want->p[i].offset);
+		assert_int_equal(l->p[i].bytes, want->p[i].bytes);
+	}
+}
+
+/* A reader over file[0..len) (or the file at path) with readahead on. */
+static struct container_reader *open_ra(const uint8_t *file, size_t len, const char *path,
+					struct problem_log *log)
+{
+	struct container_reader_opts o = { log_problem, log };
+	struct container_reader *r;
+	struct err err = { 0 };
+
+	memset(log, 0, sizeof(*log));
+	if (path)
+		assert_int_equal(container_reader_open(&r, path, &o, &err), 0);
+	else
+		assert_int_equal(container_reader_open_mem(&r, file, len, &o, &err), 0);
+	assert_int_equal(container_reader_readahead(r), 0);
+	return r;
+}
+
+/* The next block of the walk must be want->blocks[*i]. */
+static void ra_step(struct container_reader *r, const struct walk *want, size_t *i,
+		    struct container_block *b)
+{
+	struct err err = { 0 };
+
+	assert_true(*i < want->n);
+	assert_int_equal(container_reader_next(r, b, &err), 1);
+	check_block(b, &want->blocks[(*i)++]);
+}
+
+/* Walk to the end: the same blocks and stats as want. With pause, block k
+ * is checked again after a readahead worker has had time to decode block
+ * k + 1, right before the next call. */
+static void ra_walk_rest(struct container_reader *r, const struct walk *want, size_t i,
+			 bool pause)
+{
+	struct container_block b;
+	struct err err = { 0 };
+
+	while (i < want->n) {
+		ra_step(r, want, &i, &b);
+		if (pause) {
+			usleep(1000);
+			assert_memory_equal(b.data, want->blocks[i - 1].data, b.len);
+		}
+	}
+	assert_int_equal(container_reader_next(r, &b, &err), 0);
+	assert_int_equal(container_reader_next(r, &b, &err), 0);
+	check_stats(container_reader_stats(r), &want->stats);
+}
+
+static void ra_walk(const uint8_t *file, size_t len, const char *path, const struct walk *want,
+		    bool pause)
+{
+	struct problem_log log;
+	struct container_reader *r = open_ra(file, len, path, &log);
+
+	ra_walk_rest(r, want, 0, pause);
+	check_log(&log, &want->log);
+	container_reader_close(r);
+}
+
+/* records[from..to) in pieces of about 4 KiB, a round every 8. */
+static void feed_records(struct container_writer *w, size_t from, size_t to)
+{
+	struct err err = { 0 };
+	int n = 0;
+
+	while (from < to) {
+		size_t end = from;
+
+		while (end < to && end - from < 4096) {
+			struct perf_event_header h;
+
+			memcpy(&h, records + end, sizeof(h));
+			end += h.size;
+		}
+		assert_int_equal(container_write_records(w, (uint32_t)(n & 1), records + from,
+							 end - from, NULL, 0, &err), 0);
+		if (++n % 8 == 0)
+			assert_int_equal(container_write_round(w, &err), 0);
+		from = end;
+	}
+}
+
+/* Many DATA blocks (the smallest size the writer allows) of three kinds: zlib + TRANSFORMED, stored, and
+ * plain zlib; METADATA, EVENT, BUILD_IDS, KALLSYMS, COUNTS, INDEX blocks and
+ * one block of an unknown type (skipped with a warning). */
+static void write_mixed(const char *path)
+{
+	struct container_writer_opts o = { .level = 1, .block_size = 1 };   /* raised to 64 KiB */
+	struct build_id_entry bid = { .size = 20, .path = "/bin/true" };
+	struct count_reading cr = { 1, 0, -1, 1, 5, 6, 7, 8 };
+	const char *ksyms = "ffffffff81000000 T _text\nffffffffa0000010 t probe\t[e1000]\n";
+	struct record_layouts *ls = record_layouts_new();
+	struct container_writer *w;
+	struct perf_event_attr attr;
+	struct event_layout l;
+	struct event_id ids[1] = { { 7, -1, 500 } };
+	struct metadata m = { 0 };
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+	uint64_t id = 7;
+
+	assert_non_null(ls);
+	synth_attr(&attr);
+	event_layout_from_attr(&l, &attr, sizeof(attr));
+	assert_int_equal(record_layouts_add(ls, &l, &id, 1, NULL), 0);
+	o.layouts = ls;
+	assert_int_equal(container_writer_open(&w, path, &o, &err), 0);
+	metadata_set_str(&m, META_HOSTNAME, "host");
+	assert_int_equal(metadata_encode(&m, &b), 0);
+	metadata_free(&m);
+	assert_int_equal(container_write_block(w, BLOCK_METADATA, b.data, b.len, &err), 0);
+	buf_reset(&b);
+	assert_int_equal(event_block_encode(&attr, sizeof(attr), "cpu-clock", ids, 1, &b), 0);
+	assert_int_equal(container_write_block(w, BLOCK_EVENT, b.data, b.len, &err), 0);
+	feed_records(w, 0, records_len);
+	buf_reset(&b);
+	memset(bid.id, 0xab, 20);
+	assert_int_equal(build_ids_encode(&bid, 1, &b), 0);
+	assert_int_equal(container_write_block(w, BLOCK_BUILD_IDS, b.data, b.len, &err), 0);
+	assert_int_equal(container_writer_close(w, &err), 0);
+
+	o.level = 0;
+	o.layouts = NULL;
+	assert_int_equal(container_writer_append(&w, path, &o, 0, &err), 0);
+	assert_int_equal(container_write_block(w, 300, "hello", 5, &err), 0);
+	feed_records(w, 0, records_len);
+	assert_int_equal(container_write_block(w, BLOCK_KALLSYMS, ksyms, strlen(ksyms), &err), 0);
+	assert_int_equal(container_writer_close(w, &err), 0);
+
+	o.level = 1;
+	assert_int_equal(container_writer_append(&w, path, &o, 0, &err), 0);
+	feed_records(w, 0, records_len);
+	buf_reset(&b);
+	assert_int_equal(counts_encode(&cr, 1, &b), 0);
+	assert_int_equal(container_write_block(w, BLOCK_COUNTS, b.data, b.len, &err), 0);
+	assert_int_equal(container_writer_close(w, &err), 0);
+	buf_free(&b);
+	record_layouts_free(ls);
+}
+
+/* The reference walk of the mixed file, checked to hold what it should. */
+static uint8_t *mixed_file(size_t *len, struct walk *ref)
+{
+	int stored = 0, zlib = 0, xform = 0, other = 0;
+	uint8_t *file;
+
+	write_mixed(tmp_path("mixed.data"));
+	file = slurp(tmp_path("mixed.data"), len);
+	walk_plain(file, *len, ref);
+	for (size_t i = 0; i < ref->n; i++) {
+		const struct container_block *b = &ref->blocks[i];
+
+		if (b->type != BLOCK_DATA)
+			other++;
+		else if (b->flags & BLOCK_FLAG_TRANSFORMED)
+			xform++;
+		else if (b->codec == CODEC_ZLIB)
+			zlib++;
+		else
+			stored++;
+	}
+	assert_true(stored >= 6 && zlib >= 6 && xform >= 6);
+	assert_int_equal(other, 6);
+	assert_true(ref->stats.finished);
+	assert_int_equal(ref->stats.skipped_blocks, 1);
+	assert_int_equal(ref->stats.corrupt_blocks, 0);
+	assert_int_equal(ref->log.n, 1);
+	assert_int_equal(ref->log.p[0].kind, PROBLEM_SKIPPED);
+	return file;
+}
+
+static void test_readahead_same_blocks(void **state)
+{
+	struct walk ref;
+	size_t len;
+	uint8_t *file;
+
+	(void)state;
+	file = mixed_file(&len, &ref);
+	ra_walk(file, len, NULL, &ref, true);
+	ra_walk(file, len, NULL, &ref, false);
+	ra_walk(NULL, 0, tmp_path("mixed.data"), &ref, true);
+	ra_walk(NULL, 0, tmp_path("mixed.data"), &ref, false);
+	walk_free(&ref);
+	free(file);
+}
+
+/* container_reader_block_at at every step of a walk (with readahead: right
+ * after next(), the worker busy, or after a pause): the right block, the
+ * walk's current block intact, and the walk goes on undisturbed. The block
+ * after the current one is looked up first, so that a lookup decoding over
+ * the block the worker has ready would show. */
+static void check_block_at_walk(bool ra)
+{
+	struct container_reader_opts o = { log_problem, NULL };
+	struct container_reader *r;
+	struct container_block b, at;
+	struct problem_log log;
+	struct index_entry *idx;
+	struct walk ref;
+	struct err err = { 0 };
+	size_t len, i = 0, nidx;
+	uint8_t *file;
+
+	file = mixed_file(&len, &ref);
+	if (ra) {
+		r = open_ra(file, len, NULL, &log);
+	} else {
+		memset(&log, 0, sizeof(log));
+		o.ctx = &log;
+		assert_int_equal(container_reader_open_mem(&r, file, len, &o, &err), 0);
+	}
+	/* before the walk starts */
+	assert_int_equal(container_reader_block_at(r, ref.blocks[3].offset, &at, &err), 1);
+	check_block(&at, &ref.blocks[3]);
+	while (i < ref.n) {
+		size_t j = (i * 7 + 3) % ref.n;
+
+		ra_step(r, &ref, &i, &b);
+		if (i % 2)
+			usleep(1000);
+		if (i < ref.n) {
+			assert_int_equal(container_reader_block_at(r, ref.blocks[i].offset, &at, &err), 1);
+			check_block(&at, &ref.blocks[i]);
+		}
+		assert_int_equal(container_reader_block_at(r, ref.blocks[j].offset, &at, &err), 1);
+		check_block(&at, &ref.blocks[j]);
+		assert_int_equal(container_reader_block_at(r, ref.blocks[i - 1].offset, &at, &err), 1);
+		check_block(&at, &ref.blocks[i - 1]);
+		/* no block there */
+		assert_int_equal(container_reader_block_at(r, ref.blocks[j].offset + 1, &at, &err), 0);
+		check_block(&b, &ref.blocks[i - 1]);
+		if (i == ref.n / 2) {
+			assert_int_equal(container_reader_index(r, &idx, &nidx, &err), 1);
+			/* every block but the INDEX, with the skipped one */
+			assert_int_equal(nidx, ref.n);
+			for (size_t k = 0, m = 0; k < nidx; k++)
+				if (idx[k].type != 300)
+					assert_int_equal(idx[k].offset, ref.blocks[m++].offset);
+			free(idx);
+			check_block(&b, &ref.blocks[i - 1]);
+		}
+	}
+	ra_walk_rest(r, &ref, i, false);
+	/* after the end */
+	assert_int_equal(container_reader_block_at(r, ref.blocks[0].offset, &at, &err), 1);
+	check_block(&at, &ref.blocks[0]);
+	check_stats(container_reader_stats(r), &ref.stats);
+	check_log(&log, &ref.log);
+	container_reader_close(r);
+	walk_free(&ref);
+	free(file);
+}
+
+static void test_readahead_block_at(void **state)
+{
+	(void)state;
+	check_block_at_walk(true);
+	check_block_at_walk(false);
+}
+
+/* Rewind at any point of a readahead walk (before it, with the worker busy
+ * or done, at and past the end): the walk restarts from the first block. */
+static void test_readahead_rewind(void **state)
+{
+	struct walk ref;
+	size_t len;
+	uint8_t *file;
+
+	(void)state;
+	file = mixed_file(&len, &ref);
+	for (size_t stop = 0; stop <= ref.n + 1; stop += stop < 3 || stop + 3 > ref.n ? 1 : 5) {
+		struct problem_log log;
+		struct container_reader *r = open_ra(file, len, NULL, &log);
+		struct container_block b;
+		struct err err = { 0 };
+		size_t i = 0;
+
+		while (i < stop && i < ref.n)
+			ra_step(r, &ref, &i, &b);
+		if (stop > ref.n)
+			assert_int_equal(container_reader_next(r, &b, &err), 0);
+		if (stop % 2)
+			usleep(1000);
+		container_reader_rewind(r);
+		if (stop % 3 == 0)
+			container_reader_rewind(r);
+		/* the worker is quiet after a rewind: the log can be reset */
+		memset(&log, 0, sizeof(log));
+		ra_walk_rest(r, &ref, 0, stop % 4 == 1);
+		check_log(&log, &ref.log);
+		container_reader_close(r);
+	}
+	walk_free(&ref);
+	free(file);
+}
+
+/* Damage is warned about and skipped exactly as without readahead. */
+static void check_damage_same(const uint8_t *file, size_t len, int kind, uint64_t offset)
+{
+	struct walk want;
+	bool seen = false;
+
+	walk_plain(file, len, &want);
+	for (int i = 0; i < want.log.n && i < MAX_PROBLEMS; i++)
+		if (want.log.p[i].kind == kind && want.log.p[i].offset == offset)
+			seen = true;
+	assert_true(seen);
+	ra_walk(file, len, NULL, &want, true);
+	ra_walk(file, len, NULL, &want, false);
+	walk_free(&want);
+}
+
+static void test_readahead_damage(void **state)
+{
+	struct walk ref;
+	size_t len, stored = 0, xform = 0;
+	uint8_t *file, *bad;
+
+	(void)state;
+	file = mixed_file(&len, &ref);
+	bad = malloc(len);
+	assert_non_null(bad);
+	for (size_t i = ref.n / 4; i < ref.n; i++) {
+		const struct container_block *b = &ref.blocks[i];
+
+		if (b->type != BLOCK_DATA)
+			continue;
+		if (!stored && b->codec == CODEC_STORED)
+			stored = i;
+		if (!xform && (b->flags & BLOCK_FLAG_TRANSFORMED))
+			xform = i;
+	}
+	assert_true(stored && xform);
+	for (int k = 0; k < 2; k++) {
+		uint64_t off = ref.blocks[k ? xform : stored].offset;
+		struct block_header bh;
+		struct walk want;
+
+		/* a payload byte: CRC or codec failure, that one block skipped */
+		memcpy(bad, file, len);
+		assert_int_equal(block_header_decode(bad + off, &bh, true), 0);
+		bad[off + CONTAINER_BLOCK_HEADER_SIZE + bh.stored_len / 2] ^= 0x10;
+		check_damage_same(bad, len, PROBLEM_CORRUPT_PAYLOAD, off);
+		walk_plain(bad, len, &want);
+		assert_int_equal(want.n, ref.n - 1);
+		assert_int_equal(want.stats.corrupt_blocks, 1);
+		walk_free(&want);
+		/* a header byte: resync to the next block */
+		memcpy(bad, file, len);
+		bad[off + 9] ^= 0x10;
+		check_damage_same(bad, len, PROBLEM_CORRUPT_HEADER, off);
+	}
+	/* cut inside a block: no index, the tail ignored */
+	check_damage_same(file, ref.blocks[xform].offset + 100, PROBLEM_TRUNCATED,
+			  ref.blocks[xform].offset);
+	free(bad);
+	walk_free(&ref);
+	free(file);
+}
+
+/* Closing at any point of a readahead walk neither hangs nor leaks (the
+ * ASan build checks the leaks). */
+static void test_readahead_close(void **state)
+{
+	struct walk ref;
+	size_t len;
+	uint8_t *file;
+
+	(void)state;
+	file = mixed_file(&len, &ref);
+	alarm(120);
+	for (size_t stop = 0; stop <= ref.n + 1; stop++) {
+		for (int pause = 0; pause <= 1; pause++) {
+			struct problem_log log;
+			struct container_reader *r = open_ra(file, len, NULL, &log);
+			struct container_block b;
+			struct err err = { 0 };
+			size_t i = 0;
+
+			assert_int_equal(container_reader_readahead(r), 0);   /* twice: no-op */
+			while (i < stop && i < ref.n)
+				ra_step(r, &ref, &i, &b);
+			if (stop > ref.n)
+				assert_int_equal(container_reader_next(r, &b, &err), 0);
+			if (pause)
+				usleep(200);
+			container_reader_close(r);
+		}
+	}
+	alarm(0);
+	walk_free(&ref);
+	free(file);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -824,6 +1321,11 @@ int main(void)
 		cmocka_unit_test(test_build_ids_counts_index),
 		cmocka_unit_test(test_data_payload_checks),
 		cmocka_unit_test(test_big_record_spans_split),
+		cmocka_unit_test(test_readahead_same_blocks),
+		cmocka_unit_test(test_readahead_block_at),
+		cmocka_unit_test(test_readahead_rewind),
+		cmocka_unit_test(test_readahead_damage),
+		cmocka_unit_test(test_readahead_close),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

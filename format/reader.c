@@ -375,7 +375,7 @@ static void *ra_worker(void *arg)
 
 	pthread_mutex_lock(&r->ra_lock);
 	for (;;) {
-		struct container_block b;
+		struct container_block b = { 0 };
 		struct err e = { 0 };
 		int ret;
 
@@ -513,7 +513,11 @@ int container_reader_index(struct container_reader *r, struct index_entry **out,
 void container_reader_rewind(struct container_reader *r)
 {
 	ra_quiet(r);
-	r->ra_state = RA_IDLE;
+	if (r->ra) {
+		pthread_mutex_lock(&r->ra_lock);
+		r->ra_state = RA_IDLE;          /* a block decoded ahead is dropped */
+		pthread_mutex_unlock(&r->ra_lock);
+	}
 	r->pos = CONTAINER_HEADER_SIZE;
 	r->last_seq = -1;
 	r->done = false;

@@ -152,6 +152,13 @@ static int add_addr(struct bin *b, uint64_t vaddr, const struct sym_info *si,
 	return 0;
 }
 
+/* qsort, which must not be given a NULL array even when empty */
+static void sort(void *p, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(p, n, size, cmp);
+}
+
 static int cmp_sym(const void *pa, const void *pb)
 {
 	const struct embed_sym *a = pa, *b = pb;
@@ -188,13 +195,13 @@ static void bin_finish(struct bin *b)
 	struct embed_dso *e = &b->e;
 	uint32_t n = 0;
 
-	qsort(e->syms, e->nr_syms, sizeof(*e->syms), cmp_sym);
+	sort(e->syms, e->nr_syms, sizeof(*e->syms), cmp_sym);
 	for (uint32_t i = 0; i < e->nr_syms; i++)
 		if (!n || e->syms[i].start != e->syms[n - 1].start)
 			e->syms[n++] = e->syms[i];
 	e->nr_syms = n;
 	n = 0;
-	qsort(e->addrs, e->nr_addrs, sizeof(*e->addrs), cmp_addr);
+	sort(e->addrs, e->nr_addrs, sizeof(*e->addrs), cmp_addr);
 	for (uint32_t i = 0; i < e->nr_addrs; i++)
 		if (!n || e->addrs[i].vaddr != e->addrs[n - 1].vaddr)
 			e->addrs[n++] = e->addrs[i];
@@ -291,7 +298,7 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 	}
 	if (ret)
 		return ret;
-	qsort(a->words, a->nr_words, sizeof(*a->words), cmp_word);
+	sort(a->words, a->nr_words, sizeof(*a->words), cmp_word);
 	for (size_t i = 0, j; i < a->nr_words; i = j) {
 		for (j = i; j < a->nr_words && a->words[j].dso == a->words[i].dso; j++)
 			;
@@ -344,7 +351,7 @@ static int gather_kernel(struct arch *a)
 		else
 			starts[n++] = si.start;
 	}
-	qsort(starts, n, sizeof(*starts), cmp_u64);
+	sort(starts, n, sizeof(*starts), cmp_u64);
 	for (size_t i = 0; !ret && i < n; i++) {
 		uint64_t end, end2;
 

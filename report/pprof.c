@@ -410,21 +410,68 @@ static int add_location(struct pp *p, uint32_t fid)
 	return 0;
 }
 
-/* mapping[0] is the main binary for pprof ("File:" in its reports): the
- * user binary named like the command of the heaviest stack, else the one
- * with the most self period. Ids follow, in the order of first use. */
-static void order_mappings(struct pp *p)
+struct comm_total {
+	const char *comm;
+	uint64_t period;
+};
+
+struct comm_key {
+	const struct comm_total *v;
+	const char *comm;
+};
+
+static bool comm_eq(void *ctx, uint32_t idx)
 {
-	const struct stack *heavy = NULL;
-	size_t best = SIZE_MAX, named = SIZE_MAX;
-	uint32_t id = 2;
+	const struct comm_key *k = ctx;
+
+	return k->v[idx].comm == k->comm;
+}
+
+/* The command with the most period in the event's samples (comms are
+ * interned: equal names, equal pointers). NULL on ENOMEM or no samples. */
+static const char *heaviest_comm(const struct pp *p)
+{
+	struct comm_total *v = NULL;
+	struct hmap idx = HMAP_INIT;
+	size_t n = 0, cap = 0, best = SIZE_MAX;
+	const char *comm = NULL;
 
 	for (size_t i = 0; i < p->h->nr_stacks; i++) {
 		const struct stack *s = &p->h->stacks[i];
+		struct comm_key k = { v, s->comm };
+		uint64_t hv = hash_u64((uintptr_t)s->comm);
+		uint32_t at;
 
-		if (s->event == p->event && (!heavy || s->period > heavy->period))
-			heavy = s;
+		if (s->event != p->event || !s->comm)
+			continue;
+		if (!hmap_find(&idx, hv, comm_eq, &k, &at)) {
+			if (array_grow((void **)&v, &cap, n + 1, sizeof(*v)) ||
+			    hmap_insert(&idx, hv, (uint32_t)n))
+				goto out;
+			v[n] = (struct comm_total){ s->comm, 0 };
+			at = (uint32_t)n++;
+		}
+		v[at].period += s->period;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (best == SIZE_MAX || v[i].period > v[best].period)
+			best = i;
+	comm = best == SIZE_MAX ? NULL : v[best].comm;
+out:
+	free(v);
+	hmap_free(&idx);
+	return comm;
+}
+
+/* mapping[0] is the main binary for pprof ("File:" in its reports): the
+ * user binary named like the command with the most samples, else the one
+ * with the most self period. Ids follow, in the order of first use. */
+static void order_mappings(struct pp *p)
+{
+	const char *comm = heaviest_comm(p);
+	size_t best = SIZE_MAX, named = SIZE_MAX;
+	uint32_t id = 2;
+
 	for (size_t i = 0; i < p->nr_maps; i++) {
 		const struct mapping *m = &p->maps[i];
 
@@ -432,8 +479,7 @@ static void order_mappings(struct pp *p)
 			continue;
 		if (best == SIZE_MAX || m->self > p->maps[best].self)
 			best = i;
-		if (heavy && heavy->comm && *heavy->comm &&
-		    !strncmp(m->dso->short_name, heavy->comm, strlen(heavy->comm)) &&
+		if (comm && *comm && !strncmp(m->dso->short_name, comm, strlen(comm)) &&
 		    (named == SIZE_MAX || m->self > p->maps[named].self))
 			named = i;
 	}

@@ -36,7 +36,7 @@ enum {
 };
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
 enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
-enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4 };
 enum {
 	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILE_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
@@ -560,15 +560,19 @@ static int value_type(struct buf *b, uint32_t field, uint32_t type, uint32_t uni
 	return 0;
 }
 
-static int label(struct pp *p, struct buf *b, const char *key, const char *str, int64_t num)
+/* A string label (str not NULL) or a number with an optional unit. */
+static int label(struct pp *p, struct buf *b, const char *key, const char *str, int64_t num,
+		 const char *unit)
 {
-	uint32_t k, s = 0;
+	uint32_t k, s = 0, u = 0;
 	size_t mark;
 
-	if (str_id(p, key, &k) || (str && str_id(p, str, &s)))
+	if (str_id(p, key, &k) || (str && str_id(p, str, &s)) || (unit && str_id(p, unit, &u)))
 		return -ENOMEM;
 	if (pb_begin(b, SAMPLE_LABEL, &mark) || put_u(b, LABEL_KEY, k) ||
-	    (str ? put_u(b, LABEL_STR, s) : pb_int64(b, LABEL_NUM, num)) || pb_end(b, mark))
+	    (str ? put_u(b, LABEL_STR, s) :
+	     pb_int64(b, LABEL_NUM, num) || put_u(b, LABEL_NUM_UNIT, u)) ||
+	    pb_end(b, mark))
 		return -ENOMEM;
 	return 0;
 }
@@ -587,8 +591,11 @@ static int enc_sample(struct enc *e, const struct stack *s)
 	if (pb_begin(b, PROFILE_SAMPLE, &mark) ||
 	    pb_packed_uint64(b, SAMPLE_LOCATION_ID, p->scratch, s->nr_frames) ||
 	    pb_packed_int64(b, SAMPLE_VALUE, values, 2) ||
-	    label(p, b, "pid", NULL, s->thread->pid) || label(p, b, "tid", NULL, s->thread->tid) ||
-	    label(p, b, "comm", s->comm ? s->comm : "", 0) || label(p, b, "cpu", NULL, s->cpu) ||
+	    label(p, b, "pid", NULL, s->thread->pid, NULL) ||
+	    label(p, b, "tid", NULL, s->thread->tid, NULL) ||
+	    label(p, b, "comm", s->comm ? s->comm : "", 0, NULL) ||
+	    /* a unit, so that pprof keeps cpu 0 (it drops unitless zeros) */
+	    label(p, b, "cpu", NULL, s->cpu, "cpu") ||
 	    pb_end(b, mark))
 		return -ENOMEM;
 	return 0;

@@ -15,7 +15,8 @@
  *                 period of the samples.
  *   sample        one per unique stack of prep's folding (thread, comm, cpu
  *                 and frames): location ids leaf first, values [count,
- *                 period], labels pid, tid, cpu (numbers) and comm.
+ *                 period], labels pid, tid, cpu (numbers; cpu with the
+ *                 unit "cpu", as pprof drops unitless zeros) and comm.
  *   location      one per unique frame (binary + file offset, or kernel
  *                 address), in first-use order: the address as it was in
  *                 the first process that mapped the binary there (kernel:

@@ -145,6 +145,15 @@ for chain in "a1 a main" "a2 a main" "b2 b1 b main" "rec rec rec rec rec c main"
 	has_chain "$d/tree.traces" "$chain" || fail "tree: no trace with '$chain'"
 done
 grep -q '^ *comm: *tree$' "$d/tree.traces" || fail "tree: no comm label in -traces"
+# the cpu labels (cpu 0 included) share the time as prep --sort cpu does
+pprof -tags "$d/tree.pb.gz" | awk '/^ *[a-z]+: Total/ { on = $1 == "cpu:"; next }
+	on && NF { gsub(/[(%):]/, " "); print $NF "\t" $(NF - 1) }' | sort >"$d/tree.tags"
+$PREP -q -i "$d/tree.data" --sort cpu --no-children -g none 2>/dev/null |
+	awk '$1 ~ /%$/ { sub(/%/, "", $1); print $2 + 0 "\t" $1 }' | sort >"$d/tree.cpus"
+[ -s "$d/tree.cpus" ] && awk -F'\t' 'FNR == NR { want[$1] = $2; next }
+	{ got[$1] = $2 } END { for (c in want) { x = got[c] - want[c]
+		if (!(c in got) || x > 0.01 || x < -0.01) exit 1 } }' "$d/tree.cpus" "$d/tree.tags" ||
+	fail "tree: cpu labels $(tr '\n' ' ' <"$d/tree.tags"), prep --sort cpu $(tr '\n' ' ' <"$d/tree.cpus")"
 grep -qE '^ *pid: *[0-9]+$' "$d/tree.traces" || fail "tree: no pid label in -traces"
 # -raw: types, period, and the mapping of the program with its build id
 pprof -raw "$d/tree.pb.gz" >"$d/tree.raw"

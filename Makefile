@@ -59,6 +59,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# the flame graph page is assembled into flame.o (.incbin)
+$(BUILD)/report/flame.o: report/flamegraph.html
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^

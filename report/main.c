@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prep: reports on prec.data files: `prep [report]` (perf report --stdio),
- * `prep script` (perf script), `prep export` (other viewers' formats) and
- * `prep dump` / `--dump-raw` (every block and record).
+ * `prep script` (perf script), `prep dump` / `--dump-raw` (every block and
+ * record), `prep export` and `prep flamegraph` (files for other viewers).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +77,8 @@ int main(int argc, char **argv)
 		return cmd_script(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "flamegraph"))
+		return cmd_flamegraph(argc - 1, argv + 1);
 	if (argc > 2 && !strcmp(argv[1], "stat") && !strcmp(argv[2], "report"))
 		return cmd_stat_report(argc - 2, argv + 2);
 	if (argc > 1 && !strcmp(argv[1], "--version")) {

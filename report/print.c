@@ -354,7 +354,8 @@ int print_report(FILE *out, struct load *l, struct hist *h, const struct print_o
 		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", l->lost_samples);
 	}
 	for (size_t e = 0; e < l->nr_events; e++) {
-		int ret = print_event(out, l, h, po, (int)e);
+		int ret = po->event && strcmp(po->event, l->events[e]) ? 0 :
+			  print_event(out, l, h, po, (int)e);
 
 		if (ret)
 			return ret;

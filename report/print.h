@@ -19,6 +19,7 @@ struct print_opts {
 	bool show_nr, show_period;
 	bool absolute;
 	bool quiet;
+	const char *event;      /* only this event's section; NULL: every event */
 };
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);

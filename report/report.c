@@ -16,7 +16,9 @@
 #include "../common/opts.h"
 #include "hist.h"
 #include "load.h"
+#include "folded.h"
 #include "print.h"
+#include "stacks.h"
 
 struct report_opts {
 	struct load *l;
@@ -34,6 +36,9 @@ struct report_opts {
 	long max_stack;
 	const char *percent_limit;
 	const char *parent;
+	const char *event;
+	bool folded;
+	const char *folded_opts;
 	bool help;
 };
 
@@ -54,6 +59,16 @@ static int cb_callgraph(const struct opt *o, const char *arg, struct err *err)
 	(void)o;
 	(void)err;
 	g_ro->callgraph = arg ? arg : "graph";
+	return 0;
+}
+
+static int cb_folded(const struct opt *o, const char *arg, struct err *err)
+{
+	struct report_opts *ro = o->dest;
+
+	(void)err;
+	ro->folded = true;
+	ro->folded_opts = arg;
 	return 0;
 }
 
@@ -146,6 +161,43 @@ static int add_sample(void *ctx, struct load *l, const struct load_sample *s)
 			period, s->addrs, s->kernel, s->nr);
 }
 
+/* --folded: one event's stacks, FlameGraph's collapsed format */
+static int report_folded(struct load *l, struct hist *h, const struct report_opts *ro,
+			 const struct folded_opts *fo)
+{
+	struct stacks_opts so = { .inline_frames = h->opts.inline_frames, .l = l };
+	struct stacks st;
+	struct err err = { 0 };
+	int ret;
+
+	so.event = stacks_pick_event(l, h, ro->event, &err);
+	if (so.event < 0) {
+		if (!ro->event)
+			return 0;       /* no samples: no lines */
+		fprintf(stderr, "prep: --event: %s\n", err.msg);
+		return 1;
+	}
+	if (!ro->event && !ro->quiet)
+		for (size_t i = 0; i < h->nr_stacks; i++)
+			if (h->stacks[i].event != so.event) {
+				fprintf(stderr, "prep: --folded: event '%s' only (--event NAME for another)\n",
+					l->events[so.event]);
+				break;
+			}
+	ret = stacks_build(&st, h, &so);
+	if (ret) {
+		fprintf(stderr, "prep: out of memory\n");
+		return 1;
+	}
+	ret = folded_write(stdout, &st, fo);
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "prep: --folded: %s\n", ret == -EIO ? "write error" : "out of memory");
+	stacks_free(&st);
+	return ret ? 1 : 0;
+}
+
 static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options]";
 
 int cmd_report(int argc, char **argv)
@@ -154,6 +206,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts ro = { .l = &l, .children = -1, .max_stack = 0 };
 	struct hist_opts ho = { .inline_frames = true };
 	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
+	struct folded_opts fo = { 0 };
 	const struct opt table[] = {
 		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", cb_input),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", "sort by comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent (default comm,dso,sym)"),
@@ -169,6 +222,8 @@ int cmd_report(int argc, char **argv)
 		OPTION_STRING(0, "percentage", &ro.percentage, "relative|absolute", "percentages of the filtered total (relative) or of all (absolute)"),
 		OPTION_INT(0, "max-stack", &ro.max_stack, "n", "use at most n frames of each call chain", 1, 100000),
 		OPTION_STRING('p', "parent", &ro.parent, "regex", "parent symbol pattern for --sort parent (default ^sys_|^do_page_fault)"),
+		OPTION_CALLBACK_OPTARG(0, "folded", &ro, "list", "collapsed stacks for FlameGraph, one line per stack; list: period, pid, tid, kernel, inline, no-comm", cb_folded),
+		OPTION_STRING(0, "event", &ro.event, "name", "only this event (--folded: default the first with samples)"),
 		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
 		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
 		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
@@ -234,6 +289,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}
+	if (ro.folded && folded_parse(ro.folded_opts, &fo, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 129;
+	}
 	if (ro.fields && ro.sort) {
 		struct hist_opts extra = { 0 };
 
@@ -251,7 +310,7 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	/* call graphs, if the file has call chains (known once it is read) */
-	ho.callchain = po.mode != CG_NONE;
+	ho.callchain = po.mode != CG_NONE || ro.folded;
 	hist_init(&h, &ho, &l.machine, l.sym);
 	ret = load_run(&l, ro.header_only ? NULL : add_sample, NULL, &h, &err);
 	if (ret) {
@@ -262,7 +321,7 @@ int cmd_report(int argc, char **argv)
 		for (size_t e = 0; e < l.sessions[i].nr_events; e++)
 			have_chains |= !!(l.sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 	h.opts.children = ro.children < 0 ? have_chains : ro.children;
-	h.opts.callchain = have_chains && po.mode != CG_NONE;
+	h.opts.callchain = have_chains && (po.mode != CG_NONE || ro.folded);
 	if (!order_set)
 		h.opts.caller = h.opts.children;
 	po.children = h.opts.children;
@@ -274,7 +333,17 @@ int cmd_report(int argc, char **argv)
 		print_header(stdout, &l);
 	if (ro.header_only)
 		goto out;
+	if (ro.event && stacks_pick_event(&l, &h, ro.event, &err) < 0) {
+		fprintf(stderr, "prep: --event: %s\n", err.msg);
+		ret = 1;
+		goto out;
+	}
+	po.event = ro.event;
 	ret = hist_resolve(&h);
+	if (!ret && ro.folded) {
+		ret = report_folded(&l, &h, &ro, &fo);
+		goto out;
+	}
 	if (!ret)
 		ret = print_report(stdout, &l, &h, &po);
 	if (ret)

@@ -55,11 +55,11 @@ prep_children() {
 # same_pcts WHAT PREP_TSV PPROF_TSV PCOL: every symbol of prep (names summed:
 # pprof merges functions by name) has its percentage in pprof's column PCOL,
 # within 0.01 point, and pprof lists nothing with a share that prep lacks.
-# Unresolved addresses are left out: prep prints each (0x...), pprof groups
-# them by binary ([name]).
+# Unresolved addresses are left out: prep prints each (0x... or the bare hex
+# address), pprof groups them by binary ([name]) or calls them <unknown>.
 same_pcts() {
 	awk -F'\t' -v what="$1" -v col="$4" '
-		FNR == NR { if ($1 !~ /^0x/) { want[$1] += $2; cnt[$1]++ }; next }
+		FNR == NR { if ($1 !~ /^0x|^[0-9a-f]+$/) { want[$1] += $2; cnt[$1]++ }; next }
 		{ got[$1] = $col }
 		END {
 			bad = 0
@@ -70,7 +70,7 @@ same_pcts() {
 					printf "%s: %s: pprof %s%%, prep %.2f%%\n", what, n, got[n], want[n]; bad++ }
 			}
 			for (n in got)
-				if (got[n] + 0 > 0 && !(n in want) && n !~ /^0x|^[0-9a-f]+$|^\[.*\]$/) {
+				if (got[n] + 0 > 0 && !(n in want) && n !~ /^0x|^[0-9a-f]+$|^\[.*\]$|^<unknown>$/) {
 					printf "%s: %s: pprof %s%%, not in prep\n", what, n, got[n]; bad++ }
 			exit bad > 0
 		}' "$2" "$3" || fail "$1 differs (above)"

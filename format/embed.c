@@ -274,3 +274,38 @@ const uint8_t *embed_find_bytes(const struct embed_dso *d, uint64_t vaddr, size_
 		return NULL;
 	return d->bytes + d->ranges[lo].data + (vaddr - d->ranges[lo].vaddr);
 }
+
+int embed_list_add(struct embed_list *l, struct embed_dso *const *v, size_t n)
+{
+	if (l->n + n > l->cap) {
+		size_t cap = l->n + n > 2 * l->cap ? l->n + n : 2 * l->cap;
+		const struct embed_dso **grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		l->v[l->n++] = v[i];
+	return 0;
+}
+
+const struct embed_dso *embed_list_find(const struct embed_list *l, const uint8_t *id,
+					size_t id_size, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct embed_dso *e = l->v[i];
+
+		if (id_size ? e->build_id_size == id_size && !memcmp(e->build_id, id, id_size) :
+			      path && !strcmp(embed_str(e, e->path), path))
+			return e;
+	}
+	return NULL;
+}
+
+void embed_list_free(struct embed_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

@@ -74,6 +74,20 @@ int embed_encode(const struct embed_dso *d, struct buf *out);
 int embed_decode(const uint8_t *p, size_t len, struct embed_dso **out, struct err *err);
 void embed_free(struct embed_dso *d);
 
+/* The SYMBOLS data of one or more files, looked up by build id. The list
+ * holds pointers: the entries are borrowed and must outlive it. */
+struct embed_list {
+	const struct embed_dso **v;
+	size_t n, cap;
+};
+
+int embed_list_add(struct embed_list *l, struct embed_dso *const *v, size_t n);  /* -ENOMEM */
+/* The entry of a binary: by build id; by the recorded path when id_size is
+ * 0 and path is not NULL; else NULL. */
+const struct embed_dso *embed_list_find(const struct embed_list *l, const uint8_t *id,
+					size_t id_size, const char *path);
+void embed_list_free(struct embed_list *l);
+
 /* A string of d (NULL for EMBED_NONE). */
 const char *embed_str(const struct embed_dso *d, uint32_t off);
 /* The hit address entry at vaddr, or NULL. */

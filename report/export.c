@@ -29,18 +29,8 @@ struct export_common {
 	bool help;
 };
 
-static int cb_input(const struct opt *o, const char *arg, struct err *err)
-{
-	struct load *l = o->dest;
-
-	if (l->nr_inputs == LOAD_MAX_INPUTS)
-		return err_set(err, -EINVAL, "at most %d input files", LOAD_MAX_INPUTS);
-	l->inputs[l->nr_inputs++] = arg;
-	return 0;
-}
-
 #define COMMON_OPTIONS(c) \
-	OPTION_CALLBACK('i', "input", &(c).l, "file", "input file (default prec.data); repeat to merge", cb_input), \
+	OPTION_CALLBACK('i', "input", &(c).l, "file", "input file (default prec.data); repeat to merge", load_opt_input), \
 	OPTION_STRING('o', "output", &(c).output, "file", "output file ('-': standard output)"), \
 	OPTION_STRING(0, "event", &(c).event, "name", "only this event"), \
 	OPTION_FLAG(0, "no-inline", &(c).no_inline, "no frames for inlined functions"), \

@@ -22,16 +22,6 @@ struct export_opts {
 	bool help;
 };
 
-static int cb_input(const struct opt *o, const char *arg, struct err *err)
-{
-	struct load *l = o->dest;
-
-	if (l->nr_inputs == LOAD_MAX_INPUTS)
-		return err_set(err, -EINVAL, "at most %d input files", LOAD_MAX_INPUTS);
-	l->inputs[l->nr_inputs++] = arg;
-	return 0;
-}
-
 static const char usage_line[] = "prep export --pprof [-i FILE] [-o FILE] [--event NAME] [options]";
 
 static int export_pprof(struct load *l, const struct export_opts *eo)
@@ -68,7 +58,7 @@ int cmd_export_pprof(int argc, char **argv)
 	const struct opt table[] = {
 		OPTION_FLAG(0, "pprof", &eo.pprof, "gzipped profile.proto, for go tool pprof, Pyroscope, Parca"),
 		OPTION_STRING('o', "output", &eo.output, "file", "output file, - for the standard output (default: prec.pb.gz)"),
-		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", cb_input),
+		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
 		OPTION_STRING('e', "event", &eo.event, "name", "the event to export (default: the first with samples)"),
 		OPTION_INT('z', "compression-level", &eo.level, "n", "gzip level, 0 (none) to 9 (default 1)", 0, 9),
 		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/opts.h"
+
 static void warn(void *ctx, const char *msg)
 {
 	const struct load *l = ctx;
@@ -37,6 +39,16 @@ static const char *cache_dir(char *buf, size_t n)
 		return NULL;
 	}
 	return len < 0 || (size_t)len >= n ? NULL : buf;
+}
+
+int load_opt_input(const struct opt *o, const char *arg, struct err *err)
+{
+	struct load *l = o->dest;
+
+	if (l->nr_inputs == LOAD_MAX_INPUTS)
+		return err_set(err, -EINVAL, "at most %d input files", LOAD_MAX_INPUTS);
+	l->inputs[l->nr_inputs++] = arg;
+	return 0;
 }
 
 int load_init(struct load *l, struct err *err)

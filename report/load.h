@@ -70,6 +70,9 @@ typedef int (*load_record_fn)(void *ctx, struct load *l, struct session *s,
 			      const struct record *rec);
 
 int load_init(struct load *l, struct err *err);
+/* The option callback of -i FILE (repeatable): o->dest is the struct load. */
+struct opt;
+int load_opt_input(const struct opt *o, const char *arg, struct err *err);
 /* Open every input and read it: sideband into the machine model, samples
  * that pass the filters to fn, every record to on_record (may be NULL). */
 int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,

@@ -44,16 +44,6 @@ struct report_opts {
 
 static struct report_opts *g_ro;
 
-static int cb_input(const struct opt *o, const char *arg, struct err *err)
-{
-	struct load *l = o->dest;
-
-	if (l->nr_inputs == LOAD_MAX_INPUTS)
-		return err_set(err, -EINVAL, "at most %d input files", LOAD_MAX_INPUTS);
-	l->inputs[l->nr_inputs++] = arg;
-	return 0;
-}
-
 static int cb_callgraph(const struct opt *o, const char *arg, struct err *err)
 {
 	(void)o;
@@ -208,7 +198,7 @@ int cmd_report(int argc, char **argv)
 	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
 	struct folded_opts fo = { 0 };
 	const struct opt table[] = {
-		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", cb_input),
+		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", "sort by comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent (default comm,dso,sym)"),
 		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
 		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),

@@ -307,8 +307,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->debug_root);
 	free(s->kallsyms_path);
 	free(s->cache_dir);
-	free(s->embeds);
-	free(s->nr_embeds);
+	embed_list_free(&s->embeds);
 	free(s);
 }
 
@@ -396,35 +395,7 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size)
 
 int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, size_t n)
 {
-	struct embed_dso *const **sets;
-	size_t *counts;
-
-	if (!n)
-		return 0;
-	sets = realloc(s->embeds, (s->nr_embed_sets + 1) * sizeof(*sets));
-	if (!sets)
-		return -ENOMEM;
-	s->embeds = sets;
-	counts = realloc(s->nr_embeds, (s->nr_embed_sets + 1) * sizeof(*counts));
-	if (!counts)
-		return -ENOMEM;
-	s->nr_embeds = counts;
-	s->embeds[s->nr_embed_sets] = v;
-	s->nr_embeds[s->nr_embed_sets++] = n;
-	return 0;
-}
-
-static const struct embed_dso *embed_of(const struct symbolizer *s, const struct sym_dso *d)
-{
-	for (size_t i = 0; d->build_id_size && i < s->nr_embed_sets; i++)
-		for (size_t j = 0; j < s->nr_embeds[i]; j++) {
-			const struct embed_dso *e = s->embeds[i][j];
-
-			if (e->build_id_size == d->build_id_size &&
-			    !memcmp(e->build_id, d->build_id, d->build_id_size))
-				return e;
-		}
-	return NULL;
+	return embed_list_add(&s->embeds, v, n);
 }
 
 /* Take the dso's segments and symbols from what the recording embedded. */
@@ -457,7 +428,7 @@ static int dso_from_embed(struct symbolizer *s, struct sym_dso *d, const struct 
 
 int dso_use_embedded(struct symbolizer *s, struct sym_dso *d)
 {
-	const struct embed_dso *e = embed_of(s, d);
+	const struct embed_dso *e = embed_list_find(&s->embeds, d->build_id, d->build_id_size, NULL);
 
 	if (e) {
 		int ret = dso_from_embed(s, d, e);

@@ -150,8 +150,7 @@ struct symbolizer {
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 
-	struct embed_dso *const **embeds;       /* arrays given by symbolizer_add_embedded */
-	size_t *nr_embeds, nr_embed_sets;
+	struct embed_list embeds;       /* given by symbolizer_add_embedded */
 	struct sym_dso **buckets;
 	size_t nbuckets, ndsos;
 	struct arena arena;

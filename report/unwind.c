@@ -99,8 +99,7 @@ struct unwinder {
 	struct unwind_stats st;
 	struct space *spaces;
 	size_t nr_spaces;
-	struct embed_dso *const **embeds;
-	size_t *nr_embeds, nr_embed_sets;
+	struct embed_list embeds;
 	unwind_trace_fn trace;
 	void *trace_ctx;
 };
@@ -120,23 +119,6 @@ struct uctx {
 static bool read_exact(int fd, void *p, size_t n, uint64_t off)
 {
 	return pread(fd, p, n, (off_t)off) == (ssize_t)n;
-}
-
-/* By build id; by path while the dso has none yet (a kernel that does
- * not put build ids in MMAP2 records: they come from the BUILD_IDS block at
- * the end of the file, after the samples are unwound). */
-static const struct embed_dso *embed_of(const struct unwinder *u, const struct dso *d)
-{
-	for (size_t i = 0; i < u->nr_embed_sets; i++)
-		for (size_t j = 0; j < u->nr_embeds[i]; j++) {
-			const struct embed_dso *e = u->embeds[i][j];
-
-			if (d->build_id_size ? e->build_id_size == d->build_id_size &&
-					       !memcmp(e->build_id, d->build_id, d->build_id_size) :
-					       !strcmp(embed_str(e, e->path), d->path))
-				return e;
-		}
-	return NULL;
 }
 
 /* The binary as the recording embedded it: segments and table position
@@ -183,7 +165,11 @@ static void bin_load(struct unwinder *u, struct ubin *b)
 	/* embedded tables first; a binary embedded without them (recorded
 	 * with -g, or unwound from .debug_frame, which is not embedded) is
 	 * read from its file */
-	b->embed = embed_of(u, b->dso);
+	/* by build id; by path while the dso has none yet (a kernel that does
+	 * not put build ids in MMAP2 records: they come from the BUILD_IDS
+	 * block at the end of the file, after the samples are unwound) */
+	b->embed = embed_list_find(&u->embeds, b->dso->build_id, b->dso->build_id_size,
+				   b->dso->path);
 	if (b->embed && b->embed->eh_frame_hdr && b->embed->nr_ranges) {
 		bin_load_embedded(b, b->embed);
 		return;
@@ -547,8 +533,7 @@ void unwinder_free(struct unwinder *u)
 		dframe_free(u->bins[i].dframe);
 	}
 	free(u->bins);
-	free(u->embeds);
-	free(u->nr_embeds);
+	embed_list_free(&u->embeds);
 	for (size_t i = 0; i < u->nr_spaces; i++)
 		unw_destroy_addr_space(u->spaces[i].as);
 	free(u->spaces);
@@ -601,22 +586,7 @@ void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
 
 int unwinder_add_embedded(struct unwinder *u, struct embed_dso *const *v, size_t n)
 {
-	struct embed_dso *const **sets;
-	size_t *counts;
-
-	if (!n)
-		return 0;
-	sets = realloc(u->embeds, (u->nr_embed_sets + 1) * sizeof(*sets));
-	if (!sets)
-		return -ENOMEM;
-	u->embeds = sets;
-	counts = realloc(u->nr_embeds, (u->nr_embed_sets + 1) * sizeof(*counts));
-	if (!counts)
-		return -ENOMEM;
-	u->nr_embeds = counts;
-	u->embeds[u->nr_embed_sets] = v;
-	u->nr_embeds[u->nr_embed_sets++] = n;
-	return 0;
+	return embed_list_add(&u->embeds, v, n);
 }
 
 void unwinder_set_trace(struct unwinder *u, unwind_trace_fn fn, void *ctx)

@@ -538,12 +538,10 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 		/* root first: the whole chain for a sample's own entry, else from
 		 * the entry down to the sampled function */
 		from = pos == 0 || !h->opts.children ? (int)n - 1 : (int)pos;
-		if (pos && h->opts.skip_self)
-			from--;
 		to = -1;
 		step = -1;
 	} else {
-		from = (int)pos + (h->opts.skip_self ? 1 : 0);
+		from = (int)pos;
 		to = (int)n;
 		step = 1;
 	}
@@ -553,10 +551,15 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 		size_t nn = frame_names(h, f, names, 16);
 
 		for (size_t j = 0; j < nn; j++) {
-			const char *name = names[h->opts.caller ? nn - 1 - j : j];
+			size_t k = h->opts.caller ? nn - 1 - j : j;
 
-			if (!name || !(node = child_node(node, name)))
+			if (!names[k] || !(node = child_node(node, names[k])))
 				return -ENOMEM;
+			if (!node->period) {
+				node->inlined = k + 1 < nn;
+				node->dso_rank = f->dso ? f->dso->idx + 1 : 0;
+				node->addr = f->sym ? f->sym_start : f->vaddr;
+			}
 			node->period += s->period;
 			node->count += s->count;
 		}
@@ -605,6 +608,18 @@ static int cmp_entries(const void *pa, const void *pb)
 	return cmp_key_names(sort_hist, a, b);
 }
 
+/* Does a come before b, of equal period? */
+static bool tie_before(const struct cnode *a, const struct cnode *b)
+{
+	if (a->inlined || b->inlined)
+		return strcmp(a->name, b->name) >= 0;
+	if (a->dso_rank != b->dso_rank)
+		return a->dso_rank > b->dso_rank;
+	if (a->addr != b->addr)
+		return a->addr > b->addr;
+	return strcmp(a->name, b->name) <= 0;
+}
+
 static void sort_tree(struct cnode *n)
 {
 	/* children by period, descending (insertion sort on the list) */
@@ -616,7 +631,7 @@ static void sort_tree(struct cnode *n)
 
 			n->child = c->next;
 			while (*p && ((*p)->period > c->period ||
-				      ((*p)->period == c->period && strcmp((*p)->name, c->name) <= 0)))
+				      ((*p)->period == c->period && tie_before(*p, c))))
 				p = &(*p)->next;
 			c->next = *p;
 			*p = c;

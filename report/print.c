@@ -25,7 +25,7 @@ struct col {
 static const char *key_title(enum sort_key k)
 {
 	static const char *const t[SORT_NR] = {
-		[SORT_COMM] = "Command", [SORT_PID] = "Pid:Command", [SORT_TID] = "Tid:Command",
+		[SORT_COMM] = "Command", [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid:Command",
 		[SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol", [SORT_SRCLINE] = "Source:Line",
 		[SORT_SRCFILE] = "Source File", [SORT_CPU] = "CPU", [SORT_SYMOFF] = "Symbol Offset",
 		[SORT_PERIOD] = "Period", [SORT_PARENT] = "Parent symbol",
@@ -143,17 +143,41 @@ static void graph_children(struct cg *c, const struct cnode *n, size_t plen)
 
 static void print_graph(struct cg *c, const struct cnode *root)
 {
-	const struct cnode *only = root->child;
+	const struct cnode *n = root->child;
+	bool skip = c->po->skip_first, printed = false;
+	size_t plen = 0;
 
-	if (only && !only->next && only->period == root->period) {
-		fprintf(c->out, "%*s|\n", MARGIN, "");
-		fprintf(c->out, "%*s---%s\n", MARGIN, "", only->name);
-		memcpy(c->prefix, "   ", 3);
-		graph_path(c, only, 3);
-	} else {
+	if (!n || n->next || n->period != root->period) {
 		graph_children(c, root, 0);
+		fputc('\n', c->out);
+		return;
 	}
-	fputc('\n', c->out);
+	/* a single root: its path one name a line, then its branches */
+	for (;;) {
+		if (skip) {
+			skip = false;
+		} else if (!printed) {
+			fprintf(c->out, "%*s|\n", MARGIN, "");
+			fprintf(c->out, "%*s---%s\n", MARGIN, "", n->name);
+			memcpy(c->prefix, "   ", 3);
+			plen = 3;
+			printed = true;
+		} else {
+			put_prefix(c, plen);
+			fprintf(c->out, "%s\n", n->name);
+		}
+		if (!n->child || nr_shown(c, n, n->period) != 1 || n->child->period != n->period ||
+		    n->child->next)
+			break;
+		n = n->child;
+	}
+	if (n->child && nr_shown(c, n, n->period)) {
+		graph_children(c, n, plen);
+		printed = true;
+	}
+	/* nothing at all when the one name was left out */
+	if (printed)
+		fputc('\n', c->out);
 }
 
 /* flat and folded: one line (or block) per path from the root to a leaf */
@@ -175,7 +199,7 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 					fprintf(c->out, "%s%s", i ? ";" : "", stack[i]);
 				fputc('\n', c->out);
 			} else {
-				fprintf(c->out, "%*s%6.2f%%\n", MARGIN - 1, "", pct(rest, total));
+				fprintf(c->out, "%*s%.2f%%\n", MARGIN - 1, "", pct(rest, total));
 				for (size_t i = 0; i <= depth; i++)
 					fprintf(c->out, "%*s%s\n", MARGIN + 4, "", stack[i]);
 				fputc('\n', c->out);
@@ -259,7 +283,8 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 		cols[i].key = k;
 		cols[i].title = key_title(k);
 		cols[i].width = (int)strlen(cols[i].title);
-		cols[i].right = k == SORT_PID || k == SORT_TID || k == SORT_CPU || k == SORT_PERIOD;
+		/* "%7d:comm" left-aligned, as perf pads the name to the width */
+		cols[i].right = k == SORT_CPU || k == SORT_PERIOD;
 	}
 	/* widths: the widest value of each column */
 	for (size_t i = 0; i < h->nr_entries; i++) {
@@ -350,7 +375,9 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)
 {
 	if (!po->quiet) {
-		fprintf(out, "# To display the prec.data header info, please use --header/--header-only options.\n#\n#\n");
+		/* perf names its own kind of file here, whatever the file's name */
+		fprintf(out, "# To display the %s header info, please use --header/--header-only options.\n#\n#\n",
+			l->nr_sessions ? session_kind_name(&l->sessions[0]) : "prec.data");
 		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", l->lost_samples);
 	}
 	for (size_t e = 0; e < l->nr_events; e++) {

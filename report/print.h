@@ -19,6 +19,10 @@ struct print_opts {
 	bool show_nr, show_period;
 	bool absolute;
 	bool quiet;
+	/* graph mode: a single root's first name is not printed (perf does
+	 * this when the sort order starts with "sym": in callee order that
+	 * name is the entry's own symbol) */
+	bool skip_first;
 };
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);

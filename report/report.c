@@ -234,6 +234,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}
+	/* as in perf, --percent-limit hides call-graph branches under it too
+	 * (unless -g gives its own threshold) */
+	if (ro.percent_limit && !(ro.callgraph && strpbrk(ro.callgraph, "0123456789")))
+		po.threshold = po.percent_limit;
 	if (ro.fields && ro.sort) {
 		struct hist_opts extra = { 0 };
 
@@ -261,15 +265,21 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < l.nr_sessions && !have_chains; i++)
 		for (size_t e = 0; e < l.sessions[i].nr_events; e++)
 			have_chains |= !!(l.sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
-	h.opts.children = ro.children < 0 ? have_chains : ro.children;
+	/* as in perf, --children without call chains is silently ignored */
+	h.opts.children = have_chains && ro.children != 0;
 	h.opts.callchain = have_chains && po.mode != CG_NONE;
 	if (!order_set)
 		h.opts.caller = h.opts.children;
+	/* perf reads a pipe-mode perf.data file without children (it learns
+	 * that there are call chains too late), but keeps the caller order
+	 * that children would have brought */
+	if (l.nr_sessions && l.sessions[0].pd && perfdata_info(l.sessions[0].pd)->pipe)
+		h.opts.children = false;
 	po.children = h.opts.children;
 	po.callchain = h.opts.callchain;
-	/* --sort sym alone: the entry's own function heads each of its chains,
-	 * and perf leaves it out */
-	h.opts.skip_self = ho.nr_keys == 1 && ho.keys[0] == SORT_SYM;
+	/* perf's rule: with a sort order that starts with "sym" (and no -F),
+	 * the first name of a single-rooted graph is left out */
+	po.skip_first = !ro.fields && ro.sort && !strncmp(ro.sort, "sym", 3);
 	if (ro.header || ro.header_only)
 		print_header(stdout, &l);
 	if (ro.header_only)

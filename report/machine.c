@@ -211,7 +211,11 @@ struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t tid)
 
 	if (t && (t->pid == pid || pid == KERNEL_PID))
 		return t;
-	snprintf(name, sizeof(name), ":%u", tid);
+	/* perf's idle thread is "swapper" */
+	if (tid)
+		snprintf(name, sizeof(name), ":%u", tid);
+	else
+		snprintf(name, sizeof(name), "swapper");
 	comm = machine_intern(m, name);
 	if (!comm)
 		return NULL;

@@ -584,6 +584,11 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 		return c;
 	if (fa->sym && fb->sym && (c = strcmp(fa->sym, fb->sym)))
 		return c;
+	/* perf: resolved symbols before addresses, and those by address */
+	if (a->key.sym && (!fa->sym || !fb->sym) && (fa->sym || fb->sym))
+		return fa->sym ? -1 : 1;
+	if (a->key.sym && !fa->sym && !fb->sym && fa->vaddr != fb->vaddr)
+		return fa->vaddr < fb->vaddr ? -1 : 1;
 	if (a->key.cpu != b->key.cpu)
 		return a->key.cpu < b->key.cpu ? -1 : 1;
 	if (a->key.srcline != b->key.srcline && a->key.srcline && b->key.srcline)
@@ -603,6 +608,10 @@ static int cmp_entries(const void *pa, const void *pb)
 
 	if (sort_hist->opts.children && a->total_period != b->total_period)
 		return a->total_period > b->total_period ? -1 : 1;
+	/* perf: of one thread, callers above callees (with call graphs) */
+	if (sort_hist->opts.children && sort_hist->opts.callchain && a->thread == b->thread &&
+	    a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == sort_hist->opts.caller ? -1 : 1;
 	if (a->self_period != b->self_period)
 		return a->self_period > b->self_period ? -1 : 1;
 	return cmp_key_names(sort_hist, a, b);
@@ -677,6 +686,8 @@ int hist_build(struct hist *h, int event)
 		}
 		e->self_period += s->period;
 		e->self_count += s->count;
+		if (!e->thread)
+			e->thread = s->thread;
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
 			if (h->opts.callchain && s->nr_frames)
@@ -692,9 +703,21 @@ int hist_build(struct hist *h, int event)
 				ret = -ENOMEM;
 				break;
 			}
-			for (uint32_t pos = 0; pos < s->nr_frames && !ret; pos++) {
+			/* the sampled function, then the others from the root
+			 * in caller order (perf keeps the outermost of a
+			 * recursion there), from the sampled one otherwise */
+			char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
+
+			for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
+				uint32_t pos = !it || !h->opts.caller ? it : s->nr_frames - it;
+				uint32_t depth = !pos ? s->nr_frames :
+						 h->opts.caller ? pos + 1 : s->nr_frames - pos;
+				const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
 				size_t ei;
 				bool dup = false;
+
+				if (f->sym || f->dso)
+					level = f->kernel ? 'k' : '.';
 
 				if (pos) {
 					make_key(h, s, pos, parent, &k);
@@ -712,6 +735,12 @@ int hist_build(struct hist *h, int event)
 				if (dup)
 					continue;
 				seen[nseen++] = ei;
+				if (!e->thread)
+					e->thread = s->thread;
+				if (!e->level && pos)
+					e->level = level;
+				if (depth > e->max_depth)
+					e->max_depth = depth;
 				e->total_period += s->period;
 				e->total_count += s->count;
 				if (h->opts.callchain)

@@ -75,6 +75,14 @@ struct hentry {
 	uint64_t self_period, self_count;
 	uint64_t total_period, total_count;     /* children mode: with callees */
 	struct cnode *tree;     /* call graph root (a dummy node) */
+	/* children mode, perf's order of equal totals: the thread of the
+	 * first sample, and the longest chain from the entry (the whole
+	 * chain for a sampled function) */
+	const struct thread *thread;
+	uint32_t max_depth;
+	/* the [k] or [.] mark when not the frame's own: perf gives an address
+	 * outside every map the mark of the frame it met before it */
+	char level;
 };
 
 struct hist_opts {

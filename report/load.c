@@ -191,6 +191,20 @@ static bool time_wanted(const struct run_ctx *rc, uint64_t t)
 	return (!f->t_start || t >= f->t_start) && (!f->t_end || t <= f->t_end);
 }
 
+/* A sample's weight: its period, or without one the event's fixed
+ * sample_period (-c), as perf reads it. */
+static uint64_t sample_period(const struct session *s, const struct record *rec)
+{
+	const struct sample *smp = &rec->u.sample;
+	uint64_t p = 1;
+
+	if (smp->type & PERF_SAMPLE_PERIOD)
+		return smp->period;
+	if ((size_t)rec->event < s->nr_events && !s->events[rec->event].attr.freq)
+		p = s->events[rec->event].attr.sample_period;
+	return p ? p : 1;
+}
+
 static int on_record(void *ctx, struct session *s, const struct record *rec)
 {
 	struct run_ctx *rc = ctx;
@@ -211,8 +225,9 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
 		return 0;
 	ls.event = l->event_map[rc->file][rec->event];
+	ls.period = sample_period(s, rec);
 	l->samples_by_event[ls.event]++;
-	l->period_by_event[ls.event] += (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
+	l->period_by_event[ls.event] += ls.period;
 	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
 		return ret;
 	if ((l->f.pids && !num_in_list(l->f.pids, smp->pid)) ||

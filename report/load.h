@@ -58,6 +58,8 @@ struct load {
  * callers; thread and global event index resolved. */
 struct load_sample {
 	int event;
+	uint64_t period;        /* PERF_SAMPLE_PERIOD, else the event's sample_period
+				   (perf's default), at least 1 */
 	struct thread *thread;
 	const struct record *rec;
 	const uint64_t *addrs;

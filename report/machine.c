@@ -359,10 +359,12 @@ int machine_process(struct machine *m, const struct record *rec)
 		if (!t)
 			return -ENOMEM;
 		t->comm = comm;
-		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
-			t->proc->maps.nr = 0;   /* a new image: its maps follow */
+		/* A new image: its maps follow and replace what they overlap. The
+		 * old ones stay, as in perf: samples taken inside execve (after
+		 * this record, before the new image runs) still have the old
+		 * image's user stack. */
+		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC)
 			t->proc->gen = ++m->maps_gen;
-		}
 		return 0;
 	}
 	case PERF_RECORD_FORK: {

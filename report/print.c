@@ -7,6 +7,7 @@
 #include "print.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,14 +37,14 @@ static const char *key_title(enum sort_key k)
 static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char *buf, size_t n)
 {
 	const struct frame *f = &h->frames[e->frame];
-	char mark = f->kernel ? 'k' : '.';
+	char mark = e->level ? e->level : f->kernel ? 'k' : '.';
 
 	if (f->sym && with_off)
 		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));
 	else if (f->sym)
 		snprintf(buf, n, "[%c] %s", mark, f->sym);
 	else
-		snprintf(buf, n, "[%c] %#018llx", mark, (unsigned long long)f->vaddr);
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->vaddr);
 }
 
 static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)
@@ -80,11 +81,18 @@ struct cg {
 	char prefix[4096];
 };
 
+/* The least period a branch needs, as perf computes it: a whole number,
+ * rounded down of the total (graph), up of the parent's (fractal). */
+static uint64_t min_period(const struct print_opts *po, uint64_t base)
+{
+	double v = (double)base * (po->threshold / 100.0);
+
+	return po->mode == CG_FRACTAL ? (uint64_t)ceil(v) : (uint64_t)v;
+}
+
 static bool shown(const struct cg *c, const struct cnode *n, uint64_t parent)
 {
-	uint64_t base = c->po->mode == CG_FRACTAL ? parent : c->total;
-
-	return pct(n->period, base) >= c->po->threshold;
+	return n->period >= min_period(c->po, c->po->mode == CG_FRACTAL ? parent : c->total);
 }
 
 static size_t nr_shown(const struct cg *c, const struct cnode *n, uint64_t parent)
@@ -148,6 +156,8 @@ static void print_graph(struct cg *c, const struct cnode *root)
 	size_t plen = 0;
 
 	if (!n || n->next || n->period != root->period) {
+		if (!nr_shown(c, root, root->period))
+			return;         /* every branch under the threshold */
 		graph_children(c, root, 0);
 		fputc('\n', c->out);
 		return;
@@ -216,7 +226,7 @@ static void print_callchain(FILE *out, const struct print_opts *po, const struct
 	const struct cnode *root = e->tree;
 	if (!root || !root->child)
 		return;
-	if (pct(root->period, total) < po->threshold)
+	if (po->mode != CG_FRACTAL && root->period < min_period(po, total))
 		return;
 	if (po->mode == CG_GRAPH || po->mode == CG_FRACTAL) {
 		print_graph(&c, root);

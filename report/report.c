@@ -139,11 +139,10 @@ static int add_sample(void *ctx, struct load *l, const struct load_sample *s)
 {
 	struct hist *h = ctx;
 	const struct sample *smp = &s->rec->u.sample;
-	uint64_t period = (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
 
 	(void)l;
 	return hist_add(h, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			period, s->addrs, s->kernel, s->nr);
+			s->period, s->addrs, s->kernel, s->nr);
 }
 
 static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options]";

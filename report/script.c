@@ -130,13 +130,8 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 		ob_chr(sc->out, ' ');
 		ob_str(sc->out, si.name ? si.name : "[unknown]");
 		if (si.name && (sc->fields & SF_SYMOFF)) {
-			ob_chr(sc->out, '+');
-			if (si.addr - si.start) {
-				ob_mem(sc->out, "0x", 2);
-				ob_hex(sc->out, si.addr - si.start, 0);
-			} else {
-				ob_chr(sc->out, '0');
-			}
+			ob_mem(sc->out, "+0x", 3);
+			ob_hex(sc->out, si.addr - si.start, 0);
 		}
 	}
 	if (sc->fields & SF_DSO) {
@@ -192,7 +187,7 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	print_start(sc, s->thread->comm, has_chain && (sc->fields & SF_IP) ? 0 : 16, smp->pid,
 		    smp->tid, smp->cpu, smp->time);
 	if (sc->fields & SF_PERIOD) {
-		ob_dec(sc->out, (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1, 10, ' ', false);
+		ob_dec(sc->out, s->period, 10, ' ', false);
 		ob_chr(sc->out, ' ');
 	}
 	if (sc->fields & SF_EVENT) {

@@ -182,7 +182,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 
 		if (m) {
 			f.dso = m->dso;
-			if (!kernel[i])
+			if (!kernel[i] && !m->dso->identity)
 				f.addr = addrs[i] - m->start + m->pgoff;
 		} else if (kernel[i]) {
 			f.dso = h->machine->kernel_dso ? h->machine->kernel_dso :

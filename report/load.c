@@ -345,6 +345,9 @@ static void apply_build_ids(struct load *l, const struct session *s)
 		if (d && !d->build_id_size && !d->sym) {
 			memcpy(d->build_id, e->id, e->size);
 			d->build_id_size = e->size;
+			/* perf keeps the vdso it recorded in its build-id cache */
+			if (!strcmp(d->path, "[vdso]") && e->size)
+				d->anon = false;
 		}
 	}
 }
@@ -401,6 +404,9 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 				session_close(&probe);
 			}
 		}
+		/* perf.data gives its build ids before its records: the
+		 * script resolves as it reads */
+		apply_build_ids(l, s);
 		ret = session_read(s, on_record_first, &rc, err);
 		if (ret == -E2BIG)
 			ret = err_set(err, ret, "%s: more than %d events", l->inputs[i], LOAD_MAX_EVENTS);

@@ -44,7 +44,9 @@ static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char
 	else if (f->sym)
 		snprintf(buf, n, "[%c] %s", mark, f->sym);
 	else
-		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->vaddr);
+		/* perf shows the offset in the file (the address in maps
+		 * without a file) */
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->addr);
 }
 
 static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)

@@ -36,6 +36,7 @@ struct script {
 	bool multi_cpu;
 	int name_width;         /* the longest event name, as perf pads them */
 	bool ready;
+	bool default_fields;    /* no -F */
 	struct load *l;
 };
 
@@ -121,8 +122,11 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 		if (d->sym)
 			sym_dso_lookup(l->sym, d->sym, addr - m->start + m->pgoff, &si);
 		dso = d->path;
-		if (si.name || d->sym)
-			shown = si.addr;
+		/* perf shows the offset in the file (its map_ip), which is the
+		 * ELF address only where the two agree; the address as is in
+		 * the maps it calls anonymous */
+		if (!d->identity)
+			shown = addr - m->start + m->pgoff;
 	}
 	if (sc->fields & SF_IP)
 		ob_hex(sc->out, raw ? addr : shown, 16);
@@ -155,6 +159,8 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 	}
 }
 
+/* Once the events are known: their names' width, and the CPU in perf's
+ * default fields when the samples have it. */
 static void script_ready(struct script *sc, const struct load *l)
 {
 	if (sc->ready)
@@ -163,6 +169,10 @@ static void script_ready(struct script *sc, const struct load *l)
 	for (size_t i = 0; i < l->nr_events; i++)
 		if ((int)strlen(l->events[i]) > sc->name_width)
 			sc->name_width = (int)strlen(l->events[i]);
+	for (size_t f = 0; sc->default_fields && f < l->nr_sessions; f++)
+		for (size_t e = 0; e < l->sessions[f].nr_events; e++)
+			if (l->sessions[f].events[e].attr.sample_type & PERF_SAMPLE_CPU)
+				sc->fields |= SF_CPU;
 }
 
 /* perf pads the command to 16 unless the event's call chain follows */
@@ -248,6 +258,7 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 		pid = rec->u.mmap.pid, tid = rec->u.mmap.tid;
 	else if (rec->type == PERF_RECORD_MMAP2)
 		pid = rec->u.mmap2.pid, tid = rec->u.mmap2.tid;
+	script_ready(sc, l);
 	t = machine_thread(&l->machine, pid, tid);
 	if (rec->sid.fields & PERF_SAMPLE_TID)
 		pid = rec->sid.pid, tid = rec->sid.tid;
@@ -354,6 +365,7 @@ int cmd_script(int argc, char **argv)
 		return 0;
 	}
 	sc.fields = SF_COMM | SF_TID | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP | SF_SYMOFF | SF_DSO;
+	sc.default_fields = !fields;
 	if (fields && parse_fields(fields, &sc.fields, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;

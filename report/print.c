@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -388,8 +389,10 @@ int print_report(FILE *out, struct load *l, struct hist *h, const struct print_o
 {
 	if (!po->quiet) {
 		/* perf names its own kind of file here, whatever the file's name */
-		fprintf(out, "# To display the %s header info, please use --header/--header-only options.\n#\n#\n",
-			l->nr_sessions ? session_kind_name(&l->sessions[0]) : "prec.data");
+		if (!po->header_shown)
+			fprintf(out, "# To display the %s header info, please use --header/--header-only options.\n#\n",
+				l->nr_sessions ? session_kind_name(&l->sessions[0]) : "prec.data");
+		fprintf(out, "#\n");
 		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", l->lost_samples);
 	}
 	for (size_t e = 0; e < l->nr_events; e++) {
@@ -422,6 +425,79 @@ static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const c
 	fputc('\n', out);
 }
 
+static void bit_names(FILE *out, const char *label, uint64_t v, const char *const *names,
+		      size_t n)
+{
+	bool first = true;
+
+	if (!v)
+		return;
+	fprintf(out, ", %s = ", label);
+	for (size_t i = 0; i < 64; i++) {
+		if (!(v & (1ull << i)))
+			continue;
+		if (i < n)
+			fprintf(out, "%s%s", first ? "" : "|", names[i]);
+		else
+			fprintf(out, "%s(1<<%zu)", first ? "" : "|", i);
+		first = false;
+	}
+}
+
+void print_attr_fields(FILE *out, const struct perf_event_attr *a)
+{
+	static const char *const sample_bits[] = {
+		"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD",
+		"STREAM_ID", "RAW", "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT",
+		"DATA_SRC", "IDENTIFIER", "TRANSACTION", "REGS_INTR", "PHYS_ADDR", "AUX",
+		"CGROUP", "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+	};
+	static const char *const read_bits[] = {
+		"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST",
+	};
+	static const char *const flags[] = {
+		"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
+		"exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat",
+		"enable_on_exec", "task", "watermark", "precise_ip", NULL, "mmap_data",
+		"sample_id_all", "exclude_host", "exclude_guest", "exclude_callchain_kernel",
+		"exclude_callchain_user", "mmap2", "comm_exec", "use_clockid", "context_switch",
+		"write_backward", "namespaces", "ksymbol", "bpf_event", "aux_output", "cgroup",
+		"text_poke", "build_id", "inherit_thread", "remove_on_exec", "sigtrap",
+	};
+	uint64_t bits;
+
+#define U(label, v) do { if (v) fprintf(out, ", %s = %llu", label, (unsigned long long)(v)); } while (0)
+#define X(label, v) do { if (v) fprintf(out, ", %s = %#llx", label, (unsigned long long)(v)); } while (0)
+	U("type", a->type);
+	U("size", a->size);
+	X("config", a->config);
+	U("{ sample_period, sample_freq }", a->sample_period);
+	bit_names(out, "sample_type", a->sample_type, sample_bits, sizeof(sample_bits) / sizeof(*sample_bits));
+	bit_names(out, "read_format", a->read_format, read_bits, sizeof(read_bits) / sizeof(*read_bits));
+	memcpy(&bits, (const uint8_t *)a + offsetof(struct perf_event_attr, read_format) + 8, 8);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++) {
+		if (i == 15) {          /* precise_ip: two bits */
+			U("precise_ip", (bits >> 15) & 3);
+			continue;
+		}
+		if (flags[i] && (bits & (1ull << i)))
+			fprintf(out, ", %s = 1", flags[i]);
+	}
+	U("{ wakeup_events, wakeup_watermark }", a->wakeup_events);
+	U("bp_type", a->bp_type);
+	X("{ bp_addr, config1 }", a->config1);
+	X("{ bp_len, config2 }", a->config2);
+	X("branch_sample_type", a->branch_sample_type);
+	X("sample_regs_user", a->sample_regs_user);
+	U("sample_stack_user", a->sample_stack_user);
+	U("clockid", (uint32_t)a->clockid);
+	X("sample_regs_intr", a->sample_regs_intr);
+	U("aux_watermark", a->aux_watermark);
+	U("sample_max_stack", a->sample_max_stack);
+#undef U
+#undef X
+}
+
 void print_header(FILE *out, const struct load *l)
 {
 	for (size_t i = 0; i < l->nr_sessions; i++) {
@@ -429,6 +505,10 @@ void print_header(FILE *out, const struct load *l)
 		const struct metadata *m = &s->meta;
 		uint64_t v;
 
+		if (s->pd) {
+			print_perf_header(out, s);
+			continue;
+		}
 		fprintf(out, "# ========\n# captured on    : ");
 		if (metadata_get_u64(m, META_START_TIME_NS, &v)) {
 			time_t t = (time_t)(v / 1000000000ull);
@@ -439,8 +519,9 @@ void print_header(FILE *out, const struct load *l)
 		} else {
 			fprintf(out, "unknown\n");
 		}
-		fprintf(out, "# header version : %u.%u\n", s->header.version_major, s->header.version_minor);
-		fprintf(out, "# data size : %" PRIu64 "\n", container_reader_size(s->r));
+		fprintf(out, "# header version : %u.%u\n", s->header.version_major,
+			s->header.version_minor);
+		fprintf(out, "# data size : %" PRIu64 "\n", session_size(s));
 		meta_line(out, m, META_HOSTNAME, "hostname");
 		meta_line(out, m, META_OS_RELEASE, "os release");
 		meta_line(out, m, META_OS_VERSION, "os version");
@@ -463,21 +544,12 @@ void print_header(FILE *out, const struct load *l)
 				metadata_get_u64(m, META_END_CLOCK_NS, &e) && e >= v ? (double)(e - v) / 1e6 : 0.0);
 		}
 		for (size_t e = 0; e < s->nr_events; e++) {
-			const struct perf_event_attr *a = &s->events[e].attr;
-
 			fprintf(out, "# event : name = %s, , id = {", s->events[e].name ? s->events[e].name : "");
-			for (size_t k = 0; k < s->events[e].nr_ids && k < 16; k++)
+			for (size_t k = 0; k < s->events[e].nr_ids; k++)
 				fprintf(out, "%s %" PRIu64, k ? "," : "", s->events[e].ids[k].id);
-			if (s->events[e].nr_ids > 16)
-				fprintf(out, ", ...");
-			fprintf(out, " }, type = %u, size = %u, config = %#llx, { %s } = %llu, "
-				"sample_type = %#llx, read_format = %#llx, disabled = %u, inherit = %u, "
-				"exclude_user = %u, exclude_kernel = %u, freq = %u, sample_id_all = %u\n",
-				a->type, a->size, (unsigned long long)a->config,
-				a->freq ? "sample_freq" : "sample_period",
-				(unsigned long long)a->sample_period, (unsigned long long)a->sample_type,
-				(unsigned long long)a->read_format, a->disabled, a->inherit,
-				a->exclude_user, a->exclude_kernel, a->freq, a->sample_id_all);
+			fprintf(out, " }");
+			print_attr_fields(out, &s->events[e].attr);
+			fputc('\n', out);
 		}
 		if (s->nr_build_ids) {
 			fprintf(out, "# build ids:\n");
@@ -509,6 +581,18 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 
 			if (s->stats.by_type[t] && name)
 				fprintf(out, "%20s events: %10" PRIu64 "\n", name, s->stats.by_type[t]);
+		}
+		if (s->pd) {
+			const struct perfdata_stats *ps = perfdata_stats(s->pd);
+
+			for (uint32_t t = 64; t < PERFDATA_TYPE_END; t++)
+				if (ps->by_type[t - 64])
+					fprintf(out, "%20s events: %10" PRIu64 "\n", perfdata_type_name(t),
+						ps->by_type[t - 64]);
+			if (ps->bad_compressed || ps->bytes_ignored)
+				fprintf(out, "%20s        : %10" PRIu64 " compressed records not read, %"
+					PRIu64 " bytes of data not read\n", "damage", ps->bad_compressed,
+					ps->bytes_ignored);
 		}
 		fprintf(out, "%20s events: %10" PRIu64 "\n", "UNKNOWN", s->stats.unknown_records);
 		fprintf(out, "%20s        : %10" PRIu64 "\n", "undecodable records", s->stats.bad_records);

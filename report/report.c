@@ -281,6 +281,7 @@ int cmd_report(int argc, char **argv)
 	po.skip_first = !ro.fields && ro.sort && !strncmp(ro.sort, "sym", 3);
 	if (ro.header || ro.header_only)
 		print_header(stdout, &l);
+	po.header_shown = ro.header;
 	if (ro.header_only)
 		goto out;
 	ret = hist_resolve(&h);

@@ -8,6 +8,8 @@
  */
 #include "archive.h"
 
+#include "../format/perfdata.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "../common/opts.h"
 #include "../format/container.h"
 #include "../format/embed.h"
+#include "../format/perfdata.h"
 #include "load.h"
 #include "symbols_int.h"
 
@@ -388,6 +391,9 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
+	if (perfdata_probe(path) == 1)
+		return err_set(err, -EINVAL, "%s is a perf.data file: prep archive adds to prec.data "
+			       "files only (perf archive packs perf's own)", path);
 	memset(&a, 0, sizeof(a));
 	a.l.inputs[0] = path;
 	a.l.nr_inputs = 1;

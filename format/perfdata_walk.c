@@ -150,7 +150,8 @@ static int decompress(struct perfdata *pd, const uint8_t *r, uint16_t size, uint
 	}
 	/* keep the start of a record the last output ended in */
 	tail = pd->dbuf.len - pd->dend;
-	memmove(pd->dbuf.data, pd->dbuf.data + pd->dend, tail);
+	if (tail)
+		memmove(pd->dbuf.data, pd->dbuf.data + pd->dend, tail);
 	pd->dbuf.len = tail;
 	pd->dpos = pd->dend = 0;
 	ret = inflate_payload(pd, payload, len, off);

@@ -394,11 +394,12 @@ const char *hist_srcline(struct hist *h, struct frame *f, bool basename_only)
 			file = slash + 1;
 		snprintf(buf, sizeof(buf), "%s:%u", file, f->inl[0].line);
 	} else if (f->sym) {
-		snprintf(buf, sizeof(buf), "%s+%#llx", f->sym,
+		/* no line: perf's sym+offset, in decimal */
+		snprintf(buf, sizeof(buf), "%s+%llu", f->sym,
 			 (unsigned long long)(f->vaddr - f->sym_start));
 	} else {
-		snprintf(buf, sizeof(buf), "%s[%#llx]", f->dso ? f->dso->short_name : "[unknown]",
-			 (unsigned long long)f->vaddr);
+		snprintf(buf, sizeof(buf), "%s[%llx]", f->dso ? f->dso->short_name : "[unknown]",
+			 (unsigned long long)f->addr);
 	}
 	return machine_intern(h->machine, buf);
 }
@@ -567,37 +568,56 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	return 0;
 }
 
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Entries of equal periods: by the sort keys in their order, each as perf
+ * orders it (names and sources ascending, resolved symbols before bare
+ * addresses, those by address), then by frame to be stable. */
 static int cmp_key_names(const struct hist *h, const struct hentry *a, const struct hentry *b)
 {
 	const struct frame *fa = &h->frames[a->frame], *fb = &h->frames[b->frame];
-	int c;
+	int c = 0;
 
-	if (a->key.comm != b->key.comm && a->key.comm && b->key.comm &&
-	    (c = strcmp(a->key.comm, b->key.comm)))
-		return c;
-	if (a->key.pid != b->key.pid)
-		return a->key.pid < b->key.pid ? -1 : 1;
-	if (a->key.tid != b->key.tid)
-		return a->key.tid < b->key.tid ? -1 : 1;
-	if (a->key.dso != b->key.dso && a->key.dso && b->key.dso &&
-	    (c = strcmp(a->key.dso->short_name, b->key.dso->short_name)))
-		return c;
-	if (fa->sym && fb->sym && (c = strcmp(fa->sym, fb->sym)))
-		return c;
-	/* perf: resolved symbols before addresses, and those by address */
-	if (a->key.sym && (!fa->sym || !fb->sym) && (fa->sym || fb->sym))
-		return fa->sym ? -1 : 1;
-	if (a->key.sym && !fa->sym && !fb->sym && fa->vaddr != fb->vaddr)
-		return fa->vaddr < fb->vaddr ? -1 : 1;
-	if (a->key.cpu != b->key.cpu)
-		return a->key.cpu < b->key.cpu ? -1 : 1;
-	if (a->key.srcline != b->key.srcline && a->key.srcline && b->key.srcline)
-		return strcmp(a->key.srcline, b->key.srcline);
-	if (a->key.symoff != b->key.symoff)
-		return a->key.symoff < b->key.symoff ? -1 : 1;
-	if (a->key.period != b->key.period)
-		return a->key.period < b->key.period ? -1 : 1;
-	return a->frame < b->frame ? -1 : a->frame > b->frame;
+	for (size_t i = 0; i < h->opts.nr_keys && !c; i++) {
+		switch (h->opts.keys[i]) {
+		case SORT_COMM: c = cmp_str(a->key.comm, b->key.comm); break;
+		case SORT_PID: c = cmp_u64(a->key.pid, b->key.pid); break;
+		case SORT_TID: c = cmp_u64(a->key.tid, b->key.tid); break;
+		case SORT_DSO:
+			c = cmp_str(a->key.dso ? a->key.dso->short_name : NULL,
+				    b->key.dso ? b->key.dso->short_name : NULL);
+			break;
+		case SORT_SYM: case SORT_SYMOFF:
+			if (fa->sym && fb->sym)
+				c = strcmp(fa->sym, fb->sym);
+			else if (fa->sym || fb->sym)
+				c = fa->sym ? -1 : 1;
+			else
+				c = cmp_u64(fa->addr, fb->addr);
+			if (!c && h->opts.keys[i] == SORT_SYMOFF)
+				c = cmp_u64(a->key.symoff, b->key.symoff);
+			break;
+		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
+		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
+		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
+		case SORT_PERIOD: c = cmp_u64(a->key.period, b->key.period); break;
+		case SORT_PARENT: c = cmp_str(a->key.parent, b->key.parent); break;
+		case SORT_NR: break;
+		}
+	}
+	return c ? c : a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
 static const struct hist *sort_hist;

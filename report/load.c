@@ -315,6 +315,8 @@ static int map_events(struct load *l, size_t file, struct err *err)
 			l->events[l->nr_events++] = name;
 		}
 		l->event_map[file][i] = (int)j;
+		l->event_chains[j] |= !!(s->events[i].attr.sample_type &
+					 (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
 	}
 	return 0;
 }

@@ -50,6 +50,7 @@ struct load {
 	size_t nr_events;
 	uint64_t lost_samples;
 	uint64_t filtered;                      /* samples dropped by filters */
+	bool event_chains[LOAD_MAX_EVENTS];     /* the event records call chains */
 	uint64_t samples_by_event[LOAD_MAX_EVENTS];
 	uint64_t period_by_event[LOAD_MAX_EVENTS];      /* before filters */
 };

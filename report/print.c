@@ -378,7 +378,8 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 				fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, buf);
 		}
 		fputc('\n', out);
-		if (po->callchain && e->tree)
+		/* an event without call chains has no graph (perf's way) */
+		if (po->callchain && e->tree && l->event_chains[event])
 			print_callchain(out, po, e, total);
 	}
 	fprintf(out, "\n\n");

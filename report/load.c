@@ -384,8 +384,8 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			goto out;
 		l->nr_sessions++;
 		if (s->header.kind != CONTAINER_KIND_SAMPLES) {
-			ret = err_set(err, -EINVAL, "%s is a counting recording (prec stat record): "
-				      "use prep stat report", l->inputs[i]);
+			ret = err_set(err, -EINVAL, "%s is a counting recording (%s stat record): "
+				      "use prep stat report", l->inputs[i], s->pd ? "perf" : "prec");
 			goto out;
 		}
 		rc.file = i;

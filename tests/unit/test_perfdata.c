@@ -176,6 +176,8 @@ static void records(struct bb *r)
 
 enum { F_BUILD_ID = 2, F_HOSTNAME = 3, F_NRCPUS = 7, F_CMDLINE = 11, F_EVENT_DESC = 12 };
 
+static bool no_ids;     /* build_file: an event without ids (an empty ids section) */
+
 /* A whole file: header, attr + ids, data, feature table and sections. */
 static void build_file(struct bb *r, void (*data)(struct bb *))
 {
@@ -194,10 +196,12 @@ static void build_file(struct bb *r, void (*data)(struct bb *))
 	p64(r, 0); p64(r, 0);           /* event types */
 	put(r, bits, sizeof(bits));
 	attr(r);
-	p64(r, 0); p64(r, 16);          /* ids section: patched */
+	p64(r, 0); p64(r, no_ids ? 0 : 16);     /* ids section: patched */
 	ids_off = r->len;
-	p64(r, EV_ID0);
-	p64(r, EV_ID1);
+	if (!no_ids) {
+		p64(r, EV_ID0);
+		p64(r, EV_ID1);
+	}
 	set64(r, 104 + 128, ids_off);
 	data_off = r->len;
 	data(r);
@@ -600,6 +604,30 @@ static void test_bad_record(void **state)
 	free(p);
 }
 
+/* One event and no ids at all (nothing to tell events apart by): its
+ * records decode all the same, and the names come from EVENT_DESC by place. */
+static void test_no_ids(void **state)
+{
+	struct perfdata *pd;
+	const struct event_desc *ev;
+	uint8_t *p;
+	size_t n;
+
+	(void)state;
+	no_ids = true;
+	build_file(&file, records);
+	no_ids = false;
+	p = copy_of(&file, file.len);
+	assert_int_equal(perfdata_open_mem(&pd, p, file.len, NULL, NULL), 0);
+	ev = perfdata_events(pd, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ev[0].nr_ids, 0);
+	assert_string_equal(ev[0].name, "cpu-clock:test");
+	perfdata_close(pd);
+	check_session(p, file.len, "cpu-clock:test");
+	free(p);
+}
+
 static void test_refused(void **state)
 {
 	struct perfdata *pd;
@@ -632,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_every_cut),
 		cmocka_unit_test(test_unfinished),
 		cmocka_unit_test(test_bad_record),
+		cmocka_unit_test(test_no_ids),
 		cmocka_unit_test(test_refused),
 	};
 

@@ -285,7 +285,8 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 	}
 	if (ret)
 		return ret;
-	qsort(a->words, a->nr_words, sizeof(*a->words), cmp_word);
+	if (a->nr_words)        /* none without dwarf samples: words is NULL */
+		qsort(a->words, a->nr_words, sizeof(*a->words), cmp_word);
 	for (size_t i = 0, j; i < a->nr_words; i = j) {
 		for (j = i; j < a->nr_words && a->words[j].dso == a->words[i].dso; j++)
 			;

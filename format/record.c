@@ -586,6 +586,11 @@ static int find_event(struct rdec *d, size_t off)
 			       "%s record: %u bytes are too few to hold its event id",
 			       d->name, d->rec->size);
 	ev = record_layouts_find(d->ls, id);
+	/* perf writes the records it synthesizes (the kernel map, the
+	 * workload's first COMM) with id 0 and reads them as the first
+	 * event's */
+	if (ev < 0 && id == 0)
+		ev = 0;
 	if (ev < 0)
 		return err_set(d->err, -PREC_ECORRUPT, "%s record: unknown event id %" PRIu64,
 			       d->name, id);
@@ -752,6 +757,8 @@ static const struct event_layout *peek_layout(const struct record_layouts *ls, c
 		return NULL;
 	memcpy(&id, p + id_off, 8);
 	ev = record_layouts_find(ls, id);
+	if (ev < 0 && id == 0)
+		ev = 0;         /* as record_decode does */
 	return ev < 0 ? NULL : &ls->ev[ev];
 }
 

@@ -8,6 +8,8 @@
  */
 #include "archive.h"
 
+#include "../format/perfdata.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include "../common/opts.h"
 #include "../format/container.h"
 #include "../format/embed.h"
+#include "../format/perfdata.h"
 #include "load.h"
 #include "symbols_int.h"
 
@@ -50,16 +53,6 @@ struct arch {
 	struct bin *bins;               /* by dso idx */
 	size_t nr_bins;
 };
-
-static int add_sample(void *ctx, struct load *l, const struct load_sample *s)
-{
-	struct arch *a = ctx;
-	const struct sample *smp = &s->rec->u.sample;
-
-	(void)l;
-	return hist_add(&a->h, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			1, s->addrs, s->kernel, s->nr);
-}
 
 struct word_key {
 	struct word w;
@@ -462,6 +455,9 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
+	if (perfdata_probe(path) == 1)
+		return err_set(err, -EINVAL, "%s is a perf.data file: prep archive adds to prec.data "
+			       "files only (perf archive packs perf's own)", path);
 	memset(&a, 0, sizeof(a));
 	a.l.inputs[0] = path;
 	a.l.nr_inputs = 1;
@@ -477,7 +473,7 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	if (ret)
 		goto out;
 	unwinder_set_trace(a.l.unw, on_word, &a);
-	ret = load_run(&a.l, add_sample, NULL, &a, err);
+	ret = load_run(&a.l, load_add_to_hist, NULL, &a.h, err);
 	if (ret)
 		goto out;
 	if (a.l.nr_sessions && !a.l.sessions[0].cstats->finished) {

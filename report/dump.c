@@ -7,6 +7,7 @@
  */
 #include "../format/embed.h"
 #include "dump.h"
+#include "dump_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,16 +16,9 @@
 
 #include "../format/blocks.h"
 #include "../format/container.h"
+#include "../format/perfdata.h"
 #include "../format/record.h"
 
-struct dump {
-	FILE *out;
-	const char *path;
-	struct record_layouts *layouts;
-	size_t nr_events;
-	uint64_t records, bad_records, unknown_records;
-	uint64_t by_type[PERF_RECORD_MAX];
-};
 
 static const char *const sample_bits[] = {
 	"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD",
@@ -65,7 +59,7 @@ static void print_bits(FILE *f, uint64_t v, const char *const *names, size_t n)
 		fprintf(f, "0");
 }
 
-static void dump_attr(FILE *f, const struct event_desc *ev)
+void dump__attr(FILE *f, const struct event_desc *ev)
 {
 	const struct perf_event_attr *a = &ev->attr;
 	uint64_t flags;
@@ -103,7 +97,7 @@ static void dump_event(struct dump *d, const struct container_block *b)
 		return;
 	}
 	fprintf(d->out, "  event %zu: '%s', %zu ids\n", d->nr_events++, ev.name, ev.nr_ids);
-	dump_attr(d->out, &ev);
+	dump__attr(d->out, &ev);
 	for (size_t i = 0; i < ev.nr_ids; i++)
 		fprintf(d->out, "    id %" PRIu64 " cpu %d tid %d\n", ev.ids[i].id, ev.ids[i].cpu,
 			ev.ids[i].tid);
@@ -282,7 +276,7 @@ static void print_body(FILE *f, const struct record *r)
 	fputc('\n', f);
 }
 
-static void dump_records(struct dump *d, const uint8_t *p, uint64_t len, uint64_t base)
+void dump__records(struct dump *d, const uint8_t *p, uint64_t len, uint64_t base)
 {
 	size_t off = 0, rec_len;
 	struct err err = { 0 };
@@ -293,7 +287,8 @@ static void dump_records(struct dump *d, const uint8_t *p, uint64_t len, uint64_
 		const char *name;
 
 		d->records++;
-		fprintf(d->out, "      @%" PRIu64 " size %zu ", base + off, rec_len);
+		fprintf(d->out, "%s%s%" PRIu64 " size %zu ", d->indent ? d->indent : "      ",
+			d->relative ? "+" : "@", base + off, rec_len);
 		if (record_decode(d->layouts, p + off, rec_len, &r, &err)) {
 			fprintf(d->out, "UNDECODABLE: %s\n", err.msg);
 			d->bad_records++;
@@ -333,7 +328,7 @@ static void dump_data(struct dump *d, const struct container_block *b)
 			fprintf(d->out, "    span synthesized, %" PRIu64 " bytes\n", s.len);
 		else
 			fprintf(d->out, "    span cpu %u, %" PRIu64 " bytes\n", s.cpu, s.len);
-		dump_records(d, s.records, s.len, (uint64_t)(s.records - b->data));
+		dump__records(d, s.records, s.len, (uint64_t)(s.records - b->data));
 	}
 }
 
@@ -455,6 +450,8 @@ int dump_file(const char *path, FILE *out, struct err *err)
 	struct container_block b;
 	int ret;
 
+	if (perfdata_probe(path) == 1)
+		return dump_perfdata(path, out, err);
 	d.layouts = record_layouts_new();
 	if (!d.layouts)
 		return err_set(err, -ENOMEM, "out of memory");

@@ -74,17 +74,6 @@ static int parse(const struct opt *table, const char *usage, struct export_commo
 	return 0;
 }
 
-static int add_sample(void *ctx, struct load *l, const struct load_sample *s)
-{
-	struct hist *h = ctx;
-	const struct sample *smp = &s->rec->u.sample;
-	uint64_t period = (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
-
-	(void)l;
-	return hist_add(h, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			period, s->addrs, s->kernel, s->nr);
-}
-
 /* Read the inputs into st: the named event's stacks, or the first event's
  * (all events when all_events and none is named). 0, or 1 with the message
  * printed. */
@@ -98,7 +87,7 @@ static int read_stacks(struct export_common *c, struct hist *h, struct stacks *s
 
 	ho.keys[ho.nr_keys++] = SORT_SYM;
 	if (load_init(&c->l, &err) || hist_init(h, &ho, &c->l.machine, c->l.sym) ||
-	    load_run(&c->l, add_sample, NULL, h, &err)) {
+	    load_run(&c->l, load_add_to_hist, NULL, h, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
 	}

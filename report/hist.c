@@ -182,7 +182,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 
 		if (m) {
 			f.dso = m->dso;
-			if (!kernel[i])
+			if (!kernel[i] && !m->dso->identity)
 				f.addr = addrs[i] - m->start + m->pgoff;
 		} else if (kernel[i]) {
 			f.dso = h->machine->kernel_dso ? h->machine->kernel_dso :
@@ -394,11 +394,12 @@ const char *hist_srcline(struct hist *h, struct frame *f, bool basename_only)
 			file = slash + 1;
 		snprintf(buf, sizeof(buf), "%s:%u", file, f->inl[0].line);
 	} else if (f->sym) {
-		snprintf(buf, sizeof(buf), "%s+%#llx", f->sym,
+		/* no line: perf's sym+offset, in decimal */
+		snprintf(buf, sizeof(buf), "%s+%llu", f->sym,
 			 (unsigned long long)(f->vaddr - f->sym_start));
 	} else {
-		snprintf(buf, sizeof(buf), "%s[%#llx]", f->dso ? f->dso->short_name : "[unknown]",
-			 (unsigned long long)f->vaddr);
+		snprintf(buf, sizeof(buf), "%s[%llx]", f->dso ? f->dso->short_name : "[unknown]",
+			 (unsigned long long)f->addr);
 	}
 	return machine_intern(h->machine, buf);
 }
@@ -538,12 +539,10 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 		/* root first: the whole chain for a sample's own entry, else from
 		 * the entry down to the sampled function */
 		from = pos == 0 || !h->opts.children ? (int)n - 1 : (int)pos;
-		if (pos && h->opts.skip_self)
-			from--;
 		to = -1;
 		step = -1;
 	} else {
-		from = (int)pos + (h->opts.skip_self ? 1 : 0);
+		from = (int)pos;
 		to = (int)n;
 		step = 1;
 	}
@@ -553,10 +552,15 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 		size_t nn = frame_names(h, f, names, 16);
 
 		for (size_t j = 0; j < nn; j++) {
-			const char *name = names[h->opts.caller ? nn - 1 - j : j];
+			size_t k = h->opts.caller ? nn - 1 - j : j;
 
-			if (!name || !(node = child_node(node, name)))
+			if (!names[k] || !(node = child_node(node, names[k])))
 				return -ENOMEM;
+			if (!node->period) {
+				node->inlined = k + 1 < nn;
+				node->dso_rank = f->dso ? f->dso->idx + 1 : 0;
+				node->addr = f->sym ? f->sym_start : f->vaddr;
+			}
 			node->period += s->period;
 			node->count += s->count;
 		}
@@ -564,32 +568,56 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	return 0;
 }
 
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Entries of equal periods: by the sort keys in their order, each as perf
+ * orders it (names and sources ascending, resolved symbols before bare
+ * addresses, those by address), then by frame to be stable. */
 static int cmp_key_names(const struct hist *h, const struct hentry *a, const struct hentry *b)
 {
 	const struct frame *fa = &h->frames[a->frame], *fb = &h->frames[b->frame];
-	int c;
+	int c = 0;
 
-	if (a->key.comm != b->key.comm && a->key.comm && b->key.comm &&
-	    (c = strcmp(a->key.comm, b->key.comm)))
-		return c;
-	if (a->key.pid != b->key.pid)
-		return a->key.pid < b->key.pid ? -1 : 1;
-	if (a->key.tid != b->key.tid)
-		return a->key.tid < b->key.tid ? -1 : 1;
-	if (a->key.dso != b->key.dso && a->key.dso && b->key.dso &&
-	    (c = strcmp(a->key.dso->short_name, b->key.dso->short_name)))
-		return c;
-	if (fa->sym && fb->sym && (c = strcmp(fa->sym, fb->sym)))
-		return c;
-	if (a->key.cpu != b->key.cpu)
-		return a->key.cpu < b->key.cpu ? -1 : 1;
-	if (a->key.srcline != b->key.srcline && a->key.srcline && b->key.srcline)
-		return strcmp(a->key.srcline, b->key.srcline);
-	if (a->key.symoff != b->key.symoff)
-		return a->key.symoff < b->key.symoff ? -1 : 1;
-	if (a->key.period != b->key.period)
-		return a->key.period < b->key.period ? -1 : 1;
-	return a->frame < b->frame ? -1 : a->frame > b->frame;
+	for (size_t i = 0; i < h->opts.nr_keys && !c; i++) {
+		switch (h->opts.keys[i]) {
+		case SORT_COMM: c = cmp_str(a->key.comm, b->key.comm); break;
+		case SORT_PID: c = cmp_u64(a->key.pid, b->key.pid); break;
+		case SORT_TID: c = cmp_u64(a->key.tid, b->key.tid); break;
+		case SORT_DSO:
+			c = cmp_str(a->key.dso ? a->key.dso->short_name : NULL,
+				    b->key.dso ? b->key.dso->short_name : NULL);
+			break;
+		case SORT_SYM: case SORT_SYMOFF:
+			if (fa->sym && fb->sym)
+				c = strcmp(fa->sym, fb->sym);
+			else if (fa->sym || fb->sym)
+				c = fa->sym ? -1 : 1;
+			else
+				c = cmp_u64(fa->addr, fb->addr);
+			if (!c && h->opts.keys[i] == SORT_SYMOFF)
+				c = cmp_u64(a->key.symoff, b->key.symoff);
+			break;
+		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
+		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
+		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
+		case SORT_PERIOD: c = cmp_u64(a->key.period, b->key.period); break;
+		case SORT_PARENT: c = cmp_str(a->key.parent, b->key.parent); break;
+		case SORT_NR: break;
+		}
+	}
+	return c ? c : a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
 static const struct hist *sort_hist;
@@ -600,9 +628,25 @@ static int cmp_entries(const void *pa, const void *pb)
 
 	if (sort_hist->opts.children && a->total_period != b->total_period)
 		return a->total_period > b->total_period ? -1 : 1;
+	/* perf: of one thread, callers above callees (with call graphs) */
+	if (sort_hist->opts.children && sort_hist->opts.callchain && a->thread == b->thread &&
+	    a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == sort_hist->opts.caller ? -1 : 1;
 	if (a->self_period != b->self_period)
 		return a->self_period > b->self_period ? -1 : 1;
 	return cmp_key_names(sort_hist, a, b);
+}
+
+/* Does a come before b, of equal period? */
+static bool tie_before(const struct cnode *a, const struct cnode *b)
+{
+	if (a->inlined || b->inlined)
+		return strcmp(a->name, b->name) >= 0;
+	if (a->dso_rank != b->dso_rank)
+		return a->dso_rank > b->dso_rank;
+	if (a->addr != b->addr)
+		return a->addr > b->addr;
+	return strcmp(a->name, b->name) <= 0;
 }
 
 static void sort_tree(struct cnode *n)
@@ -616,7 +660,7 @@ static void sort_tree(struct cnode *n)
 
 			n->child = c->next;
 			while (*p && ((*p)->period > c->period ||
-				      ((*p)->period == c->period && strcmp((*p)->name, c->name) <= 0)))
+				      ((*p)->period == c->period && tie_before(*p, c))))
 				p = &(*p)->next;
 			c->next = *p;
 			*p = c;
@@ -662,6 +706,8 @@ int hist_build(struct hist *h, int event)
 		}
 		e->self_period += s->period;
 		e->self_count += s->count;
+		if (!e->thread)
+			e->thread = s->thread;
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
 			if (h->opts.callchain && s->nr_frames)
@@ -677,9 +723,21 @@ int hist_build(struct hist *h, int event)
 				ret = -ENOMEM;
 				break;
 			}
-			for (uint32_t pos = 0; pos < s->nr_frames && !ret; pos++) {
+			/* the sampled function, then the others from the root
+			 * in caller order (perf keeps the outermost of a
+			 * recursion there), from the sampled one otherwise */
+			char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
+
+			for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
+				uint32_t pos = !it || !h->opts.caller ? it : s->nr_frames - it;
+				uint32_t depth = !pos ? s->nr_frames :
+						 h->opts.caller ? pos + 1 : s->nr_frames - pos;
+				const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
 				size_t ei;
 				bool dup = false;
+
+				if (f->sym || f->dso)
+					level = f->kernel ? 'k' : '.';
 
 				if (pos) {
 					make_key(h, s, pos, parent, &k);
@@ -697,6 +755,12 @@ int hist_build(struct hist *h, int event)
 				if (dup)
 					continue;
 				seen[nseen++] = ei;
+				if (!e->thread)
+					e->thread = s->thread;
+				if (!e->level && pos)
+					e->level = level;
+				if (depth > e->max_depth)
+					e->max_depth = depth;
 				e->total_period += s->period;
 				e->total_count += s->count;
 				if (h->opts.callchain)

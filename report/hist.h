@@ -62,6 +62,11 @@ struct cnode {
 	const char *name;       /* the function (or "name (inlined)", or an address) */
 	uint64_t period, count;
 	struct cnode *child, *next;
+	/* the order of siblings of equal period, as perf's: inlined names by
+	 * name, others by dso (later first) and symbol address, both descending */
+	bool inlined;
+	uint32_t dso_rank;      /* dso index + 1, 0 without a dso */
+	uint64_t addr;          /* the symbol's start, else the address */
 };
 
 struct hentry {
@@ -70,6 +75,14 @@ struct hentry {
 	uint64_t self_period, self_count;
 	uint64_t total_period, total_count;     /* children mode: with callees */
 	struct cnode *tree;     /* call graph root (a dummy node) */
+	/* children mode, perf's order of equal totals: the thread of the
+	 * first sample, and the longest chain from the entry (the whole
+	 * chain for a sampled function) */
+	const struct thread *thread;
+	uint32_t max_depth;
+	/* the [k] or [.] mark when not the frame's own: perf gives an address
+	 * outside every map the mark of the frame it met before it */
+	char level;
 };
 
 struct hist_opts {
@@ -79,7 +92,6 @@ struct hist_opts {
 	bool callchain;         /* build call-graph trees */
 	bool caller;            /* caller order (root first) */
 	bool inline_frames;     /* expand inlined functions in call graphs */
-	bool skip_self;         /* chains start after the entry's own frame */
 	int max_stack;
 	const char *parent_re;
 	const char *symfs;      /* look for binaries under this folder (perf's --symfs) */

@@ -51,6 +51,15 @@ int load_opt_input(const struct opt *o, const char *arg, struct err *err)
 	return 0;
 }
 
+int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
+{
+	const struct sample *smp = &s->rec->u.sample;
+
+	(void)l;
+	return hist_add(hist, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
+			s->period, s->addrs, s->kernel, s->nr);
+}
+
 int load_init(struct load *l, struct err *err)
 {
 	struct symbolizer_opts so = { .warn = warn, .warn_ctx = l };
@@ -203,6 +212,20 @@ static bool time_wanted(const struct run_ctx *rc, uint64_t t)
 	return (!f->t_start || t >= f->t_start) && (!f->t_end || t <= f->t_end);
 }
 
+/* A sample's weight: its period, or without one the event's fixed
+ * sample_period (-c), as perf reads it. */
+static uint64_t sample_period(const struct session *s, const struct record *rec)
+{
+	const struct sample *smp = &rec->u.sample;
+	uint64_t p = 1;
+
+	if (smp->type & PERF_SAMPLE_PERIOD)
+		return smp->period;
+	if ((size_t)rec->event < s->nr_events && !s->events[rec->event].attr.freq)
+		p = s->events[rec->event].attr.sample_period;
+	return p ? p : 1;
+}
+
 static int on_record(void *ctx, struct session *s, const struct record *rec)
 {
 	struct run_ctx *rc = ctx;
@@ -223,8 +246,9 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
 		return 0;
 	ls.event = l->event_map[rc->file][rec->event];
+	ls.period = sample_period(s, rec);
 	l->samples_by_event[ls.event]++;
-	l->period_by_event[ls.event] += (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
+	l->period_by_event[ls.event] += ls.period;
 	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
 		return ret;
 	if ((l->f.pids && !num_in_list(l->f.pids, smp->pid)) ||
@@ -312,6 +336,8 @@ static int map_events(struct load *l, size_t file, struct err *err)
 			l->events[l->nr_events++] = name;
 		}
 		l->event_map[file][i] = (int)j;
+		l->event_chains[j] |= !!(s->events[i].attr.sample_type &
+					 (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
 	}
 	return 0;
 }
@@ -342,6 +368,9 @@ static void apply_build_ids(struct load *l, const struct session *s)
 		if (d && !d->build_id_size && !d->sym) {
 			memcpy(d->build_id, e->id, e->size);
 			d->build_id_size = e->size;
+			/* perf keeps the vdso it recorded in its build-id cache */
+			if (!strcmp(d->path, "[vdso]") && e->size)
+				d->anon = false;
 		}
 	}
 }
@@ -376,8 +405,8 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			goto out;
 		l->nr_sessions++;
 		if (s->header.kind != CONTAINER_KIND_SAMPLES) {
-			ret = err_set(err, -EINVAL, "%s is a counting recording (prec stat record): "
-				      "use prep stat report", l->inputs[i]);
+			ret = err_set(err, -EINVAL, "%s is a counting recording (%s stat record): "
+				      "use prep stat report", l->inputs[i], s->pd ? "perf" : "prec");
 			goto out;
 		}
 		rc.file = i;
@@ -398,6 +427,9 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 				session_close(&probe);
 			}
 		}
+		/* perf.data gives its build ids before its records: the
+		 * script resolves as it reads */
+		apply_build_ids(l, s);
 		ret = session_read(s, on_record_first, &rc, err);
 		if (ret == -E2BIG)
 			ret = err_set(err, ret, "%s: more than %d events", l->inputs[i], LOAD_MAX_EVENTS);

@@ -50,6 +50,7 @@ struct load {
 	size_t nr_events;
 	uint64_t lost_samples;
 	uint64_t filtered;                      /* samples dropped by filters */
+	bool event_chains[LOAD_MAX_EVENTS];     /* the event records call chains */
 	uint64_t samples_by_event[LOAD_MAX_EVENTS];
 	uint64_t period_by_event[LOAD_MAX_EVENTS];      /* before filters */
 };
@@ -58,6 +59,8 @@ struct load {
  * callers; thread and global event index resolved. */
 struct load_sample {
 	int event;
+	uint64_t period;        /* PERF_SAMPLE_PERIOD, else the event's sample_period
+				   (perf's default), at least 1 */
 	struct thread *thread;
 	const struct record *rec;
 	const uint64_t *addrs;
@@ -66,6 +69,9 @@ struct load_sample {
 };
 
 typedef int (*load_sample_fn)(void *ctx, struct load *l, const struct load_sample *s);
+/* A load_sample_fn that adds each sample to the struct hist given as ctx
+ * (weighted by its period). */
+int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s);
 typedef int (*load_record_fn)(void *ctx, struct load *l, struct session *s,
 			      const struct record *rec);
 

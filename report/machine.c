@@ -87,6 +87,7 @@ struct dso *machine_dso(struct machine *m, const char *path)
 	uint64_t h = hash_bytes(path, strlen(path), 2);
 	struct dso *d;
 	uint32_t idx;
+	unsigned jit_pid;
 	const char *slash;
 
 	if (hmap_find(&m->dso_idx, h, dso_eq, &k, &idx))
@@ -109,6 +110,14 @@ struct dso *machine_dso(struct machine *m, const char *path)
 	    !strncmp(d->path, "//anon", 6) || !strncmp(d->path, "/dev/zero", 9) ||
 	    !strncmp(d->path, "/memfd:", 7) || !strncmp(d->path, "[anon", 5))
 		d->anon = true, d->kernel = false;
+	if (sscanf(d->path, "/tmp/perf-%u.map", &jit_pid) == 1) {
+		snprintf(d->name_buf, sizeof(d->name_buf), "[JIT] tid %u", jit_pid);
+		d->short_name = d->name_buf;
+		d->anon = d->identity = true;
+	}
+	d->identity |= !strcmp(d->path, "//anon") || !strncmp(d->path, "/dev/zero", 9) ||
+		      !strncmp(d->path, "/anon_hugepage", 14) || !strncmp(d->path, "[stack", 6) ||
+		      !strncmp(d->path, "/SYSV", 5) || !strcmp(d->path, "[heap]");
 	if (!strncmp(d->path, "[kernel.kallsyms]", 17)) {
 		d->short_name = "[kernel.kallsyms]";
 		m->kernel_dso = m->kernel_dso ? m->kernel_dso : d;
@@ -211,7 +220,11 @@ struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t tid)
 
 	if (t && (t->pid == pid || pid == KERNEL_PID))
 		return t;
-	snprintf(name, sizeof(name), ":%u", tid);
+	/* perf's idle thread is "swapper" */
+	if (tid)
+		snprintf(name, sizeof(name), ":%u", tid);
+	else
+		snprintf(name, sizeof(name), "swapper");
 	comm = machine_intern(m, name);
 	if (!comm)
 		return NULL;
@@ -314,15 +327,26 @@ const struct map *machine_find_map(struct machine *m, const struct thread *t, ui
 static int do_mmap(struct machine *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename, const uint8_t *bid, uint8_t bid_size, bool kernel_mode)
 {
-	struct dso *d = machine_dso(m, filename);
+	struct dso *d;
 	struct proc *p;
+	char jit[64];
 
+	/* perf gives a process's anonymous executable memory the JIT symbol
+	 * file of that process (/tmp/perf-PID.map), shown as "[JIT] tid PID" */
+	if (!strcmp(filename, "//anon") || !strncmp(filename, "/anon_hugepage", 14)) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%u.map", pid);
+		filename = jit;
+	}
+	d = machine_dso(m, filename);
 	if (!d)
 		return -ENOMEM;
 	m->maps_gen++;
 	if (bid_size && !d->build_id_size) {
 		memcpy(d->build_id, bid, bid_size);
 		d->build_id_size = bid_size;
+		/* found by its build id (perf's cache keeps the vdso) */
+		if (!strcmp(d->path, "[vdso]"))
+			d->anon = false;
 	}
 	if (pid == KERNEL_PID || kernel_mode) {
 		/* The kernel map as prec and perf synthesize it: [kernel.kallsyms]_text
@@ -355,10 +379,12 @@ int machine_process(struct machine *m, const struct record *rec)
 		if (!t)
 			return -ENOMEM;
 		t->comm = comm;
-		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
-			t->proc->maps.nr = 0;   /* a new image: its maps follow */
+		/* A new image: its maps follow and replace what they overlap. The
+		 * old ones stay, as in perf: samples taken inside execve (after
+		 * this record, before the new image runs) still have the old
+		 * image's user stack. */
+		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC)
 			t->proc->gen = ++m->maps_gen;
-		}
 		return 0;
 	}
 	case PERF_RECORD_FORK: {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The machine model of the report: threads (pid, tid, comm history, parent
- * from FORK), per-process maps from MMAP/MMAP2 (replaced on exec, copied on
+ * from FORK), per-process maps from MMAP/MMAP2 (new ones replace what they
+ * overlap; an exec keeps the old ones as perf does, copied on
  * fork), and dsos keyed by path. Fed with the records in time order.
  */
 #ifndef PREC_REPORT_MACHINE_H
@@ -21,6 +22,9 @@ struct dso {
 	uint8_t build_id_size;
 	bool kernel;                    /* [kernel.kallsyms] and modules */
 	bool anon;                      /* //anon, [heap], [stack], ... */
+	bool identity;                  /* perf's anonymous maps: addresses are not
+					   offsets in a file (//anon, [heap], ...) */
+	char name_buf[32];              /* short_name when made up ("[JIT] tid 12") */
 	void *sym;                      /* the symbolizer's handle, set by the report */
 	uint32_t idx;
 };

@@ -183,12 +183,8 @@ static int on_record(void *ctx, struct load *l, struct session *s, const struct 
 static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 {
 	struct pp *p = ctx;
-	const struct sample *smp = &s->rec->u.sample;
-	uint64_t period = (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
 
-	(void)l;
-	return hist_add(p->h, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			period, s->addrs, s->kernel, s->nr);
+	return load_add_to_hist(p->h, l, s);
 }
 
 static int umap_cmp(const void *pa, const void *pb)

@@ -7,6 +7,8 @@
 #include "print.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,7 +27,7 @@ struct col {
 static const char *key_title(enum sort_key k)
 {
 	static const char *const t[SORT_NR] = {
-		[SORT_COMM] = "Command", [SORT_PID] = "Pid:Command", [SORT_TID] = "Tid:Command",
+		[SORT_COMM] = "Command", [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid:Command",
 		[SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol", [SORT_SRCLINE] = "Source:Line",
 		[SORT_SRCFILE] = "Source File", [SORT_CPU] = "CPU", [SORT_SYMOFF] = "Symbol Offset",
 		[SORT_PERIOD] = "Period", [SORT_PARENT] = "Parent symbol",
@@ -36,14 +38,16 @@ static const char *key_title(enum sort_key k)
 static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char *buf, size_t n)
 {
 	const struct frame *f = &h->frames[e->frame];
-	char mark = f->kernel ? 'k' : '.';
+	char mark = e->level ? e->level : f->kernel ? 'k' : '.';
 
 	if (f->sym && with_off)
 		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));
 	else if (f->sym)
 		snprintf(buf, n, "[%c] %s", mark, f->sym);
 	else
-		snprintf(buf, n, "[%c] %#018llx", mark, (unsigned long long)f->vaddr);
+		/* perf shows the offset in the file (the address in maps
+		 * without a file) */
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->addr);
 }
 
 static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)
@@ -80,11 +84,18 @@ struct cg {
 	char prefix[4096];
 };
 
+/* The least period a branch needs, as perf computes it: a whole number,
+ * rounded down of the total (graph), up of the parent's (fractal). */
+static uint64_t min_period(const struct print_opts *po, uint64_t base)
+{
+	double v = (double)base * (po->threshold / 100.0);
+
+	return po->mode == CG_FRACTAL ? (uint64_t)ceil(v) : (uint64_t)v;
+}
+
 static bool shown(const struct cg *c, const struct cnode *n, uint64_t parent)
 {
-	uint64_t base = c->po->mode == CG_FRACTAL ? parent : c->total;
-
-	return pct(n->period, base) >= c->po->threshold;
+	return n->period >= min_period(c->po, c->po->mode == CG_FRACTAL ? parent : c->total);
 }
 
 static size_t nr_shown(const struct cg *c, const struct cnode *n, uint64_t parent)
@@ -143,17 +154,43 @@ static void graph_children(struct cg *c, const struct cnode *n, size_t plen)
 
 static void print_graph(struct cg *c, const struct cnode *root)
 {
-	const struct cnode *only = root->child;
+	const struct cnode *n = root->child;
+	bool skip = c->po->skip_first, printed = false;
+	size_t plen = 0;
 
-	if (only && !only->next && only->period == root->period) {
-		fprintf(c->out, "%*s|\n", MARGIN, "");
-		fprintf(c->out, "%*s---%s\n", MARGIN, "", only->name);
-		memcpy(c->prefix, "   ", 3);
-		graph_path(c, only, 3);
-	} else {
+	if (!n || n->next || n->period != root->period) {
+		if (!nr_shown(c, root, root->period))
+			return;         /* every branch under the threshold */
 		graph_children(c, root, 0);
+		fputc('\n', c->out);
+		return;
 	}
-	fputc('\n', c->out);
+	/* a single root: its path one name a line, then its branches */
+	for (;;) {
+		if (skip) {
+			skip = false;
+		} else if (!printed) {
+			fprintf(c->out, "%*s|\n", MARGIN, "");
+			fprintf(c->out, "%*s---%s\n", MARGIN, "", n->name);
+			memcpy(c->prefix, "   ", 3);
+			plen = 3;
+			printed = true;
+		} else {
+			put_prefix(c, plen);
+			fprintf(c->out, "%s\n", n->name);
+		}
+		if (!n->child || nr_shown(c, n, n->period) != 1 || n->child->period != n->period ||
+		    n->child->next)
+			break;
+		n = n->child;
+	}
+	if (n->child && nr_shown(c, n, n->period)) {
+		graph_children(c, n, plen);
+		printed = true;
+	}
+	/* nothing at all when the one name was left out */
+	if (printed)
+		fputc('\n', c->out);
 }
 
 /* flat and folded: one line (or block) per path from the root to a leaf */
@@ -175,7 +212,7 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 					fprintf(c->out, "%s%s", i ? ";" : "", stack[i]);
 				fputc('\n', c->out);
 			} else {
-				fprintf(c->out, "%*s%6.2f%%\n", MARGIN - 1, "", pct(rest, total));
+				fprintf(c->out, "%*s%.2f%%\n", MARGIN - 1, "", pct(rest, total));
 				for (size_t i = 0; i <= depth; i++)
 					fprintf(c->out, "%*s%s\n", MARGIN + 4, "", stack[i]);
 				fputc('\n', c->out);
@@ -192,7 +229,7 @@ static void print_callchain(FILE *out, const struct print_opts *po, const struct
 	const struct cnode *root = e->tree;
 	if (!root || !root->child)
 		return;
-	if (pct(root->period, total) < po->threshold)
+	if (po->mode != CG_FRACTAL && root->period < min_period(po, total))
 		return;
 	if (po->mode == CG_GRAPH || po->mode == CG_FRACTAL) {
 		print_graph(&c, root);
@@ -259,7 +296,8 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 		cols[i].key = k;
 		cols[i].title = key_title(k);
 		cols[i].width = (int)strlen(cols[i].title);
-		cols[i].right = k == SORT_PID || k == SORT_TID || k == SORT_CPU || k == SORT_PERIOD;
+		/* "%7d:comm" left-aligned, as perf pads the name to the width */
+		cols[i].right = k == SORT_CPU || k == SORT_PERIOD;
 	}
 	/* widths: the widest value of each column */
 	for (size_t i = 0; i < h->nr_entries; i++) {
@@ -340,7 +378,8 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 				fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, buf);
 		}
 		fputc('\n', out);
-		if (po->callchain && e->tree)
+		/* an event without call chains has no graph (perf's way) */
+		if (po->callchain && e->tree && l->event_chains[event])
 			print_callchain(out, po, e, total);
 	}
 	fprintf(out, "\n\n");
@@ -350,7 +389,11 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)
 {
 	if (!po->quiet) {
-		fprintf(out, "# To display the prec.data header info, please use --header/--header-only options.\n#\n#\n");
+		/* perf names its own kind of file here, whatever the file's name */
+		if (!po->header_shown)
+			fprintf(out, "# To display the %s header info, please use --header/--header-only options.\n#\n",
+				l->nr_sessions ? session_kind_name(&l->sessions[0]) : "prec.data");
+		fprintf(out, "#\n");
 		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", l->lost_samples);
 	}
 	for (size_t e = 0; e < l->nr_events; e++) {
@@ -384,6 +427,79 @@ static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const c
 	fputc('\n', out);
 }
 
+static void bit_names(FILE *out, const char *label, uint64_t v, const char *const *names,
+		      size_t n)
+{
+	bool first = true;
+
+	if (!v)
+		return;
+	fprintf(out, ", %s = ", label);
+	for (size_t i = 0; i < 64; i++) {
+		if (!(v & (1ull << i)))
+			continue;
+		if (i < n)
+			fprintf(out, "%s%s", first ? "" : "|", names[i]);
+		else
+			fprintf(out, "%s(1<<%zu)", first ? "" : "|", i);
+		first = false;
+	}
+}
+
+void print_attr_fields(FILE *out, const struct perf_event_attr *a)
+{
+	static const char *const sample_bits[] = {
+		"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD",
+		"STREAM_ID", "RAW", "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT",
+		"DATA_SRC", "IDENTIFIER", "TRANSACTION", "REGS_INTR", "PHYS_ADDR", "AUX",
+		"CGROUP", "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+	};
+	static const char *const read_bits[] = {
+		"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST",
+	};
+	static const char *const flags[] = {
+		"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
+		"exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat",
+		"enable_on_exec", "task", "watermark", "precise_ip", NULL, "mmap_data",
+		"sample_id_all", "exclude_host", "exclude_guest", "exclude_callchain_kernel",
+		"exclude_callchain_user", "mmap2", "comm_exec", "use_clockid", "context_switch",
+		"write_backward", "namespaces", "ksymbol", "bpf_event", "aux_output", "cgroup",
+		"text_poke", "build_id", "inherit_thread", "remove_on_exec", "sigtrap",
+	};
+	uint64_t bits;
+
+#define U(label, v) do { if (v) fprintf(out, ", %s = %llu", label, (unsigned long long)(v)); } while (0)
+#define X(label, v) do { if (v) fprintf(out, ", %s = %#llx", label, (unsigned long long)(v)); } while (0)
+	U("type", a->type);
+	U("size", a->size);
+	X("config", a->config);
+	U("{ sample_period, sample_freq }", a->sample_period);
+	bit_names(out, "sample_type", a->sample_type, sample_bits, sizeof(sample_bits) / sizeof(*sample_bits));
+	bit_names(out, "read_format", a->read_format, read_bits, sizeof(read_bits) / sizeof(*read_bits));
+	memcpy(&bits, (const uint8_t *)a + offsetof(struct perf_event_attr, read_format) + 8, 8);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++) {
+		if (i == 15) {          /* precise_ip: two bits */
+			U("precise_ip", (bits >> 15) & 3);
+			continue;
+		}
+		if (flags[i] && (bits & (1ull << i)))
+			fprintf(out, ", %s = 1", flags[i]);
+	}
+	U("{ wakeup_events, wakeup_watermark }", a->wakeup_events);
+	U("bp_type", a->bp_type);
+	X("{ bp_addr, config1 }", a->config1);
+	X("{ bp_len, config2 }", a->config2);
+	X("branch_sample_type", a->branch_sample_type);
+	X("sample_regs_user", a->sample_regs_user);
+	U("sample_stack_user", a->sample_stack_user);
+	U("clockid", (uint32_t)a->clockid);
+	X("sample_regs_intr", a->sample_regs_intr);
+	U("aux_watermark", a->aux_watermark);
+	U("sample_max_stack", a->sample_max_stack);
+#undef U
+#undef X
+}
+
 void print_header(FILE *out, const struct load *l)
 {
 	for (size_t i = 0; i < l->nr_sessions; i++) {
@@ -391,6 +507,10 @@ void print_header(FILE *out, const struct load *l)
 		const struct metadata *m = &s->meta;
 		uint64_t v;
 
+		if (s->pd) {
+			print_perf_header(out, s);
+			continue;
+		}
 		fprintf(out, "# ========\n# captured on    : ");
 		if (metadata_get_u64(m, META_START_TIME_NS, &v)) {
 			time_t t = (time_t)(v / 1000000000ull);
@@ -401,8 +521,9 @@ void print_header(FILE *out, const struct load *l)
 		} else {
 			fprintf(out, "unknown\n");
 		}
-		fprintf(out, "# header version : %u.%u\n", s->header.version_major, s->header.version_minor);
-		fprintf(out, "# data size : %" PRIu64 "\n", container_reader_size(s->r));
+		fprintf(out, "# header version : %u.%u\n", s->header.version_major,
+			s->header.version_minor);
+		fprintf(out, "# data size : %" PRIu64 "\n", session_size(s));
 		meta_line(out, m, META_HOSTNAME, "hostname");
 		meta_line(out, m, META_OS_RELEASE, "os release");
 		meta_line(out, m, META_OS_VERSION, "os version");
@@ -425,21 +546,12 @@ void print_header(FILE *out, const struct load *l)
 				metadata_get_u64(m, META_END_CLOCK_NS, &e) && e >= v ? (double)(e - v) / 1e6 : 0.0);
 		}
 		for (size_t e = 0; e < s->nr_events; e++) {
-			const struct perf_event_attr *a = &s->events[e].attr;
-
 			fprintf(out, "# event : name = %s, , id = {", s->events[e].name ? s->events[e].name : "");
-			for (size_t k = 0; k < s->events[e].nr_ids && k < 16; k++)
+			for (size_t k = 0; k < s->events[e].nr_ids; k++)
 				fprintf(out, "%s %" PRIu64, k ? "," : "", s->events[e].ids[k].id);
-			if (s->events[e].nr_ids > 16)
-				fprintf(out, ", ...");
-			fprintf(out, " }, type = %u, size = %u, config = %#llx, { %s } = %llu, "
-				"sample_type = %#llx, read_format = %#llx, disabled = %u, inherit = %u, "
-				"exclude_user = %u, exclude_kernel = %u, freq = %u, sample_id_all = %u\n",
-				a->type, a->size, (unsigned long long)a->config,
-				a->freq ? "sample_freq" : "sample_period",
-				(unsigned long long)a->sample_period, (unsigned long long)a->sample_type,
-				(unsigned long long)a->read_format, a->disabled, a->inherit,
-				a->exclude_user, a->exclude_kernel, a->freq, a->sample_id_all);
+			fprintf(out, " }");
+			print_attr_fields(out, &s->events[e].attr);
+			fputc('\n', out);
 		}
 		if (s->nr_build_ids) {
 			fprintf(out, "# build ids:\n");
@@ -471,6 +583,18 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 
 			if (s->stats.by_type[t] && name)
 				fprintf(out, "%20s events: %10" PRIu64 "\n", name, s->stats.by_type[t]);
+		}
+		if (s->pd) {
+			const struct perfdata_stats *ps = perfdata_stats(s->pd);
+
+			for (uint32_t t = 64; t < PERFDATA_TYPE_END; t++)
+				if (ps->by_type[t - 64])
+					fprintf(out, "%20s events: %10" PRIu64 "\n", perfdata_type_name(t),
+						ps->by_type[t - 64]);
+			if (ps->bad_compressed || ps->bytes_ignored)
+				fprintf(out, "%20s        : %10" PRIu64 " compressed records not read, %"
+					PRIu64 " bytes of data not read\n", "damage", ps->bad_compressed,
+					ps->bytes_ignored);
 		}
 		fprintf(out, "%20s events: %10" PRIu64 "\n", "UNKNOWN", s->stats.unknown_records);
 		fprintf(out, "%20s        : %10" PRIu64 "\n", "undecodable records", s->stats.bad_records);

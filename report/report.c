@@ -140,17 +140,6 @@ static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_o
 	return 0;
 }
 
-static int add_sample(void *ctx, struct load *l, const struct load_sample *s)
-{
-	struct hist *h = ctx;
-	const struct sample *smp = &s->rec->u.sample;
-	uint64_t period = (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1;
-
-	(void)l;
-	return hist_add(h, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			period, s->addrs, s->kernel, s->nr);
-}
-
 /* --folded: one event's stacks, FlameGraph's collapsed format */
 static int report_folded(struct load *l, struct hist *h, const struct report_opts *ro,
 			 const struct folded_opts *fo)
@@ -283,6 +272,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}
+	/* as in perf, --percent-limit hides call-graph branches under it too
+	 * (unless -g gives its own threshold) */
+	if (ro.percent_limit && !(ro.callgraph && strpbrk(ro.callgraph, "0123456789")))
+		po.threshold = po.percent_limit;
 	if (ro.fields && ro.sort) {
 		struct hist_opts extra = { 0 };
 
@@ -302,7 +295,7 @@ int cmd_report(int argc, char **argv)
 	/* call graphs, if the file has call chains (known once it is read) */
 	ho.callchain = po.mode != CG_NONE || ro.folded;
 	hist_init(&h, &ho, &l.machine, l.sym);
-	ret = load_run(&l, ro.header_only ? NULL : add_sample, NULL, &h, &err);
+	ret = load_run(&l, ro.header_only ? NULL : load_add_to_hist, NULL, &h, &err);
 	if (ret) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		goto out;
@@ -310,17 +303,24 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < l.nr_sessions && !have_chains; i++)
 		for (size_t e = 0; e < l.sessions[i].nr_events; e++)
 			have_chains |= !!(l.sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
-	h.opts.children = ro.children < 0 ? have_chains : ro.children;
+	/* as in perf, --children without call chains is silently ignored */
+	h.opts.children = have_chains && ro.children != 0;
 	h.opts.callchain = have_chains && (po.mode != CG_NONE || ro.folded);
 	if (!order_set)
 		h.opts.caller = h.opts.children;
+	/* perf reads a pipe-mode perf.data file without children (it learns
+	 * that there are call chains too late), but keeps the caller order
+	 * that children would have brought */
+	if (l.nr_sessions && l.sessions[0].pd && perfdata_info(l.sessions[0].pd)->pipe)
+		h.opts.children = false;
 	po.children = h.opts.children;
 	po.callchain = h.opts.callchain;
-	/* --sort sym alone: the entry's own function heads each of its chains,
-	 * and perf leaves it out */
-	h.opts.skip_self = ho.nr_keys == 1 && ho.keys[0] == SORT_SYM;
+	/* perf's rule: with a sort order that starts with "sym" (and no -F),
+	 * the first name of a single-rooted graph is left out */
+	po.skip_first = !ro.fields && ro.sort && !strncmp(ro.sort, "sym", 3);
 	if (ro.header || ro.header_only)
 		print_header(stdout, &l);
+	po.header_shown = ro.header;
 	if (ro.header_only)
 		goto out;
 	if (ro.event && stacks_pick_event(&l, &h, ro.event, &err) < 0) {

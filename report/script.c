@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../common/opts.h"
 #include "dump.h"
@@ -33,6 +34,9 @@ struct script {
 	unsigned fields;
 	bool ns, task, mmap, sw;
 	bool multi_cpu;
+	int name_width;         /* the longest event name, as perf pads them */
+	bool ready;
+	bool default_fields;    /* no -F */
 	struct load *l;
 };
 
@@ -70,23 +74,22 @@ static void print_time(struct script *sc, uint64_t t)
 	ob_mem(sc->out, ": ", 2);
 }
 
-static void print_start(struct script *sc, const char *comm, uint32_t pid, uint32_t tid,
-			uint32_t cpu, uint64_t time)
+/* comm_width: perf pads the command to 16 unless a call chain follows */
+static void print_start(struct script *sc, const char *comm, int comm_width, uint32_t pid,
+			uint32_t tid, uint32_t cpu, uint64_t time)
 {
 	struct obuf *o = sc->out;
 
 	if (sc->fields & SF_COMM) {
+		for (int i = (int)strlen(comm); i < comm_width; i++)
+			ob_chr(o, ' ');
 		ob_str(o, comm);
 		ob_chr(o, ' ');
 	}
 	if ((sc->fields & SF_PID) && (sc->fields & SF_TID)) {
-		ob_dec(o, pid, 5, ' ', false);
-		ob_chr(o, '/');
-		ob_dec(o, tid, 5, ' ', true);
-		ob_chr(o, ' ');
+		ob_printf(o, "%5d/%-5d ", (int32_t)pid, (int32_t)tid);
 	} else if (sc->fields & (SF_TID | SF_PID)) {
-		ob_dec(o, (sc->fields & SF_TID) ? tid : pid, 5, ' ', false);
-		ob_chr(o, ' ');
+		ob_printf(o, "%5d ", (int32_t)((sc->fields & SF_TID) ? tid : pid));
 	}
 	if (sc->fields & SF_CPU) {
 		ob_chr(o, '[');
@@ -97,8 +100,10 @@ static void print_start(struct script *sc, const char *comm, uint32_t pid, uint3
 		print_time(sc, time);
 }
 
-/* "addr sym+off (dso)" of one address. */
-static void print_addr(struct script *sc, const struct thread *t, uint64_t addr, bool kernel)
+/* "addr sym+off (dso)" of one address: the address as in the dso, or as
+ * sampled (raw: perf's way for a sample without call chain). */
+static void print_addr(struct script *sc, const struct thread *t, uint64_t addr, bool kernel,
+		       bool raw)
 {
 	struct load *l = sc->l;
 	const struct map *m = machine_find_map(&l->machine, t, addr, kernel);
@@ -117,22 +122,20 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 		if (d->sym)
 			sym_dso_lookup(l->sym, d->sym, addr - m->start + m->pgoff, &si);
 		dso = d->path;
-		if (si.name || d->sym)
-			shown = si.addr;
+		/* perf shows the offset in the file (its map_ip), which is the
+		 * ELF address only where the two agree; the address as is in
+		 * the maps it calls anonymous */
+		if (!d->identity)
+			shown = addr - m->start + m->pgoff;
 	}
 	if (sc->fields & SF_IP)
-		ob_hex(sc->out, shown, 16);
+		ob_hex(sc->out, raw ? addr : shown, 16);
 	if (sc->fields & (SF_SYM | SF_SYMOFF)) {
 		ob_chr(sc->out, ' ');
 		ob_str(sc->out, si.name ? si.name : "[unknown]");
 		if (si.name && (sc->fields & SF_SYMOFF)) {
-			ob_chr(sc->out, '+');
-			if (si.addr - si.start) {
-				ob_mem(sc->out, "0x", 2);
-				ob_hex(sc->out, si.addr - si.start, 0);
-			} else {
-				ob_chr(sc->out, '0');
-			}
+			ob_mem(sc->out, "+0x", 3);
+			ob_hex(sc->out, si.addr - si.start, 0);
 		}
 	}
 	if (sc->fields & SF_DSO) {
@@ -156,19 +159,51 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 	}
 }
 
+/* Once the events are known: their names' width, and the CPU in perf's
+ * default fields when the samples have it. */
+static void script_ready(struct script *sc, const struct load *l)
+{
+	if (sc->ready)
+		return;
+	sc->ready = true;
+	for (size_t i = 0; i < l->nr_events; i++)
+		if ((int)strlen(l->events[i]) > sc->name_width)
+			sc->name_width = (int)strlen(l->events[i]);
+	for (size_t f = 0; sc->default_fields && f < l->nr_sessions; f++)
+		for (size_t e = 0; e < l->sessions[f].nr_events; e++)
+			if (l->sessions[f].events[e].attr.sample_type & PERF_SAMPLE_CPU)
+				sc->fields |= SF_CPU;
+}
+
+/* perf pads the command to 16 unless the event's call chain follows */
+static int comm_width(const struct script *sc, const struct session *s, int event)
+{
+	if (event < 0 || (size_t)event >= s->nr_events)
+		event = 0;
+	if (!s->nr_events || !(sc->fields & SF_IP))
+		return 16;
+	return (s->events[event].attr.sample_type & PERF_SAMPLE_CALLCHAIN) ? 0 : 16;
+}
+
 static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 {
 	struct script *sc = ctx;
 	const struct sample *smp = &s->rec->u.sample;
-	bool chain = s->nr > 1 || ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr);
+	bool has_chain = smp->type & PERF_SAMPLE_CALLCHAIN;
+	bool chain = s->nr > 1 || (has_chain && smp->callchain_nr);
+	const char *name = l->events[s->event];
 
-	print_start(sc, s->thread->comm, smp->pid, smp->tid, smp->cpu, smp->time);
+	script_ready(sc, l);
+	print_start(sc, s->thread->comm, has_chain && (sc->fields & SF_IP) ? 0 : 16, smp->pid,
+		    smp->tid, smp->cpu, smp->time);
 	if (sc->fields & SF_PERIOD) {
-		ob_dec(sc->out, (smp->type & PERF_SAMPLE_PERIOD) ? smp->period : 1, 10, ' ', false);
+		ob_dec(sc->out, s->period, 10, ' ', false);
 		ob_chr(sc->out, ' ');
 	}
 	if (sc->fields & SF_EVENT) {
-		ob_str(sc->out, l->events[s->event]);
+		for (int i = (int)strlen(name); i < sc->name_width; i++)
+			ob_chr(sc->out, ' ');
+		ob_str(sc->out, name);
 		ob_mem(sc->out, ": ", 2);
 	}
 	if (!(sc->fields & (SF_IP | SF_SYM | SF_SYMOFF | SF_DSO))) {
@@ -177,14 +212,14 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	}
 	if (!chain) {
 		ob_chr(sc->out, ' ');
-		print_addr(sc, s->thread, s->addrs[0], s->kernel[0]);
+		print_addr(sc, s->thread, s->addrs[0], s->kernel[0], true);
 		ob_chr(sc->out, '\n');
 		return 0;
 	}
 	ob_chr(sc->out, '\n');
 	for (size_t i = 0; i < s->nr; i++) {
 		ob_chr(sc->out, '\t');
-		print_addr(sc, s->thread, s->addrs[i], s->kernel[i]);
+		print_addr(sc, s->thread, s->addrs[i], s->kernel[i], false);
 		ob_chr(sc->out, '\n');
 	}
 	ob_chr(sc->out, '\n');
@@ -197,7 +232,6 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 	const struct thread *t;
 	uint32_t pid = rec->sid.pid, tid = rec->sid.tid;
 
-	(void)s;
 	switch (rec->type) {
 	case PERF_RECORD_COMM: case PERF_RECORD_FORK: case PERF_RECORD_EXIT:
 		if (!sc->task)
@@ -214,6 +248,8 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 	default:
 		return 0;
 	}
+	/* the command of the thread the record is about; the numbers, time and
+	 * CPU of its sample_id trailer, as perf prints them */
 	if (rec->type == PERF_RECORD_COMM)
 		pid = rec->u.comm.pid, tid = rec->u.comm.tid;
 	else if (rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT)
@@ -222,32 +258,49 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 		pid = rec->u.mmap.pid, tid = rec->u.mmap.tid;
 	else if (rec->type == PERF_RECORD_MMAP2)
 		pid = rec->u.mmap2.pid, tid = rec->u.mmap2.tid;
+	script_ready(sc, l);
 	t = machine_thread(&l->machine, pid, tid);
-	print_start(sc, t ? t->comm : ":-1", pid, tid,
+	if (rec->sid.fields & PERF_SAMPLE_TID)
+		pid = rec->sid.pid, tid = rec->sid.tid;
+	print_start(sc, t ? t->comm : ":-1", comm_width(sc, s, rec->event), pid, tid,
 		    (rec->sid.fields & PERF_SAMPLE_CPU) ? rec->sid.cpu : 0,
 		    (rec->sid.fields & PERF_SAMPLE_TIME) ? rec->sid.time : 0);
 	ob_printf(sc->out, "PERF_RECORD_%s", record_type_name(rec->type));
 	switch (rec->type) {
 	case PERF_RECORD_COMM:
-		ob_printf(sc->out, "%s: %s:%u/%u\n", (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec" : "",
-			rec->u.comm.comm, rec->u.comm.pid, rec->u.comm.tid);
+		ob_printf(sc->out, "%s: %s:%d/%d\n", (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec" : "",
+			rec->u.comm.comm, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid);
 		break;
 	case PERF_RECORD_FORK: case PERF_RECORD_EXIT:
-		ob_printf(sc->out, "(%u:%u):(%u:%u)\n", rec->u.task.pid, rec->u.task.tid,
-			rec->u.task.ppid, rec->u.task.ptid);
+		ob_printf(sc->out, "(%d:%d):(%d:%d)\n", (int32_t)rec->u.task.pid,
+			  (int32_t)rec->u.task.tid, (int32_t)rec->u.task.ppid,
+			  (int32_t)rec->u.task.ptid);
 		break;
 	case PERF_RECORD_MMAP:
-		ob_printf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %s\n",
-			rec->u.mmap.pid, rec->u.mmap.tid, rec->u.mmap.addr, rec->u.mmap.len,
-			rec->u.mmap.pgoff, rec->u.mmap.filename);
+		ob_printf(sc->out, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c %s\n",
+			(int32_t)rec->u.mmap.pid, (int32_t)rec->u.mmap.tid, rec->u.mmap.addr,
+			rec->u.mmap.len, rec->u.mmap.pgoff,
+			(rec->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x', rec->u.mmap.filename);
 		break;
-	case PERF_RECORD_MMAP2:
-		ob_printf(sc->out, " %u/%u: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c%c%c %s\n",
-			rec->u.mmap2.pid, rec->u.mmap2.tid, rec->u.mmap2.addr, rec->u.mmap2.len,
-			rec->u.mmap2.pgoff, (rec->u.mmap2.prot & 1) ? 'r' : '-',
-			(rec->u.mmap2.prot & 2) ? 'w' : '-', (rec->u.mmap2.prot & 4) ? 'x' : '-',
-			rec->u.mmap2.filename);
+	case PERF_RECORD_MMAP2: {
+		const typeof(rec->u.mmap2) *m = &rec->u.mmap2;
+
+		ob_printf(sc->out, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64, (int32_t)m->pid,
+			  (int32_t)m->tid, m->addr, m->len, m->pgoff);
+		if (m->has_build_id) {
+			ob_str(sc->out, " <");
+			for (unsigned i = 0; i < m->build_id_size; i++)
+				ob_printf(sc->out, "%02x", m->build_id[i]);
+			ob_chr(sc->out, '>');
+		} else {
+			ob_printf(sc->out, " %02x:%02x %" PRIu64 " %" PRIu64, m->maj, m->min, m->ino,
+				  m->ino_generation);
+		}
+		ob_printf(sc->out, "]: %c%c%c%c %s\n", (m->prot & PROT_READ) ? 'r' : '-',
+			  (m->prot & PROT_WRITE) ? 'w' : '-', (m->prot & PROT_EXEC) ? 'x' : '-',
+			  (m->flags & MAP_SHARED) ? 's' : 'p', m->filename);
 		break;
+	}
 	default:
 		ob_printf(sc->out, " %s\n", (rec->misc & PERF_RECORD_MISC_SWITCH_OUT) ?
 			((rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT preempt" : "OUT") : "IN ");
@@ -312,6 +365,7 @@ int cmd_script(int argc, char **argv)
 		return 0;
 	}
 	sc.fields = SF_COMM | SF_TID | SF_TIME | SF_PERIOD | SF_EVENT | SF_IP | SF_SYMOFF | SF_DSO;
+	sc.default_fields = !fields;
 	if (fields && parse_fields(fields, &sc.fields, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;

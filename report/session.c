@@ -36,6 +36,15 @@ static void on_problem(void *ctx, const struct container_problem *p)
 		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
 }
 
+static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
+{
+	struct session *s = ctx;
+
+	s->warnings++;
+	if (!s->quiet)
+		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
+}
+
 static int add_embed(struct session *s, const struct container_block *b, struct err *err)
 {
 	struct embed_dso *d, **all;
@@ -76,6 +85,46 @@ static int embeds_from_index(struct session *s, struct err *err)
 	return ret < 0 ? ret : 0;
 }
 
+static int add_event_desc(struct session *s, struct event_desc *ev, struct err *err);
+
+/* perf.data: everything but the records is read at open. */
+static int open_perf(struct session *s, const char *path, const void *data, size_t len,
+		     struct err *err)
+{
+	struct perfdata_opts o = { on_perf_problem, s };
+	struct event_desc *events;
+	size_t nr;
+	int ret;
+
+	s->format = SESSION_PERF;
+	s->cstats = &s->no_cstats;
+	ret = data ? perfdata_open_mem(&s->pd, data, len, &o, err) :
+		     perfdata_open(&s->pd, path, &o, err);
+	if (ret)
+		return ret;
+	s->header.kind = perfdata_info(s->pd)->counting ? CONTAINER_KIND_COUNTS :
+							  CONTAINER_KIND_SAMPLES;
+	perfdata_take(s->pd, &events, &nr, &s->meta, &s->build_ids, &s->nr_build_ids);
+	s->events = calloc(nr ? nr : 1, sizeof(*s->events));
+	if (!s->events) {
+		for (size_t i = 0; i < nr; i++)
+			event_desc_free(&events[i]);
+		free(events);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (!ret) {
+			ret = add_event_desc(s, &events[i], err);
+			if (ret)
+				err_prefix(err, "%s: event %zu", path, i);
+		} else {
+			event_desc_free(&events[i]);
+		}
+	}
+	free(events);
+	return ret;
+}
+
 static int open_any(struct session *s, const char *path, const void *data, size_t len,
 		    bool quiet, struct err *err)
 {
@@ -88,6 +137,12 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 	s->layouts = record_layouts_new();
 	if (!s->layouts)
 		return err_set(err, -ENOMEM, "out of memory");
+	if (data ? perfdata_magic(data, len) : perfdata_probe(path) == 1) {
+		ret = open_perf(s, path, data, len, err);
+		if (ret)
+			session_close(s);
+		return ret;
+	}
 	ret = data ? container_reader_open_mem(&s->r, data, len, &o, err) :
 		     container_reader_open(&s->r, path, &o, err);
 	if (ret) {
@@ -134,7 +189,20 @@ void session_close(struct session *s)
 		embed_free(s->embeds[i]);
 	free(s->embeds);
 	container_reader_close(s->r);
+	perfdata_close(s->pd);
 	memset(s, 0, sizeof(*s));
+}
+
+uint64_t session_size(const struct session *s)
+{
+	if (s->pd)
+		return perfdata_info(s->pd)->file_size;
+	return s->r ? container_reader_size(s->r) : 0;
+}
+
+const char *session_kind_name(const struct session *s)
+{
+	return s->format == SESSION_PERF ? "perf.data" : "prec.data";
 }
 
 const char *session_event_name(const struct session *s, int event)
@@ -144,38 +212,43 @@ const char *session_event_name(const struct session *s, int event)
 	return s->events[event].name;
 }
 
-static int add_event(struct session *s, const struct container_block *b, struct err *err)
+/* Take ev (freed on failure) into the events and the record layouts. */
+static int add_event_desc(struct session *s, struct event_desc *ev, struct err *err)
 {
-	struct event_desc ev;
 	struct event_layout l;
 	uint64_t *ids;
 	struct event_desc *grown;
 	int ret;
 
-	ret = event_block_decode(b->data, b->len, &ev, err);
-	if (ret)
-		return ret;
 	grown = realloc(s->events, (s->nr_events + 1) * sizeof(*grown));
-	ids = calloc(ev.nr_ids + 1, sizeof(*ids));
+	ids = calloc(ev->nr_ids + 1, sizeof(*ids));
 	if (!grown || !ids) {
 		if (grown)
 			s->events = grown;
 		free(ids);
-		event_desc_free(&ev);
+		event_desc_free(ev);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	s->events = grown;
-	for (size_t i = 0; i < ev.nr_ids; i++)
-		ids[i] = ev.ids[i].id;
-	event_layout_from_attr(&l, ev.attr_bytes, ev.attr_size);
-	ret = record_layouts_add(s->layouts, &l, ids, ev.nr_ids, err);
+	for (size_t i = 0; i < ev->nr_ids; i++)
+		ids[i] = ev->ids[i].id;
+	event_layout_from_attr(&l, ev->attr_bytes, ev->attr_size);
+	ret = record_layouts_add(s->layouts, &l, ids, ev->nr_ids, err);
 	free(ids);
 	if (ret < 0) {
-		event_desc_free(&ev);
+		event_desc_free(ev);
 		return ret;
 	}
-	s->events[s->nr_events++] = ev;
+	s->events[s->nr_events++] = *ev;
 	return 0;
+}
+
+static int add_event(struct session *s, const struct container_block *b, struct err *err)
+{
+	struct event_desc ev;
+	int ret = event_block_decode(b->data, b->len, &ev, err);
+
+	return ret ? ret : add_event_desc(s, &ev, err);
 }
 
 static void count(struct session *s, const struct record *rec)
@@ -356,6 +429,19 @@ static int adopt(struct order *o)
 	return 0;
 }
 
+/* The end of a pass: hand on what is no later than the newest time of the
+ * pass before. */
+static int round_end(struct session *s, struct order *o, session_record_fn fn, void *ctx,
+		     struct err *err)
+{
+	int ret = flush(s, o, o->prev_max, false, fn, ctx);
+
+	if (ret)
+		return ret == -ENOMEM ? err_set(err, ret, "out of memory") : ret;
+	o->prev_max = o->round_max;
+	return 0;
+}
+
 static int read_data(struct session *s, struct order *o, const struct container_block *b,
 		     session_record_fn fn, void *ctx, struct err *err)
 {
@@ -367,10 +453,9 @@ static int read_data(struct session *s, struct order *o, const struct container_
 		return 0;       /* validated by the reader already */
 	while (data_iter_next(&it, &sp, NULL) == 1) {
 		if (sp.kind == SPAN_ROUND_END) {
-			ret = flush(s, o, o->prev_max, false, fn, ctx);
+			ret = round_end(s, o, fn, ctx, err);
 			if (ret)
-				return ret == -ENOMEM ? err_set(err, ret, "out of memory") : ret;
-			o->prev_max = o->round_max;
+				return ret;
 			continue;
 		}
 		for (size_t off = 0; off < sp.len;) {
@@ -388,13 +473,43 @@ static int read_data(struct session *s, struct order *o, const struct container_
 	return adopt(o) ? err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
+/* perf.data: FINISHED_ROUND ends a pass; perf's other records are counted
+ * by the importer. Runs of records in the file's mapping stay where they
+ * are; decompressed ones are copied if they must wait. */
+static int read_perf(struct session *s, struct order *o, session_record_fn fn, void *ctx,
+		     struct err *err)
+{
+	struct perfdata_chunk ch;
+	int ret = 0, got = 0;
+
+	perfdata_rewind(s->pd);
+	while (!ret && (got = perfdata_next(s->pd, &ch, err)) == 1) {
+		if (ch.kind == PERFDATA_CHUNK_USER) {
+			if (ch.type == PERFDATA_FINISHED_ROUND)
+				ret = round_end(s, o, fn, ctx, err);
+			continue;
+		}
+		for (size_t off = 0, len; off < ch.len; off += len) {
+			if (record_next(ch.p, ch.len, off, &len, NULL) != 1)
+				break;
+			if (queue(s, o, ch.p + off, len))
+				return err_set(err, -ENOMEM, "out of memory");
+		}
+		if (!ch.stable && adopt(o))
+			return err_set(err, -ENOMEM, "out of memory");
+	}
+	return ret ? ret : got < 0 ? got : 0;
+}
+
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err)
 {
 	struct order o = { .bytes = BUF_INIT, .spare = BUF_INIT };
 	struct container_block b;
-	int ret = 0, got;
+	int ret = 0, got = 0;
 
-	while (!ret && (got = container_reader_next(s->r, &b, err)) == 1) {
+	if (s->pd)
+		ret = read_perf(s, &o, fn, ctx, err);
+	while (!s->pd && !ret && (got = container_reader_next(s->r, &b, err)) == 1) {
 		switch (b.type) {
 		case BLOCK_EVENT:
 			ret = add_event(s, &b, err);

@@ -6,6 +6,10 @@
  * perf's ordered events do: at the end of each drain pass (ROUND_END), the
  * records no later than the newest time of the pass before are sorted and
  * handed on; the rest wait for the next pass.
+ *
+ * A perf.data file (told by its magic) is read the same way through
+ * format/perfdata.h: its events, metadata and build ids are known once it
+ * is open, and its FINISHED_ROUND records end the passes.
  */
 #ifndef PREC_REPORT_SESSION_H
 #define PREC_REPORT_SESSION_H
@@ -19,6 +23,7 @@
 #include "../format/blocks.h"
 #include "../format/container.h"
 #include "../format/embed.h"
+#include "../format/perfdata.h"
 #include "../format/record.h"
 
 struct session_stats {
@@ -33,10 +38,17 @@ struct session_stats {
 	uint64_t synth_records;         /* records in synthesized spans */
 };
 
+enum session_format {
+	SESSION_PREC = 0,
+	SESSION_PERF,           /* perf.data */
+};
+
 struct session {
 	const char *path;
-	struct container_reader *r;
-	struct container_header header;
+	enum session_format format;
+	struct container_reader *r;     /* prec.data, else NULL */
+	struct perfdata *pd;            /* perf.data, else NULL */
+	struct container_header header; /* perf.data: only kind is set */
 	struct event_desc *events;
 	size_t nr_events;
 	struct record_layouts *layouts;
@@ -50,7 +62,8 @@ struct session {
 	size_t kallsyms_len;
 	uint64_t first_time, last_time; /* of samples */
 	struct session_stats stats;
-	const struct container_stats *cstats;
+	const struct container_stats *cstats;   /* all zero for perf.data */
+	struct container_stats no_cstats;
 	bool quiet;                     /* no warnings on stderr */
 	uint64_t warnings;              /* problems the reader reported */
 };
@@ -71,6 +84,11 @@ int session_open_mem(struct session *s, const char *path, const void *data, size
  * attributed are counted as bad. */
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err);
 void session_close(struct session *s);
+
+/* The file's size in bytes. */
+uint64_t session_size(const struct session *s);
+/* "perf.data" or "prec.data": the kind of file, as perf's messages name it. */
+const char *session_kind_name(const struct session *s);
 
 /* The event's display name (as recorded), or "unknown". */
 const char *session_event_name(const struct session *s, int event);

@@ -114,9 +114,8 @@ static unsigned leading_underscores(const char *p)
  * Of two symbols at the same address, whether a is the one to keep. The
  * order is perf's choose_best_symbol(): a symbol with a size over one
  * without, a typed symbol over STT_NOTYPE, non-weak over weak, global over
- * local, fewer leading underscores, then the longer name. perf keeps the
- * first one on a full tie; we compare the names so that the choice never
- * depends on the order of the symbol table.
+ * local, fewer leading underscores, then the longer name. On a full tie
+ * perf keeps the one met first in the symbol table, and so do we.
  */
 bool sym_better(const struct rawsym *a, const struct rawsym *b)
 {
@@ -139,7 +138,7 @@ bool sym_better(const struct rawsym *a, const struct rawsym *b)
 	lb = strlen(b->name);
 	if (la != lb)
 		return la > lb;
-	return strcmp(a->name, b->name) <= 0;
+	return a->seq <= b->seq;
 }
 
 int rawsyms_push(struct rawsyms *r, const struct rawsym *s)
@@ -156,7 +155,9 @@ int rawsyms_push(struct rawsyms *r, const struct rawsym *s)
 		r->v = v;
 		r->cap = cap;
 	}
-	r->v[r->n++] = *s;
+	r->v[r->n] = *s;
+	r->v[r->n].seq = (uint32_t)r->n;
+	r->n++;
 	return 0;
 }
 
@@ -166,7 +167,7 @@ static int rawsym_cmp(const void *pa, const void *pb)
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
-	return 0;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 int rawsyms_finish(struct rawsyms *r, struct symtab *out, const char ***aux_out)

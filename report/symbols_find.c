@@ -470,7 +470,8 @@ static int dso_open(struct symbolizer *s, struct sym_dso *d)
 		bid_n = fbid_n;
 	}
 	/* 1. by build id on this machine (and the debuglink of the binary) */
-	if (!bin && (bin = find_in_buildid_cache(s, bid, bid_n, "elf")))
+	if (!bin && ((bin = find_in_buildid_cache(s, bid, bid_n, "elf")) ||
+		     (bin = find_in_buildid_cache(s, bid, bid_n, "vdso"))))
 		be = elf_open_path(bin, &bfd);
 	dbg = find_by_build_id(s, bid, bid_n);
 	if (!dbg)

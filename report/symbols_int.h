@@ -34,6 +34,7 @@ struct rawsym {
 	uint8_t bind;           /* STB_* */
 	uint8_t type;           /* STT_* */
 	const char *aux;        /* carried to the table's parallel array (kernel: module) */
+	uint32_t seq;           /* order of arrival (set by rawsyms_push) */
 };
 
 struct rawsyms {

@@ -527,11 +527,6 @@ static int kent_strings(struct symbolizer *s, size_t i, const struct kent *e)
 	return 0;
 }
 
-static uint8_t kbind(char t)
-{
-	return t == 'T' ? STB_GLOBAL : t == 't' ? STB_LOCAL : STB_WEAK;
-}
-
 /* The entries around addr: all of them in memory, or from a kept index the
  * block whose top-level start is the last at or below addr, with KWINDOW
  * entries on each side. *base is the index of v[0]; false: none at or below. */
@@ -579,7 +574,7 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 	struct ksyms *ks = &s->kernel;
 	struct kent buf[KBLOCK + 2 * KWINDOW];
 	const struct kent *v;
-	size_t lo = 0, hi, first, best, next, base, n;
+	size_t lo = 0, hi, best, next, base, n;
 	uint64_t start, size;
 	int ret;
 
@@ -606,28 +601,13 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 		goto unresolved;
 	next = lo;
 	start = v[lo - 1].start;
-	first = lo - 1;
-	while (first && v[first - 1].start == start)
-		first--;
 	size = next < n ? v[next].start - start : KSYM_LAST_SIZE;
 	if (addr - start >= size)
 		goto unresolved;
-	/* several names at one address: perf's choice */
-	best = first;
-	for (size_t i = first; i < next; i++) {
-		struct rawsym a = { 0 }, b = { 0 };
-
-		if ((ret = kent_strings(s, base + i, &v[i])) ||
-		    (ret = kent_strings(s, base + best, &v[best])))
-			goto failed;
-		a.name = ks->names[base + i];
-		a.bind = kbind(v[i].type);
-		a.type = b.type = STT_FUNC;
-		b.name = ks->names[base + best];
-		b.bind = kbind(v[best].type);
-		if (i != best && sym_better(&a, &b))
-			best = i;
-	}
+	/* several names at one address: perf's choice, the last one listed
+	 * (perf gives each symbol the size up to the next one before it drops
+	 * aliases, and prefers the one with a size) */
+	best = next - 1;
 	if ((ret = kent_strings(s, base + best, &v[best])))
 		goto failed;
 	out->name = ks->names[base + best];

@@ -103,7 +103,7 @@ $PREC -q -F 999 --call-graph dwarf -o "$d/fkd.data" -- $P/forker $P/libspinlib_d
 	>/dev/null 2>&1
 $PREP -i "$d/fkd.data" --no-children -g folded --sort sym >"$d/fkd.txt" 2>/dev/null
 self=$(value "$d/fkd.txt" spinlib_work)
-whole=$(awk '/\[\.\] spinlib_work$/ { getline; if ($0 ~ /% main;.*;_start$/) { sub(/%/, "", $1); print $1 }
+whole=$(awk '/\[\.\] spinlib_work$/ { getline; if ($0 ~ /% spinlib_work;main;.*;_start$/) { sub(/%/, "", $1); print $1 }
 	exit }' "$d/fkd.txt")
 within "${self:-0}" 100 5 || fail "libspinlib_dframe.so: ${self:-no}% of the samples in spinlib_work"
 within "${whole:-0}" "${self:-0}" 1 ||

@@ -130,7 +130,8 @@ $PREP -i "$d/tree.data" --stats -g none >"$d/stats" 2>/dev/null
 grep -qE '^ +SAMPLE events: +[0-9]+$' "$d/stats" || fail "--stats: SAMPLE count"
 grep -q 'unresolved samples' "$d/stats" || fail "--stats: unresolved count"
 $PREP script -i "$d/tree.data" >"$d/script" 2>/dev/null || fail "script: exit $?"
-grep -qE '^tree +[0-9]+ +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $' "$d/script" || fail "script: sample line"
+grep -qE '^tree +[0-9]+ (\[[0-9]{3}\] )? *[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $' "$d/script" ||
+	fail "script: sample line"
 grep -qE $'^\t +[0-9a-f]+ a1\\+0x[0-9a-f]+ \\(.*/tree\\)$' "$d/script" || fail "script: call chain line"
 $PREP script -i "$d/tree.data" -F comm,tid,sym --show-task-events >"$d/script2" 2>/dev/null
 grep -q 'PERF_RECORD_COMM exec: tree' "$d/script2" || fail "script: --show-task-events"

@@ -8,14 +8,13 @@
  */
 #include "archive.h"
 
-#include "../format/perfdata.h"
-
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/opts.h"
 #include "../format/container.h"
@@ -41,6 +40,7 @@ struct bin {
 	struct buf bytes;
 	size_t cap_ranges;
 	bool hit, unusable;
+	bool learned_id;        /* the build id was read from the file (none recorded) */
 };
 
 struct arch {
@@ -249,6 +249,31 @@ static void bin_free(struct bin *b)
 
 /* ---- the whole file -------------------------------------------------- */
 
+/* A binary recorded without build id (perf records them only for the
+ * binaries of sampled addresses, not of callers): key it by the build id of
+ * the file at its path, as the report would read that file anyway. */
+static bool learn_build_id(struct dso *d, const char *symfs)
+{
+	uint8_t id[SYM_BUILD_ID_MAX];
+	char path[4096];
+	size_t n = 0;
+	int fd;
+	Elf *e;
+
+	if (d->kernel || d->anon || d->path[0] != '/' ||
+	    (size_t)snprintf(path, sizeof(path), "%s%s", symfs ? symfs : "", d->path) >= sizeof(path))
+		return false;
+	e = elf_open_path(path, &fd);
+	if (e)
+		n = elf_build_id(e, id);
+	elf_close(e, fd);
+	if (!n || n > sizeof(d->build_id) || n > BUILD_ID_MAX)
+		return false;
+	memcpy(d->build_id, id, n);
+	d->build_id_size = (uint8_t)n;
+	return true;
+}
+
 /* The hit addresses of every binary, resolved. */
 static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 {
@@ -275,6 +300,8 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 		if (!b->hit) {
 			b->hit = true;
 			b->unusable = true;
+			if (!f->dso->build_id_size && !f->dso->sym)
+				b->learned_id = learn_build_id(f->dso, symfs);
 			if (!f->dso->build_id_size)
 				st->no_build_id++;
 			else if (!(sd = dso_sym(a->l.sym, symfs, f->dso)) || !sym_dso_usable(a->l.sym, sd))
@@ -387,6 +414,36 @@ static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
 	return 0;
 }
 
+/* The build ids read from the files themselves, so that the report keys
+ * those binaries by them too. */
+static int write_learned_ids(struct arch *a, struct container_writer *w, struct err *err)
+{
+	struct build_id_entry *e = calloc(a->nr_bins ? a->nr_bins : 1, sizeof(*e));
+	struct buf b = BUF_INIT;
+	size_t n = 0;
+	int ret;
+
+	if (!e)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < a->l.machine.nr_dsos; i++) {
+		struct dso *d = a->l.machine.dsos[i];
+
+		if (d->idx >= a->nr_bins || !a->bins[d->idx].learned_id || !a->bins[d->idx].e.nr_addrs)
+			continue;
+		e[n].size = d->build_id_size;
+		memcpy(e[n].id, d->build_id, d->build_id_size);
+		e[n++].path = d->path;
+	}
+	ret = n ? build_ids_encode(e, n, &b) : 0;
+	if (ret)
+		ret = err_set(err, ret, "out of memory");
+	else if (n)
+		ret = container_write_block(w, BLOCK_BUILD_IDS, b.data, b.len, err);
+	buf_free(&b);
+	free(e);
+	return ret;
+}
+
 static int write_blocks(struct arch *a, const char *path, int level,
 			struct archive_stats *st, struct err *err)
 {
@@ -403,6 +460,8 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		return ret;
 	if (a->kallsyms.len)
 		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
+	if (!ret)
+		ret = write_learned_ids(a, w, err);
 	for (size_t i = 0; !ret && i < a->l.machine.nr_dsos; i++) {
 		struct dso *d = a->l.machine.dsos[i];
 		struct bin *b = &a->bins[d->idx];
@@ -443,6 +502,88 @@ static int write_blocks(struct arch *a, const char *path, int level,
 	return ret;
 }
 
+/* ---- perf.data to prec.data ------------------------------------------ */
+
+struct conv {
+	struct container_writer *w;
+	struct buf batch;               /* records in time order, written in spans */
+	struct err *err;
+};
+
+static int conv_flush(struct conv *c)
+{
+	int ret;
+
+	if (!c->batch.len)
+		return 0;
+	/* the records come out of the session in time order already: each
+	 * batch is a pass of its own */
+	ret = container_write_records(c->w, 0, c->batch.data, c->batch.len, NULL, 0, c->err);
+	ret = ret ? ret : container_write_round(c->w, c->err);
+	buf_reset(&c->batch);
+	return ret;
+}
+
+static int conv_record(void *ctx, struct session *s, const struct record *rec)
+{
+	struct conv *c = ctx;
+
+	(void)s;
+	if (rec->type >= PERF_RECORD_MAX)
+		return 0;       /* perf's own records (rounds, ids, ...) are perf.data's */
+	if (buf_append(&c->batch, rec->bytes, rec->size))
+		return err_set(c->err, -ENOMEM, "out of memory");
+	return c->batch.len >= (256u << 10) ? conv_flush(c) : 0;
+}
+
+/* Write the events, metadata, records and build ids of a perf.data file
+ * as a prec.data file at out. */
+static int convert_perfdata(const char *in, const char *out, int level, bool quiet,
+			    struct err *err)
+{
+	struct container_writer_opts wo = { .level = level };
+	struct conv c = { .batch = BUF_INIT, .err = err };
+	struct session s;
+	struct buf b = BUF_INIT;
+	int ret = session_open(&s, in, quiet, err);
+
+	if (ret)
+		return ret;
+	ret = container_writer_open(&c.w, out, &wo, err);
+	if (ret) {
+		session_close(&s);
+		return ret;
+	}
+	ret = metadata_encode(&s.meta, &b);
+	ret = ret ? ret : container_write_block(c.w, BLOCK_METADATA, b.data, b.len, err);
+	for (size_t i = 0; !ret && i < s.nr_events; i++) {
+		const struct event_desc *e = &s.events[i];
+
+		buf_reset(&b);
+		ret = event_block_encode(e->attr_bytes, e->attr_size, e->name, e->ids, e->nr_ids, &b);
+		ret = ret ? ret : container_write_block(c.w, BLOCK_EVENT, b.data, b.len, err);
+	}
+	ret = ret ? ret : session_read(&s, conv_record, &c, err);
+	ret = ret ? ret : conv_flush(&c);
+	if (!ret && s.nr_build_ids) {
+		buf_reset(&b);
+		ret = build_ids_encode(s.build_ids, s.nr_build_ids, &b);
+		ret = ret ? ret : container_write_block(c.w, BLOCK_BUILD_IDS, b.data, b.len, err);
+	}
+	if (ret == -ENOMEM)
+		err_set(err, ret, "out of memory");
+	if (ret) {
+		container_writer_abort(c.w);
+		unlink(out);
+	} else {
+		ret = container_writer_close(c.w, err);
+	}
+	buf_free(&b);
+	buf_free(&c.batch);
+	session_close(&s);
+	return ret;
+}
+
 int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
 		 struct err *err)
 {
@@ -455,9 +596,16 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
-	if (perfdata_probe(path) == 1)
-		return err_set(err, -EINVAL, "%s is a perf.data file: prep archive adds to prec.data "
-			       "files only (perf archive packs perf's own)", path);
+	if (perfdata_probe(path) == 1) {
+		/* a perf.data file becomes a prec.data file (o->output) first */
+		if (!o || !o->output || !strcmp(o->output, path))
+			return err_set(err, -EINVAL, "%s is a perf.data file: name the self-contained "
+				       "prec.data file to write with -o", path);
+		ret = convert_perfdata(path, o->output, o->level, o->quiet, err);
+		if (ret)
+			return ret;
+		path = o->output;
+	}
 	memset(&a, 0, sizeof(a));
 	a.l.inputs[0] = path;
 	a.l.nr_inputs = 1;
@@ -520,13 +668,14 @@ out:
 
 int cmd_archive(int argc, char **argv)
 {
-	static const char usage_line[] = "prep archive [-i FILE] [--symfs DIR] [-q]";
+	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]";
 	const char *input = "prec.data";
 	struct archive_opts o = { .level = -1 };
 	struct archive_stats st;
 	bool help = false;
 	const struct opt table[] = {
 		OPTION_STRING('i', "input", &input, "file", "the recording to complete (default: prec.data)"),
+		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
 		OPTION_STRING(0, "symfs", &o.symfs, "dir", "look for binaries under this folder"),
 		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
@@ -554,7 +703,8 @@ int cmd_archive(int argc, char **argv)
 	}
 	if (!o.quiet) {
 		printf("%s: embedded the symbols of %llu binaries (%llu addresses, %llu symbols, "
-		       "%llu bytes of unwind tables): the file grew by %llu bytes\n", input,
+		       "%llu bytes of unwind tables): the file grew by %llu bytes\n",
+		       o.output && perfdata_probe(input) == 1 ? o.output : input,
 		       (unsigned long long)st.binaries, (unsigned long long)st.addresses,
 		       (unsigned long long)st.symbols, (unsigned long long)st.unwind_bytes,
 		       (unsigned long long)st.file_growth);

@@ -19,6 +19,7 @@ struct archive_opts {
 	const char *symfs;      /* look for binaries under this folder */
 	bool quiet;             /* no warnings on stderr */
 	int level;              /* compression of the blocks (container_writer_opts) */
+	const char *output;     /* a perf.data input is converted to this prec.data file */
 };
 
 struct archive_stats {
@@ -33,7 +34,9 @@ struct archive_stats {
 };
 
 /* Replace the SYMBOLS blocks of the finished samples file at path by what
- * its samples need now. 0, or a negative code with err set. */
+ * its samples need now. A perf.data file is first written as the prec.data
+ * file o->output (its events, metadata, records in time order and build
+ * ids), which then gets them. 0, or a negative code with err set. */
 int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
 		 struct err *err);
 

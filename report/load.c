@@ -410,7 +410,7 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			goto out;
 		}
 		rc.file = i;
-		if (!l->no_embedded && s->embeds_early &&
+		if (!l->no_embedded && s->early &&
 		    (symbolizer_add_embedded(l->sym, s->embeds, s->nr_embeds) ||
 		     unwinder_add_embedded(l->unw, s->embeds, s->nr_embeds))) {
 			ret = err_set(err, -ENOMEM, "out of memory");
@@ -439,7 +439,7 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			goto out;
 		l->lost_samples += s->stats.lost_samples;
 		apply_build_ids(l, s);
-		if (!l->no_embedded && !s->embeds_early &&
+		if (!l->no_embedded && !s->early &&
 		    symbolizer_add_embedded(l->sym, s->embeds, s->nr_embeds)) {
 			ret = err_set(err, -ENOMEM, "out of memory");
 			goto out;

@@ -61,9 +61,29 @@ static int add_embed(struct session *s, const struct container_block *b, struct 
 	return 0;
 }
 
-/* The SYMBOLS blocks end the file, but the unwinding of the samples before
- * them needs them: a finished file's index says where they are. */
-static int embeds_from_index(struct session *s, struct err *err)
+static int add_build_ids(struct session *s, const struct container_block *b, struct err *err)
+{
+	struct build_id_entry *e, *all;
+	size_t n;
+
+	if (build_ids_decode(b->data, b->len, &e, &n, NULL))
+		return 0;       /* the reader checked it: only out of memory is left */
+	all = realloc(s->build_ids, (s->nr_build_ids + n + 1) * sizeof(*all));
+	if (!all) {
+		build_ids_free(e, n);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	memcpy(all + s->nr_build_ids, e, n * sizeof(*e));
+	s->build_ids = all;
+	s->nr_build_ids += n;
+	free(e);        /* the entries' paths now belong to s */
+	return 0;
+}
+
+/* The BUILD_IDS and SYMBOLS blocks end the file, but what is resolved while
+ * reading the samples before them (the unwinding, the script's names) needs
+ * them: a finished file's index says where they are. */
+static int early_blocks(struct session *s, struct err *err)
 {
 	struct index_entry *e;
 	size_t n;
@@ -72,16 +92,17 @@ static int embeds_from_index(struct session *s, struct err *err)
 	for (size_t i = 0; ret > 0 && i < n; i++) {
 		struct container_block b;
 
-		if (e[i].type != BLOCK_SYMBOLS)
+		if (e[i].type != BLOCK_SYMBOLS && e[i].type != BLOCK_BUILD_IDS)
 			continue;
 		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
 		if (ret > 0)
-			ret = add_embed(s, &b, err) ? -ENOMEM : 1;
+			ret = (b.type == BLOCK_SYMBOLS ? add_embed(s, &b, err) :
+						       add_build_ids(s, &b, err)) ? -ENOMEM : 1;
 		else if (!ret)
 			ret = 1;        /* damaged: the walk will say so */
 	}
 	free(e);
-	s->embeds_early = ret > 0;
+	s->early = ret > 0;
 	return ret < 0 ? ret : 0;
 }
 
@@ -152,7 +173,7 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 	}
 	s->header = *container_reader_header(s->r);
 	s->cstats = container_reader_stats(s->r);
-	ret = embeds_from_index(s, err);
+	ret = early_blocks(s, err);
 	if (ret) {
 		session_close(s);
 		return ret;
@@ -517,24 +538,10 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 		case BLOCK_METADATA:
 			ret = metadata_decode(&s->meta, b.data, b.len, err);
 			break;
-		case BLOCK_BUILD_IDS: {
-			struct build_id_entry *e, *all;
-			size_t n;
-
-			if (build_ids_decode(b.data, b.len, &e, &n, NULL))
-				break;
-			all = realloc(s->build_ids, (s->nr_build_ids + n + 1) * sizeof(*all));
-			if (!all) {
-				build_ids_free(e, n);
-				ret = err_set(err, -ENOMEM, "out of memory");
-				break;
-			}
-			memcpy(all + s->nr_build_ids, e, n * sizeof(*e));
-			s->build_ids = all;
-			s->nr_build_ids += n;
-			free(e);        /* the entries' paths now belong to s */
+		case BLOCK_BUILD_IDS:
+			if (!s->early)
+				ret = add_build_ids(s, &b, err);
 			break;
-		}
 		case BLOCK_KALLSYMS:
 			free(s->kallsyms);
 			s->kallsyms = malloc(b.len + 1);
@@ -546,7 +553,7 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 			s->kallsyms_len = b.len;
 			break;
 		case BLOCK_SYMBOLS:
-			if (!s->embeds_early)
+			if (!s->early)
 				ret = add_embed(s, &b, err);
 			break;
 		case BLOCK_DATA:

@@ -96,7 +96,25 @@ $PREP -i "$d/k.data" --sort dso,sym -g caller --kallsyms /proc/kallsyms >"$d/k.p
 grep -q "\[k\] " "$d/k.file" || fail "kernel: no kernel symbol in the report"
 cmp -s "$d/k.file" "$d/k.proc" || { fail "kernel: the file's symbols name differently"; diff "$d/k.file" "$d/k.proc" | head; }
 
-# 5. bad input
+# 5. a perf.data file: prep archive -o writes it as a self-contained
+# prec.data file that reports as the perf.data did, the binary deleted
+if command -v perf >/dev/null; then
+	cp "$P/tree" "$d/bin/tree"
+	perf record -q -e cpu-clock -F 999 -g -o "$d/perf.data" -- "$d/bin/tree" 300 >/dev/null 2>&1 ||
+		fail "perf record failed"
+	reports "$d/perf.data" "$d/pd.before"
+	$PREP archive -i "$d/perf.data" -o "$d/pd.prec" >"$d/pd.out" 2>&1 ||
+		fail "prep archive -i perf.data -o: $(cat "$d/pd.out")"
+	rm "$d/bin/tree"
+	reports "$d/pd.prec" "$d/pd.after"
+	# the first line names the kind of file (perf.data or prec.data header)
+	for k in self children srcline; do
+		sed -i 1d "$d/pd.before.$k" "$d/pd.after.$k"
+	done
+	same "$d/pd.before" "$d/pd.after" "perf.data archived to prec.data, binary deleted"
+fi
+
+# 6. bad input
 $PREP archive -i "$d/missing.data" >/dev/null 2>&1 && fail "prep archive of a missing file succeeded"
 head -c 3000 "$d/fp.data" >"$d/cut.data"
 $PREP archive -i "$d/cut.data" >"$d/cut.out" 2>&1 && fail "prep archive of a cut-short file succeeded"

@@ -5,7 +5,7 @@
 # in caller and callee order with and without children, srcline, script,
 # -z (zstd COMPRESSED records), pipe mode, two events (by ID and by
 # IDENTIFIER), a fixed period. Then what prep alone does with such files:
-# --header-only as perf prints it, dump, archive refused, and damaged
+# --header-only as perf prints it, dump, archive without -o refused, and damaged
 # copies (cut short, bad magic, bad header) that give clear messages.
 #
 # perf prints a random tip at the end of a report: that line and the '#'
@@ -127,10 +127,11 @@ grep -q "bytes of records from the COMPRESSED record" "$d/dump" || fail "dump: n
 tail -1 "$d/dump" | grep -q " 0 undecodable" || fail "dump: $(tail -1 "$d/dump")"
 $PREP -D -i "$d/pipe.data" | grep -q "perf.data, pipe mode" || fail "prep -D of a pipe-mode file"
 
-# archive refuses perf.data
+# archive does not change a perf.data file (it writes a prec.data with -o)
 cp "$d/tree.data" "$d/arch.data"
 out=$($PREP archive -i "$d/arch.data" 2>&1) && fail "prep archive took a perf.data file"
-echo "$out" | grep -q "is a perf.data file" || fail "prep archive: '$out'"
+echo "$out" | grep -q "is a perf.data file: name the self-contained prec.data file to write with -o" ||
+	fail "prep archive: '$out'"
 cmp -s "$d/tree.data" "$d/arch.data" || fail "prep archive changed a perf.data file"
 
 # damage: a cut-short copy reads up to the cut and says where; a bad

@@ -302,10 +302,12 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 		keep[e] = (struct total){ ld->c[e].values[0], ld->c[e].enabled[0],
 					  ld->c[e].running[0] };
 
-	stat_print_interval_header(stdout, r->aggr, po);
 	for (size_t i = 0; i < ld->nr_iv; i++) {
 		const struct ival *g = &ld->iv[i];
 		uint64_t at = g->cr[0].time_ns;
+
+		if (i % STAT_HEADER_EVERY == 0)
+			stat_print_interval_header(stdout, r->aggr, po);
 
 		for (size_t e = 0; e < ld->nr_ev; e++) {
 			struct stat_counter *c = &ld->c[e];

@@ -91,6 +91,15 @@ enum stat_ref stat_ref_of(uint32_t type, uint64_t config)
 	return STAT_REFS;
 }
 
+void stat_refs_update(struct stat_refs *s, enum stat_ref k, uint64_t v)
+{
+	double delta;
+
+	s->n[k]++;
+	delta = (double)v - s->mean[k];
+	s->mean[k] += delta / (double)s->n[k];
+}
+
 /* Which value the printer is on: the total (unit < 0) or one unit's. */
 static long cur_unit = -1;
 
@@ -112,7 +121,7 @@ static double ref_avg(const struct stat_result *r, enum stat_ref k, uint64_t *n)
 		const struct stat_refs *s = &r->refs[k == STAT_REF_WALL || cur_unit < 0 ? 0 : cur_unit];
 
 		*n = s->n[k];
-		return s->n[k] ? s->sum[k] / (double)s->n[k] : 0;
+		return s->n[k] ? s->mean[k] : 0;
 	}
 	if (k == STAT_REF_WALL) {
 		*n = 1;
@@ -705,6 +714,63 @@ static bool same_unit(enum stat_aggr aggr, const struct stat_unit *a, const stru
 	}
 }
 
+/* perf's order of the units of an aggregation: by node, socket, die, core
+ * (cpu_aggr_map__new sorts them); the CPUs' units renumbered to match. */
+static int unit_key_cmp(enum stat_aggr aggr, const struct stat_unit *a, const struct stat_unit *b)
+{
+	if (aggr == AGGR_NODE)
+		return (a->node > b->node) - (a->node < b->node);
+	if (a->socket != b->socket)
+		return (a->socket > b->socket) - (a->socket < b->socket);
+	if (aggr == AGGR_SOCKET)
+		return 0;
+	if (a->die != b->die)
+		return (a->die > b->die) - (a->die < b->die);
+	if (aggr == AGGR_DIE)
+		return 0;
+	return (a->core > b->core) - (a->core < b->core);
+}
+
+static int sort_units(enum stat_aggr aggr, struct stat_unit *units, size_t n, int *unit_of_cpu,
+		      size_t nr_cpus)
+{
+	struct stat_unit *copy;
+	size_t *idx, *rank;
+
+	if (aggr == AGGR_NONE || aggr == AGGR_GLOBAL || aggr == AGGR_THREAD || n < 2)
+		return 0;
+	copy = malloc(n * sizeof(*copy));
+	idx = malloc(n * sizeof(*idx));
+	rank = malloc(n * sizeof(*rank));
+	if (!copy || !idx || !rank) {
+		free(copy);
+		free(idx);
+		free(rank);
+		return -1;
+	}
+	/* insertion sort of the indexes: stable, and units are few */
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i;
+
+		while (k > 0 && unit_key_cmp(aggr, &units[idx[k - 1]], &units[i]) > 0) {
+			idx[k] = idx[k - 1];
+			k--;
+		}
+		idx[k] = i;
+	}
+	memcpy(copy, units, n * sizeof(*units));
+	for (size_t k = 0; k < n; k++) {
+		units[k] = copy[idx[k]];
+		rank[idx[k]] = k;
+	}
+	for (size_t i = 0; i < nr_cpus; i++)
+		unit_of_cpu[i] = (int)rank[unit_of_cpu[i]];
+	free(copy);
+	free(idx);
+	free(rank);
+	return 0;
+}
+
 int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, size_t nr_cpus,
 			struct stat_unit **units, size_t *nr_units, int *unit_of_cpu)
 {
@@ -726,7 +792,7 @@ int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, s
 		(*units)[u].nr++;
 		unit_of_cpu[i] = (int)u;
 	}
-	return 0;
+	return sort_units(aggr, *units, *nr_units, unit_of_cpu, nr_cpus);
 }
 
 void stat_units_free(struct stat_result *r, struct stat_counter *c, size_t n)

@@ -49,11 +49,15 @@ enum stat_ref {
 	STAT_REF_DTLB, STAT_REF_ITLB, STAT_REF_WALL, STAT_REFS,
 };
 
-/* Sums and counts of updates: perf divides by their means. */
+/* perf's running means of the references and how many updates each had. */
 struct stat_refs {
-	double sum[STAT_REFS];
+	double mean[STAT_REFS];
 	uint64_t n[STAT_REFS];
 };
+
+/* One more update, computed as perf's update_stats does (so the means are
+ * the same to the last bit). */
+void stat_refs_update(struct stat_refs *s, enum stat_ref k, uint64_t v);
 
 /* The reference a counter of this type and config updates, or STAT_REFS. */
 enum stat_ref stat_ref_of(uint32_t type, uint64_t config);

@@ -552,13 +552,20 @@ done:
 static const struct stat_result *sort_r;
 static const struct stat_counter *sort_c;
 
+static uint64_t count_of(double v)
+{
+	if (v >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return v > 0 ? (uint64_t)v : 0;
+}
+
 /* --per-thread: threads by count, largest first, compared as perf does
  * (the difference of the two counts as an int); ties keep their order. */
 static int cmp_unit(const void *pa, const void *pb)
 {
 	long a = *(const long *)pa, b = *(const long *)pb;
-	uint64_t va = sort_c->urunning[a] ? (uint64_t)sort_c->uvalues[a] : 0;
-	uint64_t vb = sort_c->urunning[b] ? (uint64_t)sort_c->uvalues[b] : 0;
+	uint64_t va = sort_c->urunning[a] ? count_of(sort_c->uvalues[a]) : 0;
+	uint64_t vb = sort_c->urunning[b] ? count_of(sort_c->uvalues[b]) : 0;
 	int d = (int)(uint32_t)(vb - va);
 
 	if (d)
@@ -685,20 +692,21 @@ static int node_of(int cpu)
 	return 0;
 }
 
+void stat_read_cpu_topology(struct stat_unit *u, int cpu)
+{
+	memset(u, 0, sizeof(*u));
+	u->cpu = cpu;
+	u->socket = read_int("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu, 0);
+	u->die = read_int("/sys/devices/system/cpu/cpu%d/topology/die_id", cpu, 0);
+	u->core = read_int("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu, cpu);
+	u->node = node_of(cpu);
+	u->nr = 1;
+}
+
 int stat_read_topology(struct stat_unit *topo, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		int cpu = (int)i;
-
-		memset(&topo[i], 0, sizeof(topo[i]));
-		topo[i].cpu = cpu;
-		topo[i].socket = read_int("/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-					  cpu, 0);
-		topo[i].die = read_int("/sys/devices/system/cpu/cpu%d/topology/die_id", cpu, 0);
-		topo[i].core = read_int("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu, cpu);
-		topo[i].node = node_of(cpu);
-		topo[i].nr = 1;
-	}
+	for (size_t i = 0; i < n; i++)
+		stat_read_cpu_topology(&topo[i], (int)i);
 	return 0;
 }
 

@@ -90,6 +90,8 @@ int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, s
 void stat_units_free(struct stat_result *r, struct stat_counter *c, size_t n);
 /* Topology of CPUs 0..n-1 from /sys (socket, die, core, node). */
 int stat_read_topology(struct stat_unit *topo, size_t n);
+/* The same for one CPU. */
+void stat_read_cpu_topology(struct stat_unit *u, int cpu);
 
 struct stat_print_opts {
 	const char *sep;        /* -x: CSV with this separator */

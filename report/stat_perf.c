@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../format/blocks.h"
 #include "../format/perfstat.h"
@@ -175,38 +176,34 @@ static enum stat_aggr aggr_of(struct pstat *s)
 }
 
 /* The units of a per-socket, die, core or node mode, from the CPUs'
- * topology: the file's, or this machine's for a pipe-mode file (as perf). */
+ * topology: the file's, or this machine's for a pipe-mode file (as perf,
+ * which then knows no node: N-1). */
 static int cpu_units(struct pstat *s)
 {
 	struct perfstat_cpu_topo *ft = NULL;
 	size_t nft = 0;
-	struct stat_unit *topo, *local = NULL;
-	int ret = 0, maxcpu = 0;
+	struct stat_unit *topo;
+	long here = sysconf(_SC_NPROCESSORS_CONF);
+	bool pipe = perfdata_info(s->pd)->pipe;
+	int ret = 0;
 
-	for (size_t i = 0; i < s->ncpu; i++)
-		if (s->cpus[i] > maxcpu)
-			maxcpu = s->cpus[i];
 	topo = calloc(s->ncpu, sizeof(*topo));
 	s->unit_of = calloc(s->ncpu, sizeof(*s->unit_of));
 	if (!topo || !s->unit_of) {
 		free(topo);
 		return -ENOMEM;
 	}
-	if (perfdata_info(s->pd)->pipe) {
-		local = calloc((size_t)maxcpu + 1, sizeof(*local));
-		if (!local || stat_read_topology(local, (size_t)maxcpu + 1))
-			ret = -ENOMEM;
-	} else if (perfstat_topology(s->pd, &ft, &nft) < 0) {
+	if (!pipe && perfstat_topology(s->pd, &ft, &nft) < 0)
 		ret = -ENOMEM;
-	}
 	for (size_t i = 0; !ret && i < s->ncpu; i++) {
 		int cpu = s->cpus[i];
 		struct stat_unit *u = &topo[i];
 
 		*u = (struct stat_unit){ cpu, -1, -1, -1, -1, 1, 0, "" };
-		if (local && cpu >= 0) {
-			*u = local[cpu];
-		} else if (cpu >= 0 && (size_t)cpu < nft) {
+		if (pipe && cpu >= 0 && cpu < here) {
+			stat_read_cpu_topology(u, cpu);
+			u->node = -1;   /* perf's report has no NUMA map for a pipe */
+		} else if (!pipe && cpu >= 0 && (size_t)cpu < nft) {
 			u->socket = ft[cpu].socket;
 			u->die = ft[cpu].die;
 			u->core = ft[cpu].core;
@@ -216,7 +213,6 @@ static int cpu_units(struct pstat *s)
 	if (!ret && stat_units_for_cpus(s->aggr, topo, s->ncpu, &s->un, &s->nun, s->unit_of))
 		ret = -ENOMEM;
 	free(ft);
-	free(local);
 	free(topo);
 	return ret;
 }
@@ -409,6 +405,15 @@ static int stat_value(struct pstat *s, const uint8_t *p, size_t len, struct err 
 
 /* ---- rounds ---------------------------------------------------------------- */
 
+/* A double as a count: perf converts without a check; a value a damaged
+ * file makes too large (or not a number) is held to the range here. */
+static uint64_t to_u64(double v)
+{
+	if (v >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return v > 0 ? (uint64_t)v : 0;
+}
+
 static void scale(struct slot *d, bool on)
 {
 	if (!on)
@@ -416,7 +421,7 @@ static void scale(struct slot *d, bool on)
 	if (!d->run)
 		d->val = 0;
 	else if (d->run < d->ena)
-		d->val = (uint64_t)((double)d->val * (double)d->ena / (double)d->run);
+		d->val = to_u64((double)d->val * (double)d->ena / (double)d->run);
 }
 
 /* perf_stat__update_shadow_stats: the clocks in ns, the rest times the
@@ -429,7 +434,7 @@ static void ref_update(struct pstat *s, size_t idx, size_t e, uint64_t v)
 	if (k == STAT_REFS)
 		return;
 	if (k != STAT_REF_NSECS)
-		v = (uint64_t)((double)v * (c->scale != 0 ? c->scale : 1.0));
+		v = to_u64((double)v * (c->scale != 0 ? c->scale : 1.0));
 	stat_refs_update(&s->refs[idx], k, v);
 }
 

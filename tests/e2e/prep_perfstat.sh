@@ -4,7 +4,7 @@
 # same readings, so nothing needs masking: no count, time or ratio is
 # recomputed from anything but the file), for the default events, -e, -a,
 # -A, -C, -p, -t, --per-thread, --per-socket/die/core/node, -I (with its
-# titles every 25 intervals), --no-scale, groups and pipe mode, shown as
+# titles every 25 intervals), --no-scale, groups and pipe mode (-a too), shown as
 # text, CSV (-x) and JSON (-j), and regrouped by the report's own -A and
 # --per-* options. Then bad input: a perf record file, a cut-short file,
 # a pipe that is no perf.data.
@@ -112,6 +112,11 @@ $PREP stat report -i "$d/thr.data" | grep -q ' worker-a-[0-9]' || fail "--per-th
 # pipe mode: the heading says 'pipe'; from a file and from standard input
 perf stat record -o - -e task-clock,page-faults -- $P/spin 20 >"$d/pipe.data" 2>/dev/null
 all_outputs pipe
+# a pipe of a system-wide run: this machine's topology, and no node (N-1)
+perf stat record -o - -a -e task-clock,context-switches -- sleep 0.05 >"$d/pipesys.data" 2>/dev/null
+compare pipesys "" ""
+compare pipesys "" --per-node
+compare pipesys "-x ," --per-core
 perf stat report -i "$d/pipe.data" 2>"$d/perf.out" >/dev/null
 $PREP stat report -i - <"$d/pipe.data" >"$d/prep.out" 2>&1
 cmp -s "$d/perf.out" "$d/prep.out" || fail "-i - (a pipe on standard input) differs"

@@ -679,7 +679,7 @@ struct intervals {
 	long done;
 	struct buf *blocks;     /* encoded COUNTS payloads */
 	size_t nr_blocks;
-	bool header_done;
+	unsigned printed;       /* intervals printed: the titles come back every 25 */
 };
 
 /* One interval: read every counter, print the differences since the last
@@ -758,9 +758,9 @@ static int interval_tick(const struct stat_opts *o, const struct target *t, stru
 	if (!o->quiet) {
 		if (o->interval_clear)
 			fputs("\033[H\033[2J", out);
-		if (!iv->header_done || o->interval_clear)
+		if (iv->printed % STAT_HEADER_EVERY == 0 || o->interval_clear)
 			stat_print_interval_header(out, r->aggr, po);
-		iv->header_done = true;
+		iv->printed++;
 		po->interval = (double)now_rel / 1e9;
 		stat_print(out, r, po);
 		po->interval = -1;

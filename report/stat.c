@@ -3,16 +3,24 @@
  * perf stat's output, from counter readings (see stat.h): the heading, one
  * line per counter (value, unit, name, the `#` metric column, the running
  * ratio when the counter was multiplexed, the run-to-run variation with -r),
- * the elapsed, user and sys times; or CSV with -x.
+ * the elapsed, user and sys times; or CSV with -x, JSON with -j.
+ *
+ * The metrics are perf 6.1's (util/stat-shadow.c): which counter divides by
+ * which reference (stat_ref_of), the format of each, a metric whose
+ * reference is missing printed as its unit alone (blank in text and CSV,
+ * a value of 0 in JSON), a second line for `stalled cycles per insn`.
  */
 #include "stat.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define METRIC_LEN 35   /* the `#` column's width, as perf's */
 
 static double mean(const double *v, int n)
 {
@@ -47,17 +55,55 @@ static bool is_hw(const struct stat_counter *c, uint64_t config)
 	return c->type == PERF_TYPE_HARDWARE && c->config == config;
 }
 
-static const struct stat_counter *find(const struct stat_result *r, uint32_t type, uint64_t cfg)
+static double scale_of(const struct stat_counter *c)
 {
-	for (size_t i = 0; i < r->nr; i++)
-		if (r->c[i].supported && r->c[i].type == type && r->c[i].config == cfg)
-			return &r->c[i];
-	return NULL;
+	return c->scale != 0 ? c->scale : is_clock(c) ? 1e-6 : 1.0;
+}
+
+static const char *unit_of(const struct stat_counter *c)
+{
+	return c->unit ? c->unit : is_clock(c) ? "msec" : "";
+}
+
+enum stat_ref stat_ref_of(uint32_t type, uint64_t config)
+{
+	if (type == PERF_TYPE_SOFTWARE &&
+	    (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK))
+		return STAT_REF_NSECS;
+	if (type == PERF_TYPE_HARDWARE) {
+		switch (config) {
+		case PERF_COUNT_HW_CPU_CYCLES: return STAT_REF_CYCLES;
+		case PERF_COUNT_HW_STALLED_CYCLES_FRONTEND: return STAT_REF_STALLED_FRONT;
+		case PERF_COUNT_HW_STALLED_CYCLES_BACKEND: return STAT_REF_STALLED_BACK;
+		case PERF_COUNT_HW_BRANCH_INSTRUCTIONS: return STAT_REF_BRANCHES;
+		case PERF_COUNT_HW_CACHE_REFERENCES: return STAT_REF_CACHE_REFS;
+		}
+	}
+	if (type == PERF_TYPE_HW_CACHE) {
+		switch (config) {       /* the cache's read accesses */
+		case PERF_COUNT_HW_CACHE_L1D: return STAT_REF_L1D;
+		case PERF_COUNT_HW_CACHE_L1I: return STAT_REF_L1I;
+		case PERF_COUNT_HW_CACHE_LL: return STAT_REF_LL;
+		case PERF_COUNT_HW_CACHE_DTLB: return STAT_REF_DTLB;
+		case PERF_COUNT_HW_CACHE_ITLB: return STAT_REF_ITLB;
+		}
+	}
+	return STAT_REFS;
+}
+
+void stat_refs_update(struct stat_refs *s, enum stat_ref k, uint64_t v)
+{
+	double delta;
+
+	s->n[k]++;
+	delta = (double)v - s->mean[k];
+	s->mean[k] += delta / (double)s->n[k];
 }
 
 /* Which value the printer is on: the total (unit < 0) or one unit's. */
 static long cur_unit = -1;
 
+/* The count (before the counter's scale). */
 static double value_of(const struct stat_result *r, const struct stat_counter *c)
 {
 	if (cur_unit >= 0)
@@ -65,75 +111,148 @@ static double value_of(const struct stat_result *r, const struct stat_counter *c
 	return mean(c->values, r->runs);
 }
 
-/* The `#` column: value and unit, or false when the counter has none. */
-static bool metric(const struct stat_result *r, const struct stat_counter *c, double *v,
-		   const char **unit)
+/* The mean of a reference and how many updates it had: the file's (perf
+ * stat report), else the readings printed, as perf's live run keeps them. */
+static double ref_avg(const struct stat_result *r, enum stat_ref k, uint64_t *n)
 {
-	const struct stat_counter *clock = find(r, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	double x = value_of(r, c), el = mean(r->elapsed_s, r->runs);
-	const struct stat_counter *o;
+	double sum = 0;
 
-	if (!clock)
-		clock = find(r, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
-	if (is_clock(c)) {
-		*v = el > 0 ? x / 1e9 / el : 0;
-		*unit = "CPUs utilized";
-		return true;
-	}
-	if (is_hw(c, PERF_COUNT_HW_CPU_CYCLES) && clock && value_of(r, clock) > 0) {
-		*v = x / value_of(r, clock);
-		*unit = "GHz";
-		return true;
-	}
-	if (is_hw(c, PERF_COUNT_HW_INSTRUCTIONS) &&
-	    (o = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) && value_of(r, o) > 0) {
-		*v = x / value_of(r, o);
-		*unit = "insn per cycle";
-		return true;
-	}
-	if ((is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND) ||
-	     is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_BACKEND)) &&
-	    (o = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) && value_of(r, o) > 0) {
-		*v = 100.0 * x / value_of(r, o);
-		*unit = is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND) ? "frontend cycles idle" :
-									  "backend cycles idle";
-		return true;
-	}
-	if (is_hw(c, PERF_COUNT_HW_BRANCH_MISSES) &&
-	    (o = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS)) &&
-	    value_of(r, o) > 0) {
-		*v = 100.0 * x / value_of(r, o);
-		*unit = "of all branches";
-		return true;
-	}
-	if (is_hw(c, PERF_COUNT_HW_CACHE_MISSES) &&
-	    (o = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES)) &&
-	    value_of(r, o) > 0) {
-		*v = 100.0 * x / value_of(r, o);
-		*unit = "of all cache refs";
-		return true;
-	}
-	/* counts per second of task-clock time, scaled */
-	if (clock && value_of(r, clock) > 0 && (c->type == PERF_TYPE_SOFTWARE ||
-						c->type == PERF_TYPE_HARDWARE)) {
-		double per = x / (value_of(r, clock) / 1e9);
+	if (r->refs) {
+		const struct stat_refs *s = &r->refs[k == STAT_REF_WALL || cur_unit < 0 ? 0 : cur_unit];
 
-		if (per >= 1e9) {
-			*v = per / 1e9;
-			*unit = "G/sec";
-		} else if (per >= 1e6) {
-			*v = per / 1e6;
-			*unit = "M/sec";
-		} else if (per >= 1e3) {
-			*v = per / 1e3;
-			*unit = "K/sec";
-		} else {
-			*v = per;
-			*unit = "/sec";
+		*n = s->n[k];
+		return s->n[k] ? s->mean[k] : 0;
+	}
+	if (k == STAT_REF_WALL) {
+		*n = 1;
+		return mean(r->elapsed_s, r->runs) * 1e9;
+	}
+	*n = 0;
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct stat_counter *o = &r->c[i];
+
+		if (o->supported && stat_ref_of(o->type, o->config) == k) {
+			sum += k == STAT_REF_NSECS ? value_of(r, o) : value_of(r, o) * scale_of(o);
+			(*n)++;
 		}
-		return true;
 	}
-	return false;
+	return *n ? sum / (double)*n : 0;
+}
+
+/* One metric: unit NULL for none, fmt NULL for the unit without a value. */
+struct metric {
+	const char *fmt, *unit;
+	double v;
+};
+
+static void set(struct metric *m, const char *fmt, const char *unit, double v)
+{
+	m->fmt = fmt;
+	m->unit = unit;
+	m->v = v;
+}
+
+/* Misses in percent of the accesses of the reference. */
+static void miss_ratio(const struct stat_result *r, enum stat_ref k, double avg,
+		       const char *unit, struct metric *m)
+{
+	uint64_t n;
+	double total = ref_avg(r, k, &n);
+
+	if (!n)
+		set(m, NULL, unit, 0);
+	else
+		set(m, "%7.2f%%", unit, total ? avg / total * 100.0 : 0);
+}
+
+/* "/sec" scaled to K, M or G above a thousand of them. */
+static const char *per_sec(double *v)
+{
+	if (*v > 1e9) {
+		*v /= 1e9;
+		return "G/sec";
+	}
+	if (*v > 1e6) {
+		*v /= 1e6;
+		return "M/sec";
+	}
+	if (*v > 1e3) {
+		*v /= 1e3;
+		return "K/sec";
+	}
+	return "/sec";
+}
+
+/* The `#` column of a counter, and the second line perf gives instructions. */
+static void metrics(const struct stat_result *r, const struct stat_counter *c, struct metric *m,
+		    struct metric *m2)
+{
+	static const char *const cache_units[] = {
+		"of all L1-dcache accesses", "of all L1-icache accesses", "of all LL-cache accesses",
+		"of all dTLB cache accesses", "of all iTLB cache accesses",
+	};
+	static const enum stat_ref cache_refs[] = {
+		STAT_REF_L1D, STAT_REF_L1I, STAT_REF_LL, STAT_REF_DTLB, STAT_REF_ITLB,
+	};
+	const uint64_t read_miss = PERF_COUNT_HW_CACHE_OP_READ << 8 |
+				   PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
+	double avg = value_of(r, c) * scale_of(c), total, other;
+	uint64_t n;
+
+	set(m, NULL, NULL, 0);
+	set(m2, NULL, NULL, 0);
+	if (is_hw(c, PERF_COUNT_HW_INSTRUCTIONS)) {
+		total = ref_avg(r, STAT_REF_CYCLES, &n);
+		if (total)
+			set(m, "%7.2f ", "insn per cycle", avg / total);
+		else
+			set(m, NULL, "insn per cycle", 0);
+		total = ref_avg(r, STAT_REF_STALLED_FRONT, &n);
+		other = ref_avg(r, STAT_REF_STALLED_BACK, &n);
+		if (other > total)
+			total = other;
+		if (total && avg)
+			set(m2, "%7.2f ", "stalled cycles per insn", total / avg);
+	} else if (is_hw(c, PERF_COUNT_HW_BRANCH_MISSES)) {
+		miss_ratio(r, STAT_REF_BRANCHES, avg, "of all branches", m);
+	} else if (c->type == PERF_TYPE_HW_CACHE && (c->config & ~0xffull) == read_miss &&
+		   (c->config & 0xff) <= PERF_COUNT_HW_CACHE_ITLB) {
+		miss_ratio(r, cache_refs[c->config & 0xff], avg, cache_units[c->config & 0xff], m);
+	} else if (is_hw(c, PERF_COUNT_HW_CACHE_MISSES)) {
+		total = ref_avg(r, STAT_REF_CACHE_REFS, &n);
+		if (n)
+			set(m, "%8.3f %%", "of all cache refs", total ? avg * 100 / total : 0);
+		else
+			set(m, NULL, "of all cache refs", 0);
+	} else if (is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND)) {
+		total = ref_avg(r, STAT_REF_CYCLES, &n);
+		other = total ? avg / total * 100.0 : 0;
+		set(m, other ? "%7.2f%%" : NULL, "frontend cycles idle", other);
+	} else if (is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_BACKEND)) {
+		total = ref_avg(r, STAT_REF_CYCLES, &n);
+		set(m, "%7.2f%%", "backend cycles idle", total ? avg / total * 100.0 : 0);
+	} else if (is_hw(c, PERF_COUNT_HW_CPU_CYCLES)) {
+		total = ref_avg(r, STAT_REF_NSECS, &n);
+		if (total)
+			set(m, "%8.3f", "GHz", avg / total);
+		else
+			set(m, NULL, "Ghz", 0);         /* sic, as perf */
+	} else if (is_clock(c)) {
+		total = ref_avg(r, STAT_REF_WALL, &n);
+		if (total)
+			set(m, "%8.3f", "CPUs utilized", avg / (total * scale_of(c)));
+		else
+			set(m, NULL, "CPUs utilized", 0);
+	} else {
+		/* everything else: per second of the clocks' time */
+		total = ref_avg(r, STAT_REF_NSECS, &n);
+		if (n) {
+			double v = total ? 1e9 * avg / total : 0;
+			const char *unit = total ? per_sec(&v) : "/sec";
+
+			set(m, "%8.3f", unit, v);
+		}
+	}
 }
 
 static void unit_prefix(FILE *out, const struct stat_result *r, const struct stat_unit *u,
@@ -164,24 +283,27 @@ static void unit_prefix(FILE *out, const struct stat_result *r, const struct sta
 	}
 }
 
-/* Under instructions, when stalled cycles were counted: the larger of the
- * frontend and backend stalls per instruction (perf's second metric line). */
-static bool stalled_per_insn(const struct stat_result *r, const struct stat_counter *c, double *v)
+static void json_unit_fields(FILE *out, const struct stat_result *r, const struct stat_unit *un)
 {
-	const struct stat_counter *f = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND);
-	const struct stat_counter *b = find(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND);
-	double stalled = 0;
-
-	if (!is_hw(c, PERF_COUNT_HW_INSTRUCTIONS) || value_of(r, c) <= 0)
-		return false;
-	if (f)
-		stalled = value_of(r, f);
-	if (b && value_of(r, b) > stalled)
-		stalled = value_of(r, b);
-	if (!f && !b)
-		return false;
-	*v = stalled / value_of(r, c);
-	return true;
+	switch (r->aggr) {
+	case AGGR_NONE: fprintf(out, "\"cpu\" : \"%d\", ", un->cpu); break;
+	case AGGR_SOCKET:
+		fprintf(out, "\"socket\" : \"S%d\", \"aggregate-number\" : %d, ", un->socket, un->nr);
+		break;
+	case AGGR_DIE:
+		fprintf(out, "\"die\" : \"S%d-D%d\", \"aggregate-number\" : %d, ", un->socket, un->die,
+			un->nr);
+		break;
+	case AGGR_CORE:
+		fprintf(out, "\"core\" : \"S%d-D%d-C%d\", \"aggregate-number\" : %d, ", un->socket,
+			un->die, un->core, un->nr);
+		break;
+	case AGGR_NODE:
+		fprintf(out, "\"node\" : \"N%d\", \"aggregate-number\" : %d, ", un->node, un->nr);
+		break;
+	case AGGR_THREAD: fprintf(out, "\"thread\" : \"%s-%d\", ", un->comm, un->tid); break;
+	case AGGR_GLOBAL: break;
+	}
 }
 
 static uint64_t sum_u64(const uint64_t *v, int n)
@@ -193,100 +315,162 @@ static uint64_t sum_u64(const uint64_t *v, int n)
 	return s;
 }
 
+/* What one line shows: the counter's times, its state, its metrics. */
+struct line {
+	const struct stat_counter *c;
+	long u;
+	uint64_t en, run;
+	bool counted;
+	struct metric m, m2;
+};
+
+static void line_init(struct line *l, const struct stat_result *r, const struct stat_counter *c,
+		      long u)
+{
+	l->c = c;
+	l->u = u;
+	l->en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
+	l->run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
+	l->counted = c->supported && l->run && l->en;
+	cur_unit = u;
+	if (l->counted) {
+		metrics(r, c, &l->m, &l->m2);
+	} else {
+		set(&l->m, NULL, "", 0);
+		set(&l->m2, NULL, NULL, 0);
+	}
+}
+
+/* perf's percentage of the time counted, in CSV and JSON: whole percents
+ * (its integer division), 100 when the two times agree. */
+static double pcnt_running(uint64_t run, uint64_t en)
+{
+	return run != en && en ? (double)(100 * run / en) : 100.0;
+}
+
+/* The value shown: the count times the scale, with two decimals when the
+ * scale is not a whole number. */
+static const char *value_fmt(const struct stat_counter *c, bool csv, bool big)
+{
+	double sc = scale_of(c);
+	bool frac = floor(sc) != sc;
+
+	if (csv)
+		return frac ? "%.2f" : "%.0f";
+	if (big)
+		return frac ? "%'18.2f" : "%'18.0f";
+	return frac ? "%18.2f" : "%18.0f";
+}
+
+static void csv_metric(FILE *out, const char *s, const struct metric *m)
+{
+	char buf[64], *v, *end;
+
+	if (!m->unit || !m->fmt) {
+		fprintf(out, "%s%s", s, s);
+		return;
+	}
+	/* perf keeps the digits and the point of the formatted value */
+	snprintf(buf, sizeof(buf), m->fmt, m->v);
+	for (v = buf; isspace((unsigned char)*v); v++)
+		;
+	for (end = v; isdigit((unsigned char)*end) || *end == '.'; end++)
+		;
+	*end = 0;
+	fprintf(out, "%s%s%s%s", s, v, s, m->unit);
+}
+
 static void csv_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
-		     const struct stat_counter *c, long u)
+		     const struct line *l)
 {
 	const char *s = o->sep;
-	uint64_t en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
-	uint64_t run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
-	double v;
-	const char *unit;
+	const struct stat_counter *c = l->c;
+	static const int aggr_fields[] = {
+		[AGGR_GLOBAL] = 0, [AGGR_NONE] = 1, [AGGR_SOCKET] = 2, [AGGR_DIE] = 2,
+		[AGGR_CORE] = 2, [AGGR_NODE] = 0, [AGGR_THREAD] = 1,
+	};
 
-	cur_unit = u;
 	if (o->interval >= 0)
 		fprintf(out, "%16.9f%s", o->interval, s);
 	else if (o->summary)
 		fprintf(out, "%16s%s", "summary", s);
-	if (u >= 0)
-		unit_prefix(out, r, &r->units[u], s);
-	{
-		if (!c->supported) {
-			fprintf(out, "<not supported>%s%s%s", s, s, c->name);
-			if (r->runs > 1)
-				fprintf(out, "%s%.2f%%", s, 0.0);
-			fprintf(out, "%s0%s100.00%s%s\n", s, s, s, s);
-			goto done;
-		}
-		if (!run) {
-			fprintf(out, "<not counted>%s%s%s%s%s%" PRIu64 "%s%.2f%s%s\n", s,
-				is_clock(c) ? "msec" : "", s, c->name, s, run, s, 0.0, s, s);
-			goto done;
-		}
-		if (is_clock(c))
-			fprintf(out, "%.2f%smsec%s%s", value_of(r, c) / 1e6, s, s, c->name);
-		else
-			fprintf(out, "%.0f%s%s%s", value_of(r, c), s, s, c->name);
-		if (r->runs > 1)
-			fprintf(out, "%s%.2f%%", s, variation_pct(c->values, r->runs));
-		fprintf(out, "%s%" PRIu64 "%s%.2f", s, u < 0 ? run / (uint64_t)r->runs : run, s,
-			en ? 100.0 * (double)run / (double)en : 100.0);
-		if (metric(r, c, &v, &unit))
-			fprintf(out, "%s%.3f%s%s\n", s, v, s, unit);
-		else
-			fprintf(out, "%s%s\n", s, s);
+	if (l->u >= 0)
+		unit_prefix(out, r, &r->units[l->u], s);
+	if (!l->counted)
+		fputs(c->supported ? "<not counted>" : "<not supported>", out);
+	else
+		fprintf(out, value_fmt(c, true, false), value_of(r, c) * scale_of(c));
+	fprintf(out, "%s%s%s%s", s, unit_of(c), s, c->name);
+	if (r->runs > 1)
+		fprintf(out, "%s%.2f%%", s, l->counted ? variation_pct(c->values, r->runs) : 0.0);
+	fprintf(out, "%s%" PRIu64 "%s%.2f", s, l->u < 0 ? l->run / (uint64_t)r->runs : l->run, s,
+		pcnt_running(l->run, l->en));
+	csv_metric(out, s, &l->m);
+	if (l->m2.unit) {
+		/* perf's new line: the prefix, the unit's fields, empty columns */
+		fputc('\n', out);
+		if (o->interval >= 0)
+			fprintf(out, "%16.9f%s", o->interval, s);
+		fputs(s, out);
+		if (l->u >= 0)
+			unit_prefix(out, r, &r->units[l->u], s);
+		for (int i = 0; i < 3 + aggr_fields[r->aggr]; i++)
+			fputs(s, out);
+		csv_metric(out, s, &l->m2);
 	}
-done:
-	cur_unit = -1;
+	fputc('\n', out);
+}
+
+static void json_metric(FILE *out, const struct metric *m)
+{
+	fprintf(out, "\"metric-value\" : %f, \"metric-unit\" : \"%s\"}", m->v,
+		m->unit ? m->unit : "(null)");
 }
 
 static void json_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
-		      const struct stat_counter *c, long u)
+		      const struct line *l)
 {
-	uint64_t en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
-	uint64_t run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
-	const struct stat_unit *un = u >= 0 ? &r->units[u] : NULL;
-	double v = 0;
-	const char *unit = "";
+	const struct stat_counter *c = l->c;
+	const struct stat_unit *un = l->u >= 0 ? &r->units[l->u] : NULL;
 
-	cur_unit = u;
 	fputc('{', out);
 	if (o->interval >= 0)
 		fprintf(out, "\"interval\" : %.9f, ", o->interval);
-	if (un) {
-		switch (r->aggr) {
-		case AGGR_NONE: fprintf(out, "\"cpu\" : \"%d\", ", un->cpu); break;
-		case AGGR_SOCKET:
-			fprintf(out, "\"socket\" : \"S%d\", \"aggregate-number\" : %d, ", un->socket, un->nr);
-			break;
-		case AGGR_DIE:
-			fprintf(out, "\"die\" : \"S%d-D%d\", \"aggregate-number\" : %d, ", un->socket,
-				un->die, un->nr);
-			break;
-		case AGGR_CORE:
-			fprintf(out, "\"core\" : \"S%d-D%d-C%d\", \"aggregate-number\" : %d, ", un->socket,
-				un->die, un->core, un->nr);
-			break;
-		case AGGR_NODE:
-			fprintf(out, "\"node\" : \"N%d\", \"aggregate-number\" : %d, ", un->node, un->nr);
-			break;
-		case AGGR_THREAD: fprintf(out, "\"thread\" : \"%s-%d\", ", un->comm, un->tid); break;
-		case AGGR_GLOBAL: break;
-		}
-	}
-	if (!c->supported || !run)
+	if (un)
+		json_unit_fields(out, r, un);
+	if (!l->counted)
 		fprintf(out, "\"counter-value\" : \"%s\", ", c->supported ? "<not counted>" : "<not supported>");
 	else
-		fprintf(out, "\"counter-value\" : \"%f\", ", is_clock(c) ? value_of(r, c) / 1e6 : value_of(r, c));
-	if (c->supported && run)
-		metric(r, c, &v, &unit);
-	fprintf(out, "\"unit\" : \"%s\", \"event\" : \"%s\", ", is_clock(c) ? "msec" : "", c->name);
-	if (u < 0 && r->runs > 1)
-		fprintf(out, "\"variance\" : %.2f, ", variation_pct(c->values, r->runs));
-	fprintf(out, "\"event-runtime\" : %" PRIu64
-		", \"pcnt-running\" : %.2f, \"metric-value\" : %f, \"metric-unit\" : \"%s\"}\n",
-		u < 0 ? run / (uint64_t)r->runs : run,
-		en ? 100.0 * (double)run / (double)en : 100.0, v, unit);
-	cur_unit = -1;
+		fprintf(out, "\"counter-value\" : \"%f\", ", value_of(r, c) * scale_of(c));
+	fprintf(out, "\"unit\" : \"%s\", \"event\" : \"%s\", ", unit_of(c), c->name);
+	if (l->u < 0 && r->runs > 1)
+		fprintf(out, "\"variance\" : %.2f, ", l->counted ? variation_pct(c->values, r->runs) : 0.0);
+	fprintf(out, "\"event-runtime\" : %" PRIu64 ", \"pcnt-running\" : %.2f, ",
+		l->u < 0 ? l->run / (uint64_t)r->runs : l->run, pcnt_running(l->run, l->en));
+	json_metric(out, &l->m);
+	if (l->m2.unit) {
+		fputc('\n', out);
+		if (o->interval >= 0)
+			fprintf(out, "{\"interval\" : %.9f, ", o->interval);
+		else
+			fputc('{', out);
+		if (un)
+			json_unit_fields(out, r, un);
+		json_metric(out, &l->m2);
+	}
+	fputc('\n', out);
+}
+
+static int unit_width(const struct stat_result *r)
+{
+	size_t w = 4;
+
+	if (r->unit_width)
+		return r->unit_width;
+	for (size_t i = 0; i < r->nr; i++)
+		if (strlen(unit_of(&r->c[i])) > w)
+			w = strlen(unit_of(&r->c[i]));
+	return (int)w;
 }
 
 void stat_print_interval_header(FILE *out, enum stat_aggr aggr, const struct stat_print_opts *o)
@@ -305,86 +489,107 @@ void stat_print_interval_header(FILE *out, enum stat_aggr aggr, const struct sta
 		fprintf(out, "%s\n", titles[aggr]);
 }
 
+static void text_metric(FILE *out, const struct metric *m)
+{
+	int n;
+
+	if (!m->unit || !m->fmt) {
+		fprintf(out, "%*s", METRIC_LEN, "");
+		return;
+	}
+	n = fprintf(out, " # ");
+	n += fprintf(out, m->fmt, m->v);
+	fprintf(out, " %-*s", METRIC_LEN - n - 1, m->unit);
+}
+
 static void text_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
 		      const struct stat_counter *c, long u)
 {
-	uint64_t en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
-	uint64_t run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
-	double v;
-	const char *unit;
+	struct line l;
+	int uw = unit_width(r);
 
+	line_init(&l, r, c, u);
 	if (o->json) {
-		json_line(out, r, o, c, u);
-		return;
+		json_line(out, r, o, &l);
+		goto done;
 	}
 	if (o->sep) {
-		csv_line(out, r, o, c, u);
-		return;
+		csv_line(out, r, o, &l);
+		goto done;
 	}
-	cur_unit = u;
 	if (o->interval >= 0)
 		fprintf(out, "%16.9f ", o->interval);
 	if (u >= 0)
 		unit_prefix(out, r, &r->units[u], NULL);
-	if (!c->supported || !run) {
-		fprintf(out, "%18s %s %-32s%28s\n", c->supported ? "<not counted>" : "<not supported>",
-			is_clock(c) ? "msec" : "    ", c->name, "");
-		cur_unit = -1;
-		return;
+	if (!l.counted) {
+		fprintf(out, "%18s %-*s %-25s", c->supported ? "<not counted>" : "<not supported>", uw,
+			unit_of(c), c->name);
+	} else {
+		fprintf(out, value_fmt(c, false, o->big_num), value_of(r, c) * scale_of(c));
+		fprintf(out, " %-*s %-32s", uw, unit_of(c), c->name);
 	}
-	if (is_clock(c))
-		fprintf(out, "%18.2f msec ", value_of(r, c) / 1e6);
-	else
-		fprintf(out, o->big_num ? "%'18.0f      " : "%18.0f      ", value_of(r, c));
-	fprintf(out, "%-32s", c->name);
-	if (metric(r, c, &v, &unit))
-		fprintf(out, " # %8.3f %-23s", v, unit);
-	else
-		fprintf(out, "%35s", "");
-	/* as perf: no variation shown when there was none */
-	if (u < 0 && r->runs > 1 && variation_pct(c->values, r->runs) != 0)
-		fprintf(out, "  ( +- %5.2f%% )", variation_pct(c->values, r->runs));
-	if (run < en)
-		fprintf(out, "  (%.2f%%)", 100.0 * (double)run / (double)en);
-	fputc('\n', out);
-	if (stalled_per_insn(r, c, &v)) {
+	text_metric(out, &l.m);
+	if (l.m2.unit) {
+		/* perf's new line: the prefix, the unit's, then 49 columns */
+		fputc('\n', out);
 		if (o->interval >= 0)
-			fprintf(out, "%16s ", "");
-		fprintf(out, "%56s # %8.2f  %-22s\n", "", v, "stalled cycles per insn");
+			fprintf(out, "%16.9f ", o->interval);
+		if (u >= 0)
+			unit_prefix(out, r, &r->units[u], NULL);
+		fprintf(out, "%s%49s", r->aggr == AGGR_NONE ? "        " : "", "");
+		text_metric(out, &l.m2);
 	}
+	/* as perf: no variation shown when there was none */
+	if (l.counted && u < 0 && r->runs > 1 && variation_pct(c->values, r->runs) != 0)
+		fprintf(out, "  ( +-%6.2f%% )", variation_pct(c->values, r->runs));
+	if (l.run != l.en)
+		fprintf(out, "  (%.2f%%)", 100.0 * (double)l.run / (double)l.en);
+	fputc('\n', out);
+done:
 	cur_unit = -1;
 }
 
 static const struct stat_result *sort_r;
 static const struct stat_counter *sort_c;
 
-/* --per-thread: threads by count, largest first; ties by thread id */
+static uint64_t count_of(double v)
+{
+	if (v >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* --per-thread: threads by count, largest first, compared as perf does
+ * (the difference of the two counts as an int); ties keep their order. */
 static int cmp_unit(const void *pa, const void *pb)
 {
 	long a = *(const long *)pa, b = *(const long *)pb;
-	double va = sort_c->urunning[a] ? sort_c->uvalues[a] : 0;
-	double vb = sort_c->urunning[b] ? sort_c->uvalues[b] : 0;
+	uint64_t va = sort_c->urunning[a] ? count_of(sort_c->uvalues[a]) : 0;
+	uint64_t vb = sort_c->urunning[b] ? count_of(sort_c->uvalues[b]) : 0;
+	int d = (int)(uint32_t)(vb - va);
 
-	if (va != vb)
-		return va > vb ? -1 : 1;
-	return sort_r->units[a].tid - sort_r->units[b].tid;
+	if (d)
+		return d;
+	return a < b ? -1 : a > b;
 }
 
 static void for_units(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
 		      const struct stat_counter *c)
 {
-	long order[4096];
-	size_t n = r->nr_units < 4096 ? r->nr_units : 4096;
+	long *order = calloc(r->nr_units ? r->nr_units : 1, sizeof(*order));
 
-	for (size_t u = 0; u < n; u++)
+	if (!order)
+		return;
+	for (size_t u = 0; u < r->nr_units; u++)
 		order[u] = (long)u;
 	if (r->aggr == AGGR_THREAD && c->uvalues) {
 		sort_r = r;
 		sort_c = c;
-		qsort(order, n, sizeof(*order), cmp_unit);
+		qsort(order, r->nr_units, sizeof(*order), cmp_unit);
 	}
-	for (size_t u = 0; u < n; u++)
+	for (size_t u = 0; u < r->nr_units; u++)
 		text_line(out, r, o, c, order[u]);
+	free(order);
 }
 
 /* The counter lines: per CPU and per thread counter by counter, per socket,
@@ -405,13 +610,15 @@ static void counter_lines(FILE *out, const struct stat_result *r, const struct s
 
 void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o)
 {
+	bool big = o->big_num && !o->sep && !o->json;
+
+	if (big)
+		setlocale(LC_NUMERIC, "");
 	/* -I, -x and -j: the counter lines alone */
 	if (o->sep || o->json || o->interval >= 0) {
 		counter_lines(out, r, o);
-		return;
+		goto done;
 	}
-	if (o->big_num)
-		setlocale(LC_NUMERIC, "");
 	if (r->cmd)
 		fprintf(out, "\n Performance counter stats for '%s'", r->cmd);
 	else
@@ -439,7 +646,8 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
 			fprintf(out, "%18.9f seconds user\n%18.9f seconds sys\n\n\n", r->user_s,
 				r->sys_s);
 	}
-	if (o->big_num)
+done:
+	if (big)
 		setlocale(LC_NUMERIC, "C");
 }
 
@@ -484,20 +692,21 @@ static int node_of(int cpu)
 	return 0;
 }
 
+void stat_read_cpu_topology(struct stat_unit *u, int cpu)
+{
+	memset(u, 0, sizeof(*u));
+	u->cpu = cpu;
+	u->socket = read_int("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu, 0);
+	u->die = read_int("/sys/devices/system/cpu/cpu%d/topology/die_id", cpu, 0);
+	u->core = read_int("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu, cpu);
+	u->node = node_of(cpu);
+	u->nr = 1;
+}
+
 int stat_read_topology(struct stat_unit *topo, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		int cpu = (int)i;
-
-		memset(&topo[i], 0, sizeof(topo[i]));
-		topo[i].cpu = cpu;
-		topo[i].socket = read_int("/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-					  cpu, 0);
-		topo[i].die = read_int("/sys/devices/system/cpu/cpu%d/topology/die_id", cpu, 0);
-		topo[i].core = read_int("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu, cpu);
-		topo[i].node = node_of(cpu);
-		topo[i].nr = 1;
-	}
+	for (size_t i = 0; i < n; i++)
+		stat_read_cpu_topology(&topo[i], (int)i);
 	return 0;
 }
 
@@ -511,6 +720,63 @@ static bool same_unit(enum stat_aggr aggr, const struct stat_unit *a, const stru
 	case AGGR_NONE: return a->cpu == b->cpu;
 	default: return true;
 	}
+}
+
+/* perf's order of the units of an aggregation: by node, socket, die, core
+ * (cpu_aggr_map__new sorts them); the CPUs' units renumbered to match. */
+static int unit_key_cmp(enum stat_aggr aggr, const struct stat_unit *a, const struct stat_unit *b)
+{
+	if (aggr == AGGR_NODE)
+		return (a->node > b->node) - (a->node < b->node);
+	if (a->socket != b->socket)
+		return (a->socket > b->socket) - (a->socket < b->socket);
+	if (aggr == AGGR_SOCKET)
+		return 0;
+	if (a->die != b->die)
+		return (a->die > b->die) - (a->die < b->die);
+	if (aggr == AGGR_DIE)
+		return 0;
+	return (a->core > b->core) - (a->core < b->core);
+}
+
+static int sort_units(enum stat_aggr aggr, struct stat_unit *units, size_t n, int *unit_of_cpu,
+		      size_t nr_cpus)
+{
+	struct stat_unit *copy;
+	size_t *idx, *rank;
+
+	if (aggr == AGGR_NONE || aggr == AGGR_GLOBAL || aggr == AGGR_THREAD || n < 2)
+		return 0;
+	copy = malloc(n * sizeof(*copy));
+	idx = malloc(n * sizeof(*idx));
+	rank = malloc(n * sizeof(*rank));
+	if (!copy || !idx || !rank) {
+		free(copy);
+		free(idx);
+		free(rank);
+		return -1;
+	}
+	/* insertion sort of the indexes: stable, and units are few */
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i;
+
+		while (k > 0 && unit_key_cmp(aggr, &units[idx[k - 1]], &units[i]) > 0) {
+			idx[k] = idx[k - 1];
+			k--;
+		}
+		idx[k] = i;
+	}
+	memcpy(copy, units, n * sizeof(*units));
+	for (size_t k = 0; k < n; k++) {
+		units[k] = copy[idx[k]];
+		rank[idx[k]] = k;
+	}
+	for (size_t i = 0; i < nr_cpus; i++)
+		unit_of_cpu[i] = (int)rank[unit_of_cpu[i]];
+	free(copy);
+	free(idx);
+	free(rank);
+	return 0;
 }
 
 int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, size_t nr_cpus,
@@ -534,7 +800,7 @@ int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, s
 		(*units)[u].nr++;
 		unit_of_cpu[i] = (int)u;
 	}
-	return 0;
+	return sort_units(aggr, *units, *nr_units, unit_of_cpu, nr_cpus);
 }
 
 void stat_units_free(struct stat_result *r, struct stat_counter *c, size_t n)

@@ -2,7 +2,8 @@
 /*
  * prep stat report: the readings of a counting file (prec stat record),
  * printed by the same printer as the live run (stat.c), with the output
- * options -x and -B to present them differently.
+ * options -x and -B to present them differently. A perf stat record file
+ * (told by its magic) goes to stat_perf.c with the same options.
  */
 #include "stat.h"
 
@@ -14,6 +15,8 @@
 #include "../common/opts.h"
 #include "../format/blocks.h"
 #include "../format/container.h"
+#include "../format/perfdata.h"
+#include "stat_perf.h"
 
 
 struct loaded {
@@ -34,6 +37,71 @@ struct loaded {
 static void report_warn(void *ctx, const struct container_problem *p)
 {
 	fprintf(stderr, "prep: warning: %s: %s\n", (const char *)ctx, p->msg);
+}
+
+static void perf_problem(void *ctx, const struct perfdata_problem *p)
+{
+	fprintf(stderr, "prep: warning: %s: %s\n", (const char *)ctx, p->msg);
+}
+
+static void perf_warn(void *ctx, const char *msg)
+{
+	fprintf(stderr, "prep: warning: %s: %s\n", (const char *)ctx, msg);
+}
+
+/* Standard input, whole: `perf stat record -o - ... | prep stat report -i -`. */
+static int read_stdin(struct buf *b, struct err *err)
+{
+	uint8_t chunk[65536];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+		if (buf_append(b, chunk, n))
+			return err_set(err, -ENOMEM, "out of memory");
+	if (ferror(stdin))
+		return err_set(err, -EIO, "cannot read the standard input");
+	if (!perfdata_magic(b->data, b->len))
+		return err_set(err, -PREC_EFORMAT, "the standard input is not a perf.data stream "
+			       "(prec.data files are read from their path)");
+	return 0;
+}
+
+/* A perf stat record file: what comes from the file and what the options
+ * may change is perf stat report's (stat_perf.h). */
+static int report_perf(const char *path, const struct stat_perf_opts *po, bool per_thread)
+{
+	struct perfdata_opts pdo = { perf_problem, (void *)path };
+	struct stat_perf_opts o = *po;
+	struct perfdata *pd = NULL;
+	struct buf in = BUF_INIT;
+	struct err err = { 0 };
+	int ret;
+
+	if (per_thread)
+		fprintf(stderr, "prep: warning: --per-thread: a perf.data file is shown per thread "
+			"when it was recorded so (perf stat report has no --per-thread)\n");
+	if (!strcmp(path, "-")) {
+		ret = read_stdin(&in, &err);
+		if (!ret)
+			ret = perfdata_open_mem(&pd, in.data, in.len, &pdo, &err);
+	} else {
+		ret = perfdata_open(&pd, path, &pdo, &err);
+	}
+	if (!ret) {
+		o.warn = perf_warn;
+		o.ctx = (void *)path;
+		o.out = stdout;
+		ret = stat_perf_report(pd, &o, &err);
+		perfdata_close(pd);
+		if (ret)
+			err_prefix(&err, "'%s'", path);
+	}
+	buf_free(&in);
+	if (ret) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
 }
 
 static int load_counts(const char *path, struct loaded *ld, struct err *err)
@@ -302,10 +370,12 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 		keep[e] = (struct total){ ld->c[e].values[0], ld->c[e].enabled[0],
 					  ld->c[e].running[0] };
 
-	stat_print_interval_header(stdout, r->aggr, po);
 	for (size_t i = 0; i < ld->nr_iv; i++) {
 		const struct ival *g = &ld->iv[i];
 		uint64_t at = g->cr[0].time_ns;
+
+		if (i % STAT_HEADER_EVERY == 0)
+			stat_print_interval_header(stdout, r->aggr, po);
 
 		for (size_t e = 0; e < ld->nr_ev; e++) {
 			struct stat_counter *c = &ld->c[e];
@@ -369,7 +439,8 @@ int cmd_stat_report(int argc, char **argv)
 	bool no_aggr = false, per_socket = false, per_die = false, per_core = false,
 	     per_node = false, per_thread = false;
 	const struct opt table[] = {
-		OPTION_STRING('i', "input", &input, "file", "counting file (default prec.data)"),
+		OPTION_STRING('i', "input", &input, "file",
+			      "counting file (default prec.data; perf.data files too, - for a perf pipe)"),
 		OPTION_STRING('x', "field-separator", &sep, "sep", "CSV output with this separator"),
 		OPTION_FLAG('j', "json-output", &json, "one JSON object per counter"),
 		OPTION_FLAG(0, "summary", &summary, "after -I intervals, the totals too"),
@@ -402,6 +473,16 @@ int cmd_stat_report(int argc, char **argv)
 	if (help) {
 		opts_usage(stdout, "prep stat report [-i FILE] [-x SEP]", table);
 		return 0;
+	}
+	if (!strcmp(input, "-") || perfdata_probe(input) == 1) {
+		struct stat_perf_opts spo = {
+			.sep = sep, .json = json, .big_num = !no_big && !sep && !json,
+			.aggr_set = no_aggr || per_socket || per_die || per_core || per_node,
+			.aggr = no_aggr ? AGGR_NONE : per_socket ? AGGR_SOCKET : per_die ? AGGR_DIE :
+				per_core ? AGGR_CORE : AGGR_NODE,
+		};
+
+		return report_perf(input, &spo, per_thread);
 	}
 	ret = load_counts(input, &ld, &err);
 	if (!ret && !(elapsed = calloc((size_t)ld.runs, sizeof(double))))

@@ -9,9 +9,13 @@
  * Then the whole report pipeline reads the same bytes through the session
  * (ordering by FINISHED_ROUND, machine model, histograms, symbolization with
  * an empty kallsyms) and prints to /dev/null, as fuzz_report.c does for
- * prec.data. The committed corpus (tests/fuzz/corpus/perfdata/) holds small
- * files written by perf record: plain, -g, pipe mode, -z, two events by ID
- * and by IDENTIFIER, dwarf call graphs, a fixed period, per-thread reads.
+ * prec.data. Last, prep stat report reads them (report/stat_perf.c: perf's
+ * STAT_CONFIG, STAT, STAT_ROUND, THREAD_MAP, CPU_MAP and EVENT_UPDATE
+ * records) in five output modes. The committed corpus
+ * (tests/fuzz/corpus/perfdata/) holds small files written by perf record:
+ * plain, -g, pipe mode, -z, two events by ID and by IDENTIFIER, dwarf call
+ * graphs, a fixed period, per-thread reads; and by perf stat record: the
+ * default events, -I, -A -a, -I --per-core -a, --per-thread -p, pipe mode.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +27,7 @@
 #include "../../report/hist.h"
 #include "../../report/load.h"
 #include "../../report/print.h"
+#include "../../report/stat_perf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -158,6 +163,30 @@ static void report(const uint8_t *data, size_t size)
 	load_free(&l);
 }
 
+/* prep stat report: text, CSV, JSON, and regrouped per core and per CPU */
+static void stat_report(const uint8_t *data, size_t size)
+{
+	static FILE *null;
+	struct stat_perf_opts modes[] = {
+		{ .big_num = true }, { .sep = ";" }, { .json = true },
+		{ .aggr_set = true, .aggr = AGGR_CORE }, { .aggr_set = true, .aggr = AGGR_NONE, .json = true },
+	};
+
+	if (!null && !(null = fopen("/dev/null", "w")))
+		abort();
+	for (size_t m = 0; m < sizeof(modes) / sizeof(*modes); m++) {
+		struct perfdata *pd;
+		struct err err = { 0 };
+
+		if (perfdata_open_mem(&pd, data, size, NULL, NULL))
+			return;
+		modes[m].out = null;
+		if (stat_perf_report(pd, &modes[m], &err) && !err.msg[0])
+			abort();        /* every failure says why */
+		perfdata_close(pd);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *copy = malloc(size ? size : 1);
@@ -168,6 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	importer(copy, size);
 	report(copy, size);
+	stat_report(copy, size);
 	free(copy);
 	return 0;
 }

@@ -175,7 +175,9 @@ $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print("\n".join(p["n
 	"$d/th.json" >"$d/th.names"
 grep -q '^worker-a ' "$d/th.names" && grep -q '^worker-b ' "$d/th.names" && grep -q '^worker-c ' "$d/th.names" ||
 	fail "speedscope threads: a profile per thread: $(tr '\n' ' ' <"$d/th.names")"
-head -1 "$d/th.names" | grep -q '^worker-a ' || fail "speedscope threads: worker-a (50%) is not first"
+# largest first (checked above on the weights): worker-a (50%) before worker-c (20%)
+[ "$(grep -n '^worker-a ' "$d/th.names" | cut -d: -f1)" -lt "$(grep -n '^worker-c ' "$d/th.names" | cut -d: -f1)" ] ||
+	fail "speedscope threads: worker-a (50%) not before worker-c (20%): $(tr '\n' ' ' <"$d/th.names")"
 $PREP export -i "$d/tree.data" -o "$d/x.json" >/dev/null 2>&1 && fail "export without a format accepted"
 
 # ---- flamegraph: self-contained page, static SVG -----------------------------------

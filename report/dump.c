@@ -20,19 +20,19 @@
 #include "../format/record.h"
 
 
-static const char *const sample_bits[] = {
+const char *const attr_sample_bits[] = {
 	"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD",
 	"STREAM_ID", "RAW", "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT",
 	"DATA_SRC", "IDENTIFIER", "TRANSACTION", "REGS_INTR", "PHYS_ADDR", "AUX",
 	"CGROUP", "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
 };
 
-static const char *const read_bits[] = {
+const char *const attr_read_bits[] = {
 	"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST",
 };
 
 /* Attr flag bits, in the order of struct perf_event_attr's bitfield. */
-static const char *const attr_flags[] = {
+const char *const attr_flags[] = {
 	"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
 	"exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat",
 	"enable_on_exec", "task", "watermark", "precise_ip", "precise_ip2", "mmap_data",
@@ -69,11 +69,11 @@ void dump__attr(FILE *f, const struct event_desc *ev)
 		a->size, (uint64_t)a->config, a->freq ? "sample_freq" : "sample_period",
 		(uint64_t)a->sample_period);
 	fprintf(f, "    sample_type ");
-	print_bits(f, a->sample_type, sample_bits, sizeof(sample_bits) / sizeof(*sample_bits));
+	print_bits(f, a->sample_type, attr_sample_bits, ATTR_SAMPLE_BITS);
 	fprintf(f, ", read_format ");
-	print_bits(f, a->read_format, read_bits, sizeof(read_bits) / sizeof(*read_bits));
+	print_bits(f, a->read_format, attr_read_bits, ATTR_READ_BITS);
 	fprintf(f, "\n    flags ");
-	print_bits(f, flags, attr_flags, sizeof(attr_flags) / sizeof(*attr_flags));
+	print_bits(f, flags, attr_flags, ATTR_FLAGS);
 	fprintf(f, "\n");
 	if (a->sample_regs_user || a->sample_stack_user)
 		fprintf(f, "    sample_regs_user %#" PRIx64 ", sample_stack_user %u\n",

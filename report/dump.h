@@ -12,4 +12,13 @@
  * or a negative code when the file cannot be read at all. */
 int dump_file(const char *path, FILE *out, struct err *err);
 
+/* Names of perf_event_attr's bits: sample_type, read_format, and the flag
+ * bitfield in its order (precise_ip's two bits are precise_ip, precise_ip2). */
+#define ATTR_SAMPLE_BITS 25
+#define ATTR_READ_BITS 5
+#define ATTR_FLAGS 38
+extern const char *const attr_sample_bits[ATTR_SAMPLE_BITS];
+extern const char *const attr_read_bits[ATTR_READ_BITS];
+extern const char *const attr_flags[ATTR_FLAGS];
+
 #endif

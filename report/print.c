@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../format/blocks.h"
+#include "dump.h"
 
 #define MARGIN 12
 
@@ -448,24 +449,6 @@ static void bit_names(FILE *out, const char *label, uint64_t v, const char *cons
 
 void print_attr_fields(FILE *out, const struct perf_event_attr *a)
 {
-	static const char *const sample_bits[] = {
-		"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD",
-		"STREAM_ID", "RAW", "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT",
-		"DATA_SRC", "IDENTIFIER", "TRANSACTION", "REGS_INTR", "PHYS_ADDR", "AUX",
-		"CGROUP", "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
-	};
-	static const char *const read_bits[] = {
-		"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST",
-	};
-	static const char *const flags[] = {
-		"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
-		"exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat",
-		"enable_on_exec", "task", "watermark", "precise_ip", NULL, "mmap_data",
-		"sample_id_all", "exclude_host", "exclude_guest", "exclude_callchain_kernel",
-		"exclude_callchain_user", "mmap2", "comm_exec", "use_clockid", "context_switch",
-		"write_backward", "namespaces", "ksymbol", "bpf_event", "aux_output", "cgroup",
-		"text_poke", "build_id", "inherit_thread", "remove_on_exec", "sigtrap",
-	};
 	uint64_t bits;
 
 #define U(label, v) do { if (v) fprintf(out, ", %s = %llu", label, (unsigned long long)(v)); } while (0)
@@ -474,16 +457,16 @@ void print_attr_fields(FILE *out, const struct perf_event_attr *a)
 	U("size", a->size);
 	X("config", a->config);
 	U("{ sample_period, sample_freq }", a->sample_period);
-	bit_names(out, "sample_type", a->sample_type, sample_bits, sizeof(sample_bits) / sizeof(*sample_bits));
-	bit_names(out, "read_format", a->read_format, read_bits, sizeof(read_bits) / sizeof(*read_bits));
+	bit_names(out, "sample_type", a->sample_type, attr_sample_bits, ATTR_SAMPLE_BITS);
+	bit_names(out, "read_format", a->read_format, attr_read_bits, ATTR_READ_BITS);
 	memcpy(&bits, (const uint8_t *)a + offsetof(struct perf_event_attr, read_format) + 8, 8);
-	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++) {
+	for (size_t i = 0; i < ATTR_FLAGS; i++) {
 		if (i == 15) {          /* precise_ip: two bits */
 			U("precise_ip", (bits >> 15) & 3);
 			continue;
 		}
-		if (flags[i] && (bits & (1ull << i)))
-			fprintf(out, ", %s = 1", flags[i]);
+		if (i != 16 && (bits & (1ull << i)))
+			fprintf(out, ", %s = 1", attr_flags[i]);
 	}
 	U("{ wakeup_events, wakeup_watermark }", a->wakeup_events);
 	U("bp_type", a->bp_type);

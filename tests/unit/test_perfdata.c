@@ -24,62 +24,7 @@
 #include "../../format/perfdata.h"
 #include "../../report/session.h"
 
-/* ---- a byte builder ------------------------------------------------------ */
-
-struct bb {
-	uint8_t b[16384];
-	size_t len, start;
-};
-
-static void put(struct bb *r, const void *p, size_t n)
-{
-	assert_true(r->len + n <= sizeof(r->b));
-	memcpy(r->b + r->len, p, n);
-	r->len += n;
-}
-
-static void p16(struct bb *r, uint16_t v) { put(r, &v, 2); }
-static void p32(struct bb *r, uint32_t v) { put(r, &v, 4); }
-static void p64(struct bb *r, uint64_t v) { put(r, &v, 8); }
-
-static void set64(struct bb *r, size_t off, uint64_t v)
-{
-	memcpy(r->b + off, &v, 8);
-}
-
-/* perf's string: u32 length (a multiple of 64), then the NUL-padded text */
-static void pstring(struct bb *r, const char *s)
-{
-	uint32_t n = (uint32_t)((strlen(s) + 1 + 63) / 64 * 64);
-	char buf[256] = { 0 };
-
-	assert_true(n <= sizeof(buf));
-	memcpy(buf, s, strlen(s));
-	p32(r, n);
-	put(r, buf, n);
-}
-
-static void begin(struct bb *r, uint32_t type, uint16_t misc)
-{
-	r->start = r->len;
-	p32(r, type);
-	p16(r, misc);
-	p16(r, 0);
-}
-
-static void end_unpadded(struct bb *r)
-{
-	uint16_t size = (uint16_t)(r->len - r->start);
-
-	memcpy(r->b + r->start + 6, &size, 2);
-}
-
-static void end(struct bb *r)
-{
-	while ((r->len - r->start) % 8)
-		put(r, "", 1);
-	end_unpadded(r);
-}
+#include "perf_bytes.h"
 
 #define EV_ID0 101
 #define EV_ID1 102

@@ -25,57 +25,7 @@
 #include "../../format/perfstat.h"
 #include "../../report/stat_perf.h"
 
-/* ---- a byte builder ------------------------------------------------------ */
-
-struct bb {
-	uint8_t b[16384];
-	size_t len, start;
-};
-
-static void put(struct bb *r, const void *p, size_t n)
-{
-	assert_true(r->len + n <= sizeof(r->b));
-	memcpy(r->b + r->len, p, n);
-	r->len += n;
-}
-
-static void p8(struct bb *r, uint8_t v) { put(r, &v, 1); }
-static void p16(struct bb *r, uint16_t v) { put(r, &v, 2); }
-static void p32(struct bb *r, uint32_t v) { put(r, &v, 4); }
-static void p64(struct bb *r, uint64_t v) { put(r, &v, 8); }
-
-static void set64(struct bb *r, size_t off, uint64_t v)
-{
-	memcpy(r->b + off, &v, 8);
-}
-
-static void pstring(struct bb *r, const char *s)
-{
-	uint32_t n = (uint32_t)((strlen(s) + 1 + 63) / 64 * 64);
-	char buf[128] = { 0 };
-
-	memcpy(buf, s, strlen(s));
-	p32(r, n);
-	put(r, buf, n);
-}
-
-static void begin(struct bb *r, uint32_t type)
-{
-	r->start = r->len;
-	p32(r, type);
-	p16(r, 0);
-	p16(r, 0);
-}
-
-static void end(struct bb *r)
-{
-	uint16_t size;
-
-	while ((r->len - r->start) % 8)
-		p8(r, 0);
-	size = (uint16_t)(r->len - r->start);
-	memcpy(r->b + r->start + 6, &size, 2);
-}
+#include "perf_bytes.h"
 
 /* ---- perf stat's records -------------------------------------------------- */
 
@@ -102,7 +52,7 @@ static uint64_t id_of(int ev, int ci)
 
 static void header_attr(struct bb *r, int ev, int ncpu)
 {
-	begin(r, PERFDATA_HEADER_ATTR);
+	begin(r, PERFDATA_HEADER_ATTR, 0);
 	attr(r, ev);
 	for (int ci = 0; ci < ncpu; ci++)
 		p64(r, id_of(ev, ci));
@@ -113,12 +63,12 @@ static void unit_and_scale(struct bb *r)
 {
 	double scale = 1e-6;
 
-	begin(r, PERFDATA_EVENT_UPDATE);
+	begin(r, PERFDATA_EVENT_UPDATE, 0);
 	p64(r, 0);
 	p64(r, id_of(TASK_CLOCK, 0));
 	put(r, "msec", 5);
 	end(r);
-	begin(r, PERFDATA_EVENT_UPDATE);
+	begin(r, PERFDATA_EVENT_UPDATE, 0);
 	p64(r, 1);
 	p64(r, id_of(TASK_CLOCK, 0));
 	put(r, &scale, 8);
@@ -130,7 +80,7 @@ static void thread_map(struct bb *r, int n)
 	static const char *const names[] = { "app", "worker-a", "worker-b" };
 	char comm[16];
 
-	begin(r, PERFDATA_THREAD_MAP);
+	begin(r, PERFDATA_THREAD_MAP, 0);
 	p64(r, (uint64_t)n);
 	for (int i = 0; i < n; i++) {
 		memset(comm, 0, sizeof(comm));
@@ -143,7 +93,7 @@ static void thread_map(struct bb *r, int n)
 
 static void cpu_map_none(struct bb *r)
 {
-	begin(r, PERFDATA_CPU_MAP);
+	begin(r, PERFDATA_CPU_MAP, 0);
 	p16(r, 0);
 	p16(r, 1);
 	p16(r, 0xffff);
@@ -152,7 +102,7 @@ static void cpu_map_none(struct bb *r)
 
 static void cpu_map_range(struct bb *r, uint16_t first, uint16_t last)
 {
-	begin(r, PERFDATA_CPU_MAP);
+	begin(r, PERFDATA_CPU_MAP, 0);
 	p16(r, 2);
 	p8(r, 0);
 	p8(r, 0);
@@ -163,7 +113,7 @@ static void cpu_map_range(struct bb *r, uint16_t first, uint16_t last)
 
 static void stat_config(struct bb *r, uint64_t aggr, uint64_t interval, uint64_t scale)
 {
-	begin(r, PERFDATA_STAT_CONFIG);
+	begin(r, PERFDATA_STAT_CONFIG, 0);
 	p64(r, 3);
 	p64(r, 0); p64(r, aggr);
 	p64(r, 1); p64(r, interval);
@@ -174,7 +124,7 @@ static void stat_config(struct bb *r, uint64_t aggr, uint64_t interval, uint64_t
 static void stat(struct bb *r, uint64_t id, int32_t cpu, uint32_t thread, uint64_t val,
 		 uint64_t ena, uint64_t run)
 {
-	begin(r, PERFDATA_STAT);
+	begin(r, PERFDATA_STAT, 0);
 	p64(r, id);
 	p32(r, (uint32_t)cpu);
 	p32(r, thread);
@@ -186,7 +136,7 @@ static void stat(struct bb *r, uint64_t id, int32_t cpu, uint32_t thread, uint64
 
 static void stat_round(struct bb *r, uint64_t type, uint64_t time)
 {
-	begin(r, PERFDATA_STAT_ROUND);
+	begin(r, PERFDATA_STAT_ROUND, 0);
 	p64(r, type);
 	p64(r, time);
 	end(r);
@@ -285,7 +235,7 @@ static void test_decoders(void **state)
 	free(cpus);
 	/* a mask of 64-bit words: CPUs 1 and 65 */
 	memset(&r, 0, sizeof(r));
-	begin(&r, PERFDATA_CPU_MAP);
+	begin(&r, PERFDATA_CPU_MAP, 0);
 	p16(&r, 1); p16(&r, 2); p16(&r, 8); p32(&r, 0);
 	p64(&r, 2); p64(&r, 2);
 	end(&r);
@@ -296,7 +246,7 @@ static void test_decoders(void **state)
 	free(cpus);
 	/* 32-bit words: CPU 0 and 33 */
 	memset(&r, 0, sizeof(r));
-	begin(&r, PERFDATA_CPU_MAP);
+	begin(&r, PERFDATA_CPU_MAP, 0);
 	p16(&r, 1); p16(&r, 2); p16(&r, 4);
 	p32(&r, 1); p32(&r, 2);
 	end(&r);
@@ -306,7 +256,7 @@ static void test_decoders(void **state)
 	free(cpus);
 	/* refused: a list longer than the record, a range backwards, a type */
 	memset(&r, 0, sizeof(r));
-	begin(&r, PERFDATA_CPU_MAP);
+	begin(&r, PERFDATA_CPU_MAP, 0);
 	p16(&r, 0); p16(&r, 100); p16(&r, 0);
 	end(&r);
 	assert_int_not_equal(perfstat_cpus_decode(r.b, r.len, &cpus, &n, &err), 0);
@@ -316,13 +266,13 @@ static void test_decoders(void **state)
 	assert_int_not_equal(perfstat_cpus_decode(r.b, r.len, &cpus, &n, &err), 0);
 	assert_non_null(strstr(err.msg, "ends before it starts"));
 	memset(&r, 0, sizeof(r));
-	begin(&r, PERFDATA_CPU_MAP);
+	begin(&r, PERFDATA_CPU_MAP, 0);
 	p16(&r, 7);
 	end(&r);
 	assert_int_not_equal(perfstat_cpus_decode(r.b, r.len, &cpus, &n, &err), 0);
 	/* STAT_CONFIG: known tags, an unknown one counted, a count too large */
 	memset(&r, 0, sizeof(r));
-	begin(&r, PERFDATA_STAT_CONFIG);
+	begin(&r, PERFDATA_STAT_CONFIG, 0);
 	p64(&r, 2);
 	p64(&r, 1); p64(&r, 100);
 	p64(&r, 9); p64(&r, 1);

@@ -193,3 +193,25 @@ void opts_usage(FILE *f, const char *usage_line, const struct opt *table)
 		fprintf(f, "%-32s %s\n", left, o->help);
 	}
 }
+
+int opts_parse_command(const struct opt *table, int argc, char **argv, const char *prog,
+		       const char *usage_line, const bool *help)
+{
+	struct err err = { 0 };
+	int first = opts_parse(table, argc, argv, &err);
+
+	if (first < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		opts_usage(stderr, usage_line, table);
+		return 129;
+	}
+	if (*help) {
+		opts_usage(stdout, usage_line, table);
+		return 0;
+	}
+	if (first < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[first]);
+		return 129;
+	}
+	return -1;
+}

@@ -80,5 +80,11 @@ struct opt {
  * option. */
 int opts_parse(const struct opt *table, int argc, char **argv, struct err *err);
 void opts_usage(FILE *f, const char *usage_line, const struct opt *table);
+/* A command line that takes options only: a bad option or a stray argument
+ * is one line "PROG: ..." plus the usage on stderr (exit status 129); with
+ * *help (set by the table) the usage goes to stdout (status 0). Returns -1
+ * when the command goes on, else the exit status to return. */
+int opts_parse_command(const struct opt *table, int argc, char **argv, const char *prog,
+		       const char *usage_line, const bool *help);
 
 #endif

@@ -682,21 +682,10 @@ int cmd_archive(int argc, char **argv)
 		OPTION_END,
 	};
 	struct err err = { 0 };
-	int first = opts_parse(table, argc, argv, &err);
+	int ret = opts_parse_command(table, argc, argv, "prep archive", usage_line, &help);
 
-	if (first < 0) {
-		fprintf(stderr, "prep archive: %s\n", err.msg);
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
-	if (help) {
-		opts_usage(stdout, usage_line, table);
-		return 0;
-	}
-	if (first < argc) {
-		fprintf(stderr, "prep archive: unexpected argument '%s'\n", argv[first]);
-		return 129;
-	}
+	if (ret >= 0)
+		return ret;
 	if (archive_file(input, &o, &st, &err)) {
 		fprintf(stderr, "prep archive: %s\n", err.msg);
 		return 1;

@@ -74,22 +74,11 @@ int cmd_export_pprof(int argc, char **argv)
 		OPTION_END,
 	};
 	struct err err = { 0 };
-	int first, ret;
+	int ret;
 
-	first = opts_parse(table, argc, argv, &err);
-	if (first < 0) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
-	if (eo.help) {
-		opts_usage(stdout, usage_line, table);
-		return 0;
-	}
-	if (first < argc) {
-		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
-		return 129;
-	}
+	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &eo.help);
+	if (ret >= 0)
+		return ret;
 	if (!eo.pprof) {
 		fprintf(stderr, "prep: export: choose a format: --pprof\n");
 		opts_usage(stderr, usage_line, table);

@@ -224,23 +224,12 @@ int cmd_report(int argc, char **argv)
 	struct err err = { 0 };
 	bool order_set = false, have_chains = false;
 	struct hist h;
-	int first, ret;
+	int ret;
 
 	g_ro = &ro;
-	first = opts_parse(table, argc, argv, &err);
-	if (first < 0) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
-	if (ro.help) {
-		opts_usage(stdout, usage_line, table);
-		return 0;
-	}
-	if (first < argc) {
-		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
-		return 129;
-	}
+	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &ro.help);
+	if (ret >= 0)
+		return ret;
 	if (ro.children_on || ro.children_off)
 		ro.children = ro.children_on && !ro.children_off;
 	if (!l.nr_inputs)

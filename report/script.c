@@ -340,22 +340,11 @@ int cmd_script(int argc, char **argv)
 		OPTION_END,
 	};
 	struct err err = { 0 };
-	int first, ret;
+	int ret;
 
-	first = opts_parse(table, argc, argv, &err);
-	if (first < 0) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
-	if (help) {
-		opts_usage(stdout, usage_line, table);
-		return 0;
-	}
-	if (first < argc) {
-		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
-		return 129;
-	}
+	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &help);
+	if (ret >= 0)
+		return ret;
 	l.inputs[l.nr_inputs++] = input ? input : "prec.data";
 	if (dump) {
 		if (dump_file(l.inputs[0], stdout, &err)) {

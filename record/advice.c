@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one place that turns a perf_event_open() failure into advice: what the
- * error means for this event on this machine, and what to do about it.
+ * The one place that turns a perf_event_open() failure into advice (what the
+ * error means for this event on this machine, and what to do about it), and
+ * perf's fallback for unprivileged users: exclude the kernel and go on.
  */
 #include "record.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static int read_paranoid(void)
+int perf_paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
 	int level = 2;
@@ -35,47 +39,109 @@ static const char *paranoid_meaning(int level)
 	return "no perf events for unprivileged users";
 }
 
-void open_error_advice(int errnum, const struct event_spec *ev, const struct record_opts *o,
-		       char *buf, size_t len)
+/*
+ * perf's rule (evsel__fallback): a permission error on an event that counts
+ * the kernel, for a user below perf_event_paranoid's bar, is retried with
+ * the kernel and hypervisor excluded, and the event is renamed NAME:u (NAME
+ * + "u" when it already carries modifiers or a PMU's slashes). An event that
+ * excludes user space (":k") has nothing left to measure and is not retried.
+ * Tried at every level above 1: at 3 and above (distribution patches) the
+ * kernel usually refuses user-only events too, and the advice says so.
+ */
+bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size, int errnum)
 {
+	size_t n = strlen(name);
+	const char *sep = strchr(name, '/') || strchr(name, ':') ? "" : ":";
+
+	if ((errnum != EACCES && errnum != EPERM) || a->exclude_kernel || a->exclude_user ||
+	    perf_paranoid() <= 1 || n + strlen(sep) + 1 >= size)
+		return false;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	snprintf(name + n, size - n, "%su", sep);
+	return true;
+}
+
+void user_only_note(FILE *out, const char *tool, const char *first_name)
+{
+	fprintf(out, "%s: perf_event_paranoid is %d: measuring user space only (%s); for the "
+		"kernel too, lower it to 1 or give %s CAP_PERFMON\n", tool, perf_paranoid(),
+		first_name, tool);
+}
+
+/* The owner of a process we may not attach to, when it is not us. */
+static bool foreign_process(pid_t pid, char *owner, size_t size)
+{
+	char path[64];
+	struct stat st;
+	struct passwd *pw;
+
+	if (pid <= 0 || geteuid() == 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) || st.st_uid == geteuid())
+		return false;
+	pw = getpwuid(st.st_uid);
+	if (pw)
+		snprintf(owner, size, "%s", pw->pw_name);
+	else
+		snprintf(owner, size, "uid %u", (unsigned)st.st_uid);
+	return true;
+}
+
+void open_error_advice(int errnum, const struct open_failure *f, char *buf, size_t len)
+{
+	char owner[64];
 	int level;
 
 	switch (errnum) {
 	case EACCES:
 	case EPERM:
-		level = read_paranoid();
+		if (foreign_process(f->pid, owner, sizeof(owner))) {
+			snprintf(buf, len, "no permission to attach event '%s' to process %d: it "
+				 "belongs to %s; only its owner, root or a user with CAP_PERFMON "
+				 "(and ptrace rights, CAP_SYS_PTRACE) may measure it", f->name,
+				 (int)f->pid, owner);
+			return;
+		}
+		level = perf_paranoid();
 		snprintf(buf, len,
-			 "no permission to open event '%s'%s: perf_event_paranoid is %d (%s); "
+			 "no permission to open event '%s'%s%s: perf_event_paranoid is %d (%s); "
+			 "%s", f->name, f->system_wide ? " system-wide" : "",
+			 f->tried_user_only ? " (user space only was tried too)" : "", level,
+			 paranoid_meaning(level),
+			 level <= -1 ? "run as root or give prec CAP_PERFMON" :
+			 f->system_wide ? "system-wide measurement needs perf_event_paranoid <= 0, "
+			 "root or CAP_PERFMON" :
 			 "run as root, give prec CAP_PERFMON, or lower "
-			 "/proc/sys/kernel/perf_event_paranoid (-a needs <= 0, kernel samples <= 1)",
-			 ev->name, o->all_cpus ? " on all CPUs" : "", level, paranoid_meaning(level));
+			 "/proc/sys/kernel/perf_event_paranoid to 2 (user space) or 1 (kernel too)");
 		return;
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		snprintf(buf, len, "event '%s' is not supported on this machine%s", ev->name,
-			 ev->is_hardware ? " (no hardware performance counters: a virtual machine?); "
+		snprintf(buf, len, "event '%s' is not supported on this machine%s", f->name,
+			 f->hardware ? " (no hardware performance counters: a virtual machine?); "
 			 "software events such as cpu-clock work everywhere" : "");
 		return;
 	case EMFILE:
 	case ENFILE:
 		snprintf(buf, len,
 			 "too many open files opening '%s': raise the limit with 'ulimit -n' "
-			 "(events x CPUs x threads descriptors are needed)", ev->name);
+			 "(events x CPUs x threads descriptors are needed)", f->name);
 		return;
 	case EINVAL:
 		snprintf(buf, len,
 			 "the kernel rejected the settings of event '%s' (invalid argument): "
 			 "the frequency may be above /proc/sys/kernel/perf_event_max_sample_rate, "
-			 "or a modifier or term is not valid for it", ev->name);
+			 "or a modifier or term is not valid for it", f->name);
 		return;
 	case ESRCH:
-		snprintf(buf, len, "no such process or thread to attach '%s' to", ev->name);
+		snprintf(buf, len, "no such process or thread to attach '%s' to", f->name);
 		return;
 	case EBUSY:
-		snprintf(buf, len, "event '%s' is busy: another tool holds the counter", ev->name);
+		snprintf(buf, len, "event '%s' is busy: another tool holds the counter", f->name);
 		return;
 	default:
-		snprintf(buf, len, "cannot open event '%s': %s", ev->name, strerror(errnum));
+		snprintf(buf, len, "cannot open event '%s': %s", f->name, strerror(errnum));
 	}
 }

@@ -229,10 +229,12 @@ static int add_evfd(struct session *s, const struct evfd *e)
 }
 
 /* The default event is cycles; without a hardware PMU, perf samples
- * cpu-clock instead, and so do we, saying so. */
+ * cpu-clock instead, and so do we, saying so. The user-only fallback, if
+ * taken already, stays (cycles:u becomes cpu-clock:u). */
 static bool fall_back_to_cpu_clock(struct session *s, size_t i, int errnum)
 {
 	struct event_spec *ev = &s->events[i];
+	bool user_only = ev->attr.exclude_kernel;
 
 	if (!s->opts->default_event || ev->attr.type != PERF_TYPE_HARDWARE ||
 	    (errnum != ENOENT && errnum != EOPNOTSUPP && errnum != ENODEV))
@@ -240,11 +242,25 @@ static bool fall_back_to_cpu_clock(struct session *s, size_t i, int errnum)
 	memset(&ev->attr, 0, sizeof(ev->attr));
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	ev->attr.exclude_kernel = user_only;
+	ev->attr.exclude_hv = user_only;
 	ev->is_hardware = false;
-	snprintf(ev->name, sizeof(ev->name), "cpu-clock");
+	snprintf(ev->name, sizeof(ev->name), "cpu-clock%s", user_only ? ":u" : "");
 	if (!s->opts->quiet)
 		fprintf(stderr, "prec: no hardware cycles counter on this machine "
 			"(no PMU): sampling cpu-clock instead\n");
+	return true;
+}
+
+/* At perf_event_paranoid >= 2 an unprivileged user may still sample user
+ * space: exclude the kernel, as perf does, and say so once. */
+static bool fall_back_to_user_only(struct session *s, size_t i, int errnum)
+{
+	struct event_spec *ev = &s->events[i];
+
+	if (!event_fallback_user_only(&ev->attr, ev->name, sizeof(ev->name), errnum))
+		return false;
+	s->tried_user_only = true;
 	return true;
 }
 
@@ -265,10 +281,20 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 		}
 		if (errno == ESRCH && tid > 0 && !workload)
 			return 0;                       /* the thread exited meanwhile */
-		if (fall_back_to_cpu_clock(s, i, errno))
+		if (fall_back_to_user_only(s, i, errno) || fall_back_to_cpu_clock(s, i, errno))
 			continue;
-		open_error_advice(errno, &s->events[i], s->opts, advice, sizeof(advice));
-		return err_set(err, -errno, "%s", advice);
+		{
+			struct open_failure f = {
+				.name = s->events[i].name, .hardware = s->events[i].is_hardware,
+				.system_wide = s->opts->all_cpus || s->opts->cpu_list,
+				.pid = workload ? 0 : tid > 0 ? tid : 0,
+				.tried_user_only = s->tried_user_only,
+			};
+			int errnum = errno;
+
+			open_error_advice(errnum, &f, advice, sizeof(advice));
+			return err_set(err, -errnum, "%s", advice);
+		}
 	}
 	if (ioctl(e.fd, PERF_EVENT_IOC_ID, &e.id) < 0) {
 		int ret = -errno;
@@ -340,6 +366,8 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	}
 	if (!s->nr_evfds)
 		return err_set(err, -ESRCH, "nothing to record: every thread exited");
+	if (s->tried_user_only && !o->quiet)
+		user_only_note(stderr, "prec", s->events[0].name);
 	return 0;
 }
 

@@ -347,7 +347,7 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 
 	if (ret < 0)
 		return ret;
-	if (restricted && !o->quiet)
+	if (restricted && !o->quiet && !s->attrs[0].exclude_kernel)
 		fprintf(stderr, "prec: kernel addresses are hidden (kptr_restrict): kernel samples "
 			"will not be named\n");
 	if (o->all_cpus || o->cpu_list)

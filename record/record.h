@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../common/err.h"
@@ -87,6 +88,7 @@ struct session {
 	uint64_t bytes_drained;
 	uint64_t wakeups;
 	bool build_id_in_mmap;          /* the kernel accepted attr.build_id */
+	bool tried_user_only;           /* an event fell back to excluding the kernel */
 	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
 	struct record_layouts *layouts; /* the events as the decoder sees them */
 };
@@ -120,10 +122,26 @@ int workload_prepare(struct workload *wl, char **argv, struct err *err);
 int workload_start(struct workload *wl, struct err *err);
 
 /* advice.c */
-/* A one-line (or few-line) explanation of why perf_event_open failed for
- * this event, with what to do about it. */
-void open_error_advice(int errnum, const struct event_spec *ev, const struct record_opts *o,
-		       char *buf, size_t len);
+/* What failed to open, for open_error_advice. */
+struct open_failure {
+	const char *name;               /* the event as named (after any :u fallback) */
+	bool hardware;                  /* a hardware event (may be missing on a VM) */
+	bool system_wide;               /* -a / -C */
+	pid_t pid;                      /* the process attached to (-p/-t), 0 for none */
+	bool tried_user_only;           /* the :u fallback was tried and refused too */
+};
+/* /proc/sys/kernel/perf_event_paranoid (2 when unreadable). */
+int perf_paranoid(void);
+/* A one-line explanation of why perf_event_open failed for this event, with
+ * what to do about it: the paranoid level, another user's process, a
+ * missing counter, the open-files limit. */
+void open_error_advice(int errnum, const struct open_failure *f, char *buf, size_t len);
+/* perf's fallback for a permission error at perf_event_paranoid >= 2: set
+ * exclude_kernel and exclude_hv in a, append ":u" (or "u") to name (a
+ * buffer of size bytes) and return true; false when it does not apply. */
+bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size, int errnum);
+/* The one note line printed once when the fallback was taken. */
+void user_only_note(FILE *out, const char *tool, const char *first_name);
 
 /* finish.c */
 struct dso_list;

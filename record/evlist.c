@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -75,22 +76,50 @@ bad:
 	return err_set(err, -EINVAL, "bad CPU list '%s' (expected e.g. 0-3,6)", list);
 }
 
+/* The online CPUs as the kernel lists them ("0-1"), newline removed. */
+static void online_cpu_text(char *line, size_t size)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	if (!f || !fgets(line, (int)size, f)) {
+		long nr = sysconf(_SC_NPROCESSORS_ONLN);
+
+		snprintf(line, size, "0-%ld", nr > 0 ? nr - 1 : 0);
+	}
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+}
+
 static int online_cpus(int **cpus, size_t *n, struct err *err)
 {
 	char line[4096];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	int ret;
 
-	if (!f || !fgets(line, sizeof(line), f)) {
-		long nr = sysconf(_SC_NPROCESSORS_ONLN);
+	online_cpu_text(line, sizeof(line));
+	return parse_cpu_list(line, cpus, n, err);
+}
 
-		if (f)
-			fclose(f);
-		snprintf(line, sizeof(line), "0-%ld", nr > 0 ? nr - 1 : 0);
-	} else {
-		fclose(f);
+/* -C: every CPU named must be online, else a clear error before anything opens. */
+static int check_cpu_list(const char *list, const int *cpus, size_t n, struct err *err)
+{
+	char line[4096];
+	int *online = NULL;
+	size_t nr_online = 0;
+	int ret = 0;
+
+	online_cpu_text(line, sizeof(line));
+	if (parse_cpu_list(line, &online, &nr_online, err))
+		return 0;       /* cannot tell: let perf_event_open say */
+	for (size_t i = 0; i < n && !ret; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < nr_online && !found; k++)
+			found = online[k] == cpus[i];
+		if (!found)
+			ret = err_set(err, -EINVAL, "-C %s: CPU %d does not exist (this machine has %s)",
+				      list, cpus[i], line);
 	}
-	ret = parse_cpu_list(line, cpus, n, err);
+	free(online);
 	return ret;
 }
 
@@ -178,13 +207,26 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		if (o->period) {
 			a->freq = 0;
 			a->sample_period = (uint64_t)o->period;
+		} else if (a->type == PERF_TYPE_TRACEPOINT && !o->freq_given) {
+			a->freq = 0;            /* perf's default: every hit */
+			a->sample_period = 1;
 		} else {
 			a->freq = 1;
 			a->sample_freq = (uint64_t)o->freq;
 		}
 	}
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/*
+	 * The period goes into each sample only in frequency mode. With a fixed
+	 * period the kernel samples a software or tracepoint event on every
+	 * hit when PERIOD is asked for (perf_swevent_event() then reports each
+	 * hit's count as its period), so -c 100 on page-faults would take a
+	 * sample per fault. perf leaves the bit out for the same reason; the
+	 * report weighs such samples by attr.sample_period.
+	 */
+	if (a->freq)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (a->type == PERF_TYPE_TRACEPOINT)
 		a->sample_type |= PERF_SAMPLE_RAW;
 	if (o->callgraph != CALLGRAPH_NONE)
@@ -296,6 +338,13 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 			return err_set(err, -errnum, "%s", advice);
 		}
 	}
+	if (s->opts->filters[i] && ioctl(e.fd, PERF_EVENT_IOC_SET_FILTER, s->opts->filters[i]) < 0) {
+		int ret = -errno;
+
+		close(e.fd);
+		return err_set(err, ret, "the kernel refused filter '%s' on event '%s': %s",
+			       s->opts->filters[i], s->events[i].name, strerror(-ret));
+	}
 	if (ioctl(e.fd, PERF_EVENT_IOC_ID, &e.id) < 0) {
 		int ret = -errno;
 
@@ -337,9 +386,11 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	s->attrs = calloc(s->nr_events, sizeof(*s->attrs));
 	if (!s->attrs)
 		return err_set(err, -ENOMEM, "out of memory");
-	if (o->cpu_list)
+	if (o->cpu_list) {
 		ret = parse_cpu_list(o->cpu_list, &s->cpus, &s->nr_cpus, err);
-	else
+		if (!ret)
+			ret = check_cpu_list(o->cpu_list, s->cpus, s->nr_cpus, err);
+	} else
 		ret = online_cpus(&s->cpus, &s->nr_cpus, err);
 	if (ret)
 		return ret;
@@ -371,6 +422,59 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	return 0;
 }
 
+static long read_long(const char *path, long dflt)
+{
+	FILE *f = fopen(path, "r");
+	long v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * The kernel lets a user lock perf_event_mlock_kb per online CPU for ring
+ * buffers, and beyond that charges RLIMIT_MEMLOCK (root, CAP_IPC_LOCK: no
+ * limit). Say which limits were in force and the largest -m that fits them
+ * for this many rings; with no limit in the way the kernel is out of memory.
+ */
+static int mmap_limit_error(const struct session *s, int cpu, int ret, struct err *err)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = ring_pages(s->opts);
+	size_t rings = s->nr_cpus ? s->nr_cpus : 1;
+	long mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long budget, ring_kb = (unsigned long long)(pages + 1) * page >> 10;
+	struct rlimit rl = { 0 };
+	char lim[64] = "unlimited", fits[64];
+	long fit = 0;
+
+	if (ncpu < 1)
+		ncpu = 1;
+	getrlimit(RLIMIT_MEMLOCK, &rl);
+	if (rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), "%llu KiB", (unsigned long long)rl.rlim_cur >> 10);
+	if (ret == -EPERM || geteuid() != 0) {
+		budget = (unsigned long long)mlock_kb * (unsigned long long)ncpu +
+			 (rl.rlim_cur == RLIM_INFINITY ? 0 : (unsigned long long)rl.rlim_cur >> 10);
+		for (long p = 1; p <= (1L << 20); p <<= 1)
+			if (rings * (((unsigned long long)(p + 1) * page) >> 10) <= budget)
+				fit = p;
+		snprintf(fits, sizeof(fits), fit ? "-m %ld would fit" : "no -m fits", fit);
+		return err_set(err, ret, "-m %zu: %zu ring buffers of %llu KiB (one per CPU) are over "
+			       "the locked-memory limit for perf: perf_event_mlock_kb %ld KiB per CPU "
+			       "(x %ld CPUs) plus RLIMIT_MEMLOCK (ulimit -l) %s; %s, or raise "
+			       "/proc/sys/kernel/perf_event_mlock_kb or ulimit -l", pages, rings,
+			       ring_kb, mlock_kb, ncpu, lim, fits);
+	}
+	return err_set(err, ret, "-m %zu: the kernel could not allocate a ring buffer of %llu KiB "
+		       "for CPU %d: %s; try -m %zu", pages, ring_kb, cpu, strerror(-ret),
+		       pages > 1 ? pages / 2 : 1);
+}
+
 int session_mmap(struct session *s, struct err *err)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = ring_pages(s->opts);
@@ -399,11 +503,7 @@ int session_mmap(struct session *s, struct err *err)
 
 			r->base = NULL;
 			if (ret == -EPERM || ret == -ENOMEM)
-				return err_set(err, ret,
-					       "cannot map %zu KiB of ring buffer for CPU %d: %s: over the "
-					       "locked-memory limit for perf (/proc/sys/kernel/perf_event_mlock_kb "
-					       "per CPU, and ulimit -l); use a smaller -m or run as root",
-					       len >> 10, e->cpu, strerror(-ret));
+				return mmap_limit_error(s, e->cpu, ret, err);
 			return err_set(err, ret, "cannot map the ring buffer of CPU %d: %s", e->cpu,
 				       strerror(-ret));
 		}

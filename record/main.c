@@ -73,9 +73,34 @@ struct raw_args {
 	bool fp;
 };
 
-static int cb_event(const struct opt *o, const char *arg, struct err *err)
+/* -e: the events of the last -e are what a following --filter applies to. */
+static int cb_event(const struct opt *opt, const char *arg, struct err *err)
 {
-	return events_parse(arg, NULL, o->dest, err);
+	struct record_opts *o = opt->dest;
+
+	o->last_e_first = o->events.nr;
+	return events_parse(arg, NULL, &o->events, err);
+}
+
+/* --filter follows an -e of tracepoints, as in perf. */
+static int cb_filter(const struct opt *opt, const char *arg, struct err *err)
+{
+	struct record_opts *o = opt->dest;
+	size_t n = 0;
+
+	for (size_t i = o->last_e_first; i < o->events.nr; i++) {
+		if (o->events.ev[i].attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		if (o->filters[i])
+			return err_set(err, -EINVAL, "--filter '%s': event '%s' has a filter already",
+				       arg, o->events.ev[i].name);
+		o->filters[i] = arg;
+		n++;
+	}
+	if (!n)
+		return err_set(err, -EINVAL, "--filter '%s' must follow an -e of tracepoint events "
+			       "(e.g. -e sched:sched_switch --filter 'prev_pid == 1')", arg);
+	return 0;
 }
 
 static long max_sample_rate(void)
@@ -100,6 +125,7 @@ static int check_freq(struct record_opts *o, const char *freq_arg, struct err *e
 		o->freq = o->period ? 0 : DEFAULT_FREQ;
 		return 0;
 	}
+	o->freq_given = true;
 	if (!strcmp(freq_arg, "max")) {
 		o->freq = max;
 		o->freq_max = true;
@@ -173,8 +199,6 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		return err_set(err, -EINVAL, "nothing to record: give a command, -p PID, -t TID or -a");
 	if (o->pids && o->tids)
 		return err_set(err, -EINVAL, "-p and -t cannot be used together");
-	if (o->argc && (o->pids || o->tids))
-		return err_set(err, -EINVAL, "a command cannot be combined with -p or -t");
 	if (!o->events.nr) {
 		o->default_event = true;
 		ret = events_parse("cycles", NULL, &o->events, err);
@@ -190,8 +214,10 @@ static int parse_args(struct record_opts *o, int argc, char **argv)
 	struct raw_args raw = { 0 };
 	bool help = false, version = false;
 	const struct opt table[] = {
-		OPTION_CALLBACK('e', "event", &o->events, "event", "event to sample (repeatable; comma list; "
+		OPTION_CALLBACK('e', "event", o, "event", "event to sample (repeatable; comma list; "
 				"default cycles, or cpu-clock without a PMU)", cb_event),
+		OPTION_CALLBACK(0, "filter", o, "filter", "tracepoint filter for the events of the "
+				"preceding -e (the kernel's filter syntax)", cb_filter),
 		OPTION_STRING('F', "freq", &raw.freq, "n", "sample frequency in Hz, or 'max' (default 4000)"),
 		OPTION_INT('c', "count", &o->period, "n", "sample every n events instead", 1, LONG_MAX),
 		OPTION_FLAG('g', NULL, &raw.fp, "record call chains (frame pointers)"),
@@ -473,6 +499,16 @@ static void print_summary(const struct record_opts *o, const struct container_wr
 			(unsigned long long)st->lost_samples);
 }
 
+/* The events follow the command (inherited, enabled on its exec) unless
+ * a target is given too: then, as in perf, the command only sets the
+ * duration of a system-wide (-a, -C) or attached (-p, -t) recording. */
+static bool follows_workload(const struct run *run)
+{
+	const struct record_opts *o = run->s.opts;
+
+	return run->have_workload && !o->all_cpus && !o->cpu_list && !o->pids && !o->tids;
+}
+
 static int start(struct run *run, struct err *err)
 {
 	struct session *s = &run->s;
@@ -500,7 +536,7 @@ static int start(struct run *run, struct err *err)
 			return ret;
 		run->have_workload = true;
 	}
-	ret = session_open_events(s, run->have_workload ? run->wl.pid : -1, err);
+	ret = session_open_events(s, follows_workload(run) ? run->wl.pid : -1, err);
 	if (!ret)
 		ret = session_mmap(s, err);
 	if (!ret)
@@ -512,18 +548,20 @@ static int start(struct run *run, struct err *err)
 	container_writer_set_layouts(s->writer, s->layouts);
 	if (o->verbose)
 		print_setup(s);
-	if (run->have_workload) {
-		/* the kernel's own map: the workload's come from the kernel */
+	if (follows_workload(run)) {
+		/* the kernel's own map: the workload's come from the kernel;
+		 * the events start with its exec (enable_on_exec) */
 		ret = synthesize(s, err);
-		if (ret)
-			return ret;
-		ret = workload_start(&run->wl, err);
-		return ret ? err_prefix(err, "cannot run '%s'", o->argv[0]) : 0;
+	} else {
+		/* -a, -C, -p, -t: from now on; a command only sets how long */
+		ret = session_enable(s, err);
+		if (!ret)
+			ret = synthesize(s, err);
 	}
-	ret = session_enable(s, err);
-	if (!ret)
-		ret = synthesize(s, err);
-	return ret;
+	if (ret || !run->have_workload)
+		return ret;
+	ret = workload_start(&run->wl, err);
+	return ret ? err_prefix(err, "cannot run '%s'", o->argv[0]) : 0;
 }
 
 /* Exit status as perf: the workload's, 128 + signal if it was killed. */

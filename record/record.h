@@ -28,7 +28,10 @@ enum callgraph_mode {
 struct record_opts {
 	struct event_list events;       /* -e, in order; default cycles (fallback cpu-clock) */
 	bool default_event;             /* no -e given */
+	size_t last_e_first;            /* first event of the last -e (for --filter) */
+	const char *filters[EVENT_LIST_MAX]; /* --filter per event, or NULL */
 	long freq;                      /* -F; 0 when -c is used */
+	bool freq_given;                /* -F was given (tracepoints default to period 1) */
 	bool freq_max;                  /* -F max */
 	long period;                    /* -c */
 	enum callgraph_mode callgraph;

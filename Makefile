@@ -113,7 +113,11 @@ PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/tree $(BUILD)/tests/programs/inl \
 	 $(BUILD)/tests/programs/threads \
 	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp \
-	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so
+	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so \
+	 $(BUILD)/tests/programs/swev
+$(BUILD)/tests/programs/swev: tests/programs/swev.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/spin: tests/programs/spin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread

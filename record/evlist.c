@@ -187,19 +187,109 @@ static int parse_pid_list(struct session *s, const char *list, bool threads, str
 	return 0;
 }
 
-static size_t ring_pages(const struct record_opts *o)
+static long read_long(const char *path, long dflt)
 {
+	FILE *f = fopen(path, "r");
+	long v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * The kernel lets a user lock perf_event_mlock_kb per online CPU for ring
+ * buffers, and beyond that charges RLIMIT_MEMLOCK; root (CAP_IPC_LOCK) has
+ * no limit. What a user may lock, in KiB, and the largest power-of-two
+ * number of data pages per ring that fits it for this many rings (0: none).
+ */
+struct mlock_limits {
+	long mlock_kb, ncpu;
+	bool rlimit_infinite;
+	unsigned long long rlimit_kb, budget_kb;
+};
+
+static void mlock_limits(struct mlock_limits *l)
+{
+	struct rlimit rl = { 0 };
+
+	l->mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+	l->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (l->ncpu < 1)
+		l->ncpu = 1;
+	getrlimit(RLIMIT_MEMLOCK, &rl);
+	l->rlimit_infinite = rl.rlim_cur == RLIM_INFINITY;
+	l->rlimit_kb = l->rlimit_infinite ? 0 : (unsigned long long)rl.rlim_cur >> 10;
+	l->budget_kb = (unsigned long long)l->mlock_kb * (unsigned long long)l->ncpu + l->rlimit_kb;
+}
+
+static long pages_that_fit(const struct mlock_limits *l, size_t rings)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	long fit = 0;
+
+	for (long p = 1; p <= (1L << 20); p <<= 1)
+		if (rings * (((unsigned long long)(p + 1) * page) >> 10) <= l->budget_kb)
+			fit = p;
+	return fit;
+}
+
+/* -m, or the default: 256 pages (2048 for stack copies), made to fit a
+ * user's locked-memory limits as perf's default does. */
+static size_t choose_ring_pages(const struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	size_t pages = o->callgraph == CALLGRAPH_DWARF ? 2048 : 256;
+	struct mlock_limits l;
+	long fit;
+
 	if (o->mmap_pages)
 		return (size_t)o->mmap_pages;
-	return o->callgraph == CALLGRAPH_DWARF ? 2048 : 256;
+	if (geteuid() == 0)
+		return pages;
+	mlock_limits(&l);
+	fit = pages_that_fit(&l, s->nr_cpus ? s->nr_cpus : 1);
+	return fit > 0 && (size_t)fit < pages ? (size_t)fit : pages;
 }
+
+/* Say which limits were in force and the largest -m that fits them; with
+ * no limit in the way the kernel is out of memory. */
+static int mmap_limit_error(const struct session *s, int cpu, int ret, struct err *err)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = s->ring_pages;
+	size_t rings = s->nr_cpus ? s->nr_cpus : 1;
+	unsigned long long ring_kb = (unsigned long long)(pages + 1) * page >> 10;
+	char lim[64] = "unlimited", fits[64];
+	struct mlock_limits l;
+	long fit;
+
+	mlock_limits(&l);
+	if (!l.rlimit_infinite)
+		snprintf(lim, sizeof(lim), "%llu KiB", l.rlimit_kb);
+	if (ret == -EPERM || geteuid() != 0) {
+		fit = pages_that_fit(&l, rings);
+		snprintf(fits, sizeof(fits), fit ? "-m %ld would fit" : "no -m fits", fit);
+		return err_set(err, ret, "-m %zu: %zu ring buffers of %llu KiB (one per CPU) are over "
+			       "the locked-memory limit for perf: perf_event_mlock_kb %ld KiB per CPU "
+			       "(x %ld CPUs) plus RLIMIT_MEMLOCK (ulimit -l) %s; %s, or raise "
+			       "/proc/sys/kernel/perf_event_mlock_kb or ulimit -l", pages, rings,
+			       ring_kb, l.mlock_kb, l.ncpu, lim, fits);
+	}
+	return err_set(err, ret, "-m %zu: the kernel could not allocate a ring buffer of %llu KiB "
+		       "for CPU %d: %s; try -m %zu", pages, ring_kb, cpu, strerror(-ret),
+		       pages > 1 ? pages / 2 : 1);
+}
+
 
 static void setup_attr(struct session *s, size_t i, bool workload)
 {
 	const struct record_opts *o = s->opts;
 	const struct event_spec *ev = &s->events[i];
 	struct perf_event_attr *a = &s->attrs[i];
-	size_t data = ring_pages(o) * (size_t)sysconf(_SC_PAGESIZE);
+	size_t data = s->ring_pages * (size_t)sysconf(_SC_PAGESIZE);
 
 	*a = ev->attr;
 	a->size = sizeof(*a);
@@ -394,6 +484,7 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 		ret = online_cpus(&s->cpus, &s->nr_cpus, err);
 	if (ret)
 		return ret;
+	s->ring_pages = choose_ring_pages(s);
 	if (workload > 0)
 		ret = add_tid(s, workload) ? err_set(err, -ENOMEM, "out of memory") : 0;
 	else if (o->pids)
@@ -422,62 +513,9 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	return 0;
 }
 
-static long read_long(const char *path, long dflt)
-{
-	FILE *f = fopen(path, "r");
-	long v = dflt;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
-}
-
-/*
- * The kernel lets a user lock perf_event_mlock_kb per online CPU for ring
- * buffers, and beyond that charges RLIMIT_MEMLOCK (root, CAP_IPC_LOCK: no
- * limit). Say which limits were in force and the largest -m that fits them
- * for this many rings; with no limit in the way the kernel is out of memory.
- */
-static int mmap_limit_error(const struct session *s, int cpu, int ret, struct err *err)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = ring_pages(s->opts);
-	size_t rings = s->nr_cpus ? s->nr_cpus : 1;
-	long mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long long budget, ring_kb = (unsigned long long)(pages + 1) * page >> 10;
-	struct rlimit rl = { 0 };
-	char lim[64] = "unlimited", fits[64];
-	long fit = 0;
-
-	if (ncpu < 1)
-		ncpu = 1;
-	getrlimit(RLIMIT_MEMLOCK, &rl);
-	if (rl.rlim_cur != RLIM_INFINITY)
-		snprintf(lim, sizeof(lim), "%llu KiB", (unsigned long long)rl.rlim_cur >> 10);
-	if (ret == -EPERM || geteuid() != 0) {
-		budget = (unsigned long long)mlock_kb * (unsigned long long)ncpu +
-			 (rl.rlim_cur == RLIM_INFINITY ? 0 : (unsigned long long)rl.rlim_cur >> 10);
-		for (long p = 1; p <= (1L << 20); p <<= 1)
-			if (rings * (((unsigned long long)(p + 1) * page) >> 10) <= budget)
-				fit = p;
-		snprintf(fits, sizeof(fits), fit ? "-m %ld would fit" : "no -m fits", fit);
-		return err_set(err, ret, "-m %zu: %zu ring buffers of %llu KiB (one per CPU) are over "
-			       "the locked-memory limit for perf: perf_event_mlock_kb %ld KiB per CPU "
-			       "(x %ld CPUs) plus RLIMIT_MEMLOCK (ulimit -l) %s; %s, or raise "
-			       "/proc/sys/kernel/perf_event_mlock_kb or ulimit -l", pages, rings,
-			       ring_kb, mlock_kb, ncpu, lim, fits);
-	}
-	return err_set(err, ret, "-m %zu: the kernel could not allocate a ring buffer of %llu KiB "
-		       "for CPU %d: %s; try -m %zu", pages, ring_kb, cpu, strerror(-ret),
-		       pages > 1 ? pages / 2 : 1);
-}
-
 int session_mmap(struct session *s, struct err *err)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = ring_pages(s->opts);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = s->ring_pages;
 	size_t len = (pages + 1) * page;
 
 	s->rings = calloc(s->nr_cpus, sizeof(*s->rings));

@@ -82,6 +82,7 @@ struct session {
 	size_t nr_evfds, cap_evfds;
 	struct evfd *evfds;
 	size_t nr_rings;
+	size_t ring_pages;              /* data pages per ring (-m, or a default that fits) */
 	struct ring *rings;
 	int *cpus;                      /* CPUs events are opened on; -1 alone for per-thread */
 	size_t nr_cpus;

@@ -28,6 +28,8 @@ unpriv_init() {
 			{ unpriv_why="useradd $UNPRIV_USER failed"; return 1; }
 	fi
 	mkdir -p "$unpriv_dir/bin" "$unpriv_dir/u" || return 1
+	# the test's own temporary folder (mode 700) must let the user through
+	chmod o+x "$(dirname "$unpriv_dir")"
 	chmod 755 "$unpriv_dir" "$unpriv_dir/bin"
 	cp "$PREC" "$PREP" "$unpriv_dir/bin/" || return 1
 	[ -d "${P:-}" ] && cp -r "$P" "$unpriv_dir/bin/programs"

@@ -346,6 +346,25 @@ static int list_arg(struct lister *ls, const char *arg, struct err *err)
 	return list_all(ls, glob, err);
 }
 
+/* Each argument in turn; *status 1 when one lists nothing (said why). */
+static int list_args(struct lister *ls, int argc, char **argv, int *status, struct err *err)
+{
+	for (int i = 0; i < argc; i++) {
+		int notes = ls->notes, ret;
+
+		ls->printed = 0;
+		ret = list_arg(ls, argv[i], err);
+		if (ret)
+			return ret;
+		if (ls->printed)
+			continue;
+		*status = 1;
+		if (ls->notes == notes)
+			fprintf(stderr, "prec list: no event matches '%s'\n", argv[i]);
+	}
+	return 0;
+}
+
 static const char usage_line[] = "prec list [sw|hw|cache|tracepoint|pmu|SYS:EVENT|GLOB]...";
 
 static int usage_error(const char *msg)
@@ -375,25 +394,19 @@ int cmd_list(int argc, char **argv)
 	}
 	for (int i = first; i < argc; i++) {
 		if (argv[i][0] == '-' || !argv[i][0]) {
-			snprintf(err.msg, sizeof(err.msg), "bad argument '%s'", argv[i]);
-			return usage_error(err.msg);
+			char msg[64];
+
+			snprintf(msg, sizeof(msg), "bad argument '%.40s'", argv[i]);
+			return usage_error(msg);
 		}
 	}
 	ls.tty = isatty(STDOUT_FILENO);
 	if (ls.tty)
 		printf("\nList of pre-defined events (to be used in -e):\n\n");
-	ret = first == argc ? list_all(&ls, NULL, &err) : 0;
-	for (int i = first; i < argc && !ret; i++) {
-		int notes = ls.notes;
-
-		ls.printed = 0;
-		ret = list_arg(&ls, argv[i], &err);
-		if (ret || ls.printed)
-			continue;
-		status = 1;
-		if (ls.notes == notes)
-			fprintf(stderr, "prec list: no event matches '%s'\n", argv[i]);
-	}
+	if (first == argc)
+		ret = list_all(&ls, NULL, &err);
+	else
+		ret = list_args(&ls, argc - first, argv + first, &status, &err);
 	if (ret) {
 		fflush(stdout);
 		fprintf(stderr, "prec list: %s\n", err.msg[0] ? err.msg : err_str(ret));

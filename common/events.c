@@ -17,6 +17,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -682,6 +683,66 @@ void event_list_free(struct event_list *l)
 	free(l->ev);
 	l->ev = NULL;
 	l->nr = 0;
+}
+
+/* ---- listing the builtin names -------------------------------------------- */
+
+static bool sym_next(const struct family *f, size_t *pos, struct event_name *out)
+{
+	size_t i = *pos;
+
+	/* a row with its predecessor's config is that event's alias */
+	while (i < f->nr && i && f->syms[i].config == f->syms[i - 1].config)
+		i++;
+	if (i >= f->nr)
+		return false;
+	out->type = f->type;
+	out->config = f->syms[i].config;
+	snprintf(out->name, sizeof(out->name), "%s", f->syms[i].name);
+	out->alias = NULL;
+	if (i + 1 < f->nr && f->syms[i + 1].config == out->config)
+		out->alias = f->syms[i + 1].name;
+	*pos = i + 1;
+	return true;
+}
+
+/* perf's spelling (__evsel__hw_cache_type_op_res_name): the refs of an op
+ * by its plural ("L1-dcache-loads"), misses as "L1-dcache-load-misses". */
+static bool cache_next(size_t *pos, struct event_name *out)
+{
+	const size_t per_cache = PERF_COUNT_HW_CACHE_OP_MAX * PERF_COUNT_HW_CACHE_RESULT_MAX;
+
+	for (size_t i = *pos; i < PERF_COUNT_HW_CACHE_MAX * per_cache; i++) {
+		size_t cache = i / per_cache;
+		size_t op = i % per_cache / PERF_COUNT_HW_CACHE_RESULT_MAX;
+		size_t res = i % PERF_COUNT_HW_CACHE_RESULT_MAX;
+
+		if (!(cache_has_ops[cache] & (1u << op)))
+			continue;
+		out->type = PERF_TYPE_HW_CACHE;
+		out->config = cache | op << 8 | res << 16;
+		out->alias = NULL;
+		if (res == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+			snprintf(out->name, sizeof(out->name), "%s-%s", cache_names[cache][0],
+				 cache_ops[op][1]);
+		else
+			snprintf(out->name, sizeof(out->name), "%s-%s-%s", cache_names[cache][0],
+				 cache_ops[op][0], cache_results[res][0]);
+		*pos = i + 1;
+		return true;
+	}
+	return false;
+}
+
+bool events_builtin_next(uint32_t type, size_t *pos, struct event_name *out)
+{
+	if (type == PERF_TYPE_HW_CACHE)
+		return cache_next(pos, out);
+	for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
+		if (families[f].type == type)
+			return sym_next(&families[f], pos, out);
+	}
+	return false;
 }
 
 const char *event_type_name(uint32_t type)

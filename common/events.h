@@ -97,6 +97,70 @@ void event_list_free(struct event_list *l);
  * NULL for dynamic PMU types. The string is static. */
 const char *event_type_name(uint32_t type);
 
+/* ---- what the parser knows, for listings (prec list) ------------------ */
+
+/* One builtin event, as perf lists it. */
+struct event_name {
+	uint32_t type;          /* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
+	uint64_t config;
+	char name[48];          /* "cpu-cycles", "L1-dcache-load-misses" */
+	const char *alias;      /* the other name ("cycles"), or NULL; static */
+};
+
+/*
+ * The builtin events of one type (PERF_TYPE_HARDWARE, _SOFTWARE or
+ * _HW_CACHE), one per call, in the parser's table order: start with
+ * *pos = 0; false past the last one (at once for any other type). Hardware
+ * and software events come under their first name, with their alias;
+ * hw-cache events under perf's names for every cache and op pair the
+ * parser takes, refs ("L1-dcache-loads") then misses
+ * ("L1-dcache-load-misses"). Every name and alias parses with
+ * events_parse() to this type and config.
+ */
+bool events_builtin_next(uint32_t type, size_t *pos, struct event_name *out);
+
+/*
+ * The tracefs events folder, "<tracefs>/events", into buf: with
+ * env->tracefs set, that one as it is. Otherwise the first of
+ * /sys/kernel/tracing and /sys/kernel/debug/tracing that has one; when
+ * neither has, tracefs is mounted at /sys/kernel/tracing first, as perf
+ * does, and left mounted (this needs root). Returns 0, or -ENOENT (not
+ * mounted, and mounting failed: the message says how to mount it), -EACCES
+ * (mounted but not readable by this user), -ENAMETOOLONG, with the reason
+ * in err.
+ */
+int events_tracefs(const struct event_env *env, char *buf, size_t size, struct err *err);
+
+/* One thing an events_for_each() walk found. */
+struct event_item {
+	const char *group;      /* the PMU, or the tracepoint's system */
+	const char *name;       /* the alias, the format term, or the tracepoint */
+	const char *value;      /* the alias's terms ("event=0x04") or the
+				 * format ("config:0-63"); NULL for tracepoints */
+};
+
+enum event_walk {
+	EVENT_WALK_PMU_ALIASES, /* <pmu_root>/<pmu>/events/<alias>, but .scale,
+				 * .unit, .per-pkg and .snapshot files */
+	EVENT_WALK_PMU_FORMATS, /* <pmu_root>/<pmu>/format/<term> */
+	EVENT_WALK_TRACEPOINTS, /* <tracefs>/events/<sys>/<event> with a
+				 * readable id, as perf lists them */
+};
+
+/* Called once per item; a non-zero return stops the walk and is returned.
+ * The strings are valid during the call only. */
+typedef int (*event_item_fn)(const struct event_item *item, void *ctx);
+
+/*
+ * Walk what -e can name through the file system, sorted by group then name
+ * (strcmp order), each item one that events_parse() takes ("pmu/alias/",
+ * "sys:event"). Tracepoints find tracefs as events_tracefs() does (and may
+ * mount it). Returns 0, fn's non-zero value, or a negative code with the
+ * reason in err (-ENOENT: no such folder; -EACCES; -ENOMEM).
+ */
+int events_for_each(const struct event_env *env, enum event_walk what, event_item_fn fn,
+		    void *ctx, struct err *err);
+
 #ifdef EVENTS_INTERNAL
 /*
  * Internal to common/events.c (lists, groups, builtin names, modifiers,

@@ -14,11 +14,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PMU_ROOT	"/sys/bus/event_source/devices"
@@ -365,20 +368,53 @@ int events__pmu(const struct event_env *env, struct item *it, size_t name_len,
 	return apply_terms(&pmu, it, (struct span){ terms, (size_t)(close - terms) }, false);
 }
 
-/* ---- tracepoints: sys:event ------------------------------------------------ */
+/* ---- tracefs --------------------------------------------------------------- */
 
-static int tracefs_events(const struct event_env *env, char *buf, size_t size)
+/* The first default folder with an events folder: 0, -EACCES when one
+ * exists but this user may not look inside, else -ENOENT. */
+static int tracefs_find(char *buf, size_t size)
 {
 	static const char *const dirs[] = { TRACEFS, TRACEFS_OLD };
+	int ret = -ENOENT;
 
-	if (env && env->tracefs)
-		return path_fmt(buf, size, "%s/events", env->tracefs);
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		if (!path_fmt(buf, size, "%s/events", dirs[i]) && !access(buf, F_OK))
+		if (path_fmt(buf, size, "%s/events", dirs[i]))
+			return -ENAMETOOLONG;
+		if (!access(buf, F_OK))
 			return 0;
+		if (errno == EACCES)
+			ret = -EACCES;
 	}
-	return -ENOENT;
+	return ret;
 }
+
+int events_tracefs(const struct event_env *env, char *buf, size_t size, struct err *err)
+{
+	int ret;
+
+	if (env && env->tracefs) {
+		ret = path_fmt(buf, size, "%s/events", env->tracefs);
+		return ret ? err_set(err, ret, "tracefs path too long: %s", env->tracefs) : 0;
+	}
+	ret = tracefs_find(buf, size);
+	if (ret == -ENOENT) {
+		/* what perf does on first use of a tracepoint (tracefs__mount) */
+		if (mount("nodev", TRACEFS, "tracefs", 0, NULL))
+			return err_set(err, -ENOENT, "tracefs is not mounted and mounting it failed "
+				       "(%s); as root: mount -t tracefs nodev %s",
+				       strerror(errno), TRACEFS);
+		ret = tracefs_find(buf, size);
+	}
+	if (ret == -EACCES)
+		return err_set(err, ret, "cannot read %s: %s (tracefs is readable by root only here)",
+			       TRACEFS, strerror(EACCES));
+	if (ret == -ENOENT)
+		return err_set(err, ret, "no tracepoints: tracefs at %s has no events folder",
+			       TRACEFS);
+	return ret ? err_set(err, ret, "tracefs path too long") : 0;
+}
+
+/* ---- tracepoints: sys:event ------------------------------------------------ */
 
 int events__tracepoint(const struct event_env *env, struct item *it,
 		       struct span sys, struct span rest, struct err *err)
@@ -396,12 +432,12 @@ int events__tracepoint(const struct event_env *env, struct item *it,
 	}
 	if (!valid_name(sys) || !valid_name(name))
 		return err_set(err, -EINVAL, "tracepoint '%.*s': bad name", SPAN(tp));
-	ret = tracefs_events(env, dir, sizeof(dir));
-	if (ret == -ENOENT)
-		return err_set(err, ret, "tracepoint '%.*s': no tracefs at %s or %s",
-			       SPAN(tp), TRACEFS, TRACEFS_OLD);
-	if (!ret)
-		ret = path_fmt(path, sizeof(path), "%s/%.*s/%.*s/id", dir, SPAN(sys), SPAN(name));
+	ret = events_tracefs(env, dir, sizeof(dir), err);
+	if (ret) {
+		err_prefix(err, "tracepoint '%.*s'", SPAN(tp));
+		return ret;
+	}
+	ret = path_fmt(path, sizeof(path), "%s/%.*s/%.*s/id", dir, SPAN(sys), SPAN(name));
 	if (!ret)
 		ret = read_u64(path, &id);
 	if (missing(ret))
@@ -412,4 +448,108 @@ int events__tracepoint(const struct event_env *env, struct item *it,
 	it->ev.attr.type = PERF_TYPE_TRACEPOINT;
 	it->ev.attr.config = id;
 	return 0;
+}
+
+/* ---- walking what there is, for listings ------------------------------------- */
+
+struct walk {
+	enum event_walk what;
+	event_item_fn fn;
+	void *ctx;
+};
+
+static int visible(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void names_free(struct dirent **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* perf keeps these beside the aliases: they describe one, are not one */
+static bool alias_side_file(const char *name)
+{
+	static const char *const ext[] = { ".scale", ".unit", ".per-pkg", ".snapshot" };
+	const char *dot = strrchr(name, '.');
+
+	for (size_t i = 0; dot && i < ARRAY_SIZE(ext); i++) {
+		if (!strcmp(dot, ext[i]))
+			return true;
+	}
+	return false;
+}
+
+/* One item of dir: fills it->value (in buf) or checks the id; false to skip. */
+static bool walk_item(const struct walk *w, const char *dir, struct event_item *it,
+		      char *buf)
+{
+	char path[PATH_MAX];
+
+	if (!valid_name((struct span){ it->name, strlen(it->name) }))
+		return false;
+	if (w->what == EVENT_WALK_TRACEPOINTS)
+		return !path_fmt(path, sizeof(path), "%s/%s/id", dir, it->name) &&
+		       !access(path, R_OK);
+	if (w->what == EVENT_WALK_PMU_ALIASES && alias_side_file(it->name))
+		return false;
+	it->value = buf;
+	return !path_fmt(path, sizeof(path), "%s/%s", dir, it->name) &&
+	       !read_text(path, buf, SMALL_FILE);
+}
+
+/* The items of one PMU or tracepoint system; one that has none is skipped. */
+static int walk_group(const struct walk *w, const char *top, const char *group)
+{
+	const char *sub = w->what == EVENT_WALK_PMU_ALIASES ? "/events" :
+			  w->what == EVENT_WALK_PMU_FORMATS ? "/format" : "";
+	char dir[PATH_MAX], buf[SMALL_FILE];
+	struct dirent **names;
+	int n, ret = 0;
+
+	if (!valid_name((struct span){ group, strlen(group) }) ||
+	    path_fmt(dir, sizeof(dir), "%s/%s%s", top, group, sub))
+		return 0;
+	n = scandir(dir, &names, visible, by_name);
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < n && !ret; i++) {
+		struct event_item it = { group, names[i]->d_name, NULL };
+
+		if (walk_item(w, dir, &it, buf))
+			ret = w->fn(&it, w->ctx);
+	}
+	names_free(names, n);
+	return ret;
+}
+
+int events_for_each(const struct event_env *env, enum event_walk what, event_item_fn fn,
+		    void *ctx, struct err *err)
+{
+	const struct walk w = { what, fn, ctx };
+	char top[PATH_MAX];
+	struct dirent **groups;
+	int n, ret = 0;
+
+	if (what == EVENT_WALK_TRACEPOINTS)
+		ret = events_tracefs(env, top, sizeof(top), err);
+	else if (path_fmt(top, sizeof(top), "%s", env && env->pmu_root ? env->pmu_root : PMU_ROOT))
+		ret = err_set(err, -ENAMETOOLONG, "PMU path too long");
+	if (ret)
+		return ret;
+	n = scandir(top, &groups, visible, by_name);
+	if (n < 0)
+		return err_set(err, -errno, "cannot read %s: %s", top, strerror(errno));
+	for (int i = 0; i < n && !ret; i++)
+		ret = walk_group(&w, top, groups[i]->d_name);
+	names_free(groups, n);
+	return ret;
 }

@@ -116,6 +116,9 @@ int session_poll(struct session *s, int timeout_ms);
 /* stat.c: prec stat [record] */
 int cmd_stat(int argc, char **argv);
 
+/* list.c: prec list [sw|hw|cache|tracepoint|pmu|GLOB]... */
+int cmd_list(int argc, char **argv);
+
 /* workload.c */
 struct workload {
 	pid_t pid;

@@ -79,6 +79,9 @@ static const char *const fake_files[][2] = {
 	{ "trace/events/sched/sched_switch/id", "316\n" },
 	{ "trace/events/syscalls/sys_enter_openat/id", "614\n" },
 	{ "trace/events/bad/garbage/id", "0x\n" },
+	{ "trace/events/ftrace/hwlat/format", "no id: not an event\n" },
+	{ "trace/events/enable", "0\n" },
+	{ "pmu/cpu/events/instructions.scale", "1\n" },
 	{ "empty/.keep", "" },
 };
 
@@ -947,12 +950,123 @@ static void test_real_sys(void **state)
 		assert_int_equal(l.ev[0].attr.config, id);
 		event_list_free(&l);
 	} else if (access("/sys/kernel/tracing/events", F_OK) &&
-		   access("/sys/kernel/debug/tracing/events", F_OK)) {
-		assert_int_equal(events_parse("sched:sched_switch", NULL, &l, &e), -ENOENT);
-		snprintf(msg, sizeof(msg), "tracepoint 'sched:sched_switch': no tracefs at %s or %s",
-			 "/sys/kernel/tracing", "/sys/kernel/debug/tracing");
-		assert_string_equal(e.msg, msg);
+		   access("/sys/kernel/debug/tracing/events", F_OK) && errno == ENOENT) {
+		/* not mounted: root mounts it, as perf does; others are told how */
+		int ret = events_parse("sched:sched_switch", NULL, &l, &e);
+
+		event_list_free(&l);
+		if (ret) {
+			assert_int_equal(ret, -ENOENT);
+			snprintf(msg, sizeof(msg), "tracepoint 'sched:sched_switch': tracefs is not "
+				 "mounted and mounting it failed (%s); as root: mount -t tracefs "
+				 "nodev /sys/kernel/tracing", strerror(EPERM));
+			assert_string_equal(e.msg, msg);
+		}
 	}
+}
+
+/* ---- listing ----------------------------------------------------------------- */
+
+/* Every name the iterator gives parses back to its type and config, and
+ * every row of the parser's tables is given once, as a name or an alias. */
+static void expect_builtin(uint32_t type, size_t names, size_t aliases)
+{
+	struct event_name n;
+	size_t pos = 0, nn = 0, na = 0;
+
+	while (events_builtin_next(type, &pos, &n)) {
+		assert_int_equal(n.type, type);
+		expect_event(n.name, type, n.config, type != PERF_TYPE_SOFTWARE);
+		nn++;
+		if (n.alias) {
+			expect_event(n.alias, type, n.config, type != PERF_TYPE_SOFTWARE);
+			na++;
+		}
+	}
+	assert_int_equal(nn, names);
+	assert_int_equal(na, aliases);
+	assert_false(events_builtin_next(type, &pos, &n));
+}
+
+static void test_builtin_iterator(void **state)
+{
+	struct event_name n;
+	size_t pos = 0;
+
+	(void)state;
+	expect_builtin(PERF_TYPE_HARDWARE, 10, 4);
+	expect_builtin(PERF_TYPE_SOFTWARE, 12, 3);
+	/* perf's 32: every cache with the ops it has, refs and misses */
+	expect_builtin(PERF_TYPE_HW_CACHE, 32, 0);
+	assert_true(events_builtin_next(PERF_TYPE_HARDWARE, &pos, &n));
+	assert_string_equal(n.name, "cpu-cycles");
+	assert_string_equal(n.alias, "cycles");
+	pos = 0;
+	assert_true(events_builtin_next(PERF_TYPE_HW_CACHE, &pos, &n));
+	assert_string_equal(n.name, "L1-dcache-loads");
+	assert_true(events_builtin_next(PERF_TYPE_HW_CACHE, &pos, &n));
+	assert_string_equal(n.name, "L1-dcache-load-misses");
+	assert_int_equal(n.config, PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+	pos = 0;
+	assert_false(events_builtin_next(PERF_TYPE_RAW, &pos, &n));
+	assert_false(events_builtin_next(PERF_TYPE_TRACEPOINT, &pos, &n));
+}
+
+struct seen {
+	char text[1024];
+	int stop_after;		/* return 42 from this call on, when > 0 */
+	int calls;
+};
+
+static int collect(const struct event_item *it, void *ctx)
+{
+	struct seen *s = ctx;
+	size_t n = strlen(s->text);
+
+	snprintf(s->text + n, sizeof(s->text) - n, "%s/%s=%s ", it->group, it->name,
+		 it->value ? it->value : "-");
+	return ++s->calls == s->stop_after ? 42 : 0;
+}
+
+static void expect_walk(enum event_walk what, const char *want)
+{
+	struct seen s = { "", 0, 0 };
+	struct err e = { 0, "" };
+
+	assert_int_equal(events_for_each(&env, what, collect, &s, &e), 0);
+	assert_string_equal(s.text, want);
+}
+
+static void test_walk(void **state)
+{
+	struct event_env saved = env;
+	struct seen s = { "", 2, 0 };
+	struct err e = { 0, "" };
+	char msg[512];
+
+	(void)state;
+	/* sorted; .scale files, dot files and folders without events are left out */
+	expect_walk(EVENT_WALK_PMU_ALIASES,
+		    "cpu/broken=event=0xcd,nosuch=1 cpu/instructions=event=0xc0,umask=0x00 "
+		    "cpu/mem-loads=event=0xcd,umask=0x1,ldlat=? msr/aperf=event=0x01 "
+		    "msr/tsc=event=0x00 ");
+	expect_walk(EVENT_WALK_PMU_FORMATS,
+		    "cpu/any=config:21 cpu/backwards=config:7-0 cpu/bad=config9:0-7 "
+		    "cpu/cmask=config:24-31 cpu/event=config:0-7 cpu/inv=config:23 "
+		    "cpu/ldlat=config1:0-15 cpu/split=config:0-3,32-35 cpu/umask=config:8-15 "
+		    "cpu/wide=config1:0-63 msr/event=config:0-63 ");
+	/* only events with an id: ftrace/hwlat and the enable file are not */
+	expect_walk(EVENT_WALK_TRACEPOINTS,
+		    "bad/garbage=- sched/sched_switch=- syscalls/sys_enter_openat=- ");
+	/* the callback stops the walk */
+	assert_int_equal(events_for_each(&env, EVENT_WALK_TRACEPOINTS, collect, &s, &e), 42);
+	assert_int_equal(s.calls, 2);
+	env.pmu_root = no_tracefs;
+	expect_walk(EVENT_WALK_PMU_ALIASES, "");
+	snprintf(msg, sizeof(msg), "%s/nope", tmpdir);
+	env.pmu_root = msg;
+	assert_int_equal(events_for_each(&env, EVENT_WALK_PMU_ALIASES, collect, &s, &e), -ENOENT);
+	env = saved;
 }
 
 int main(void)
@@ -980,6 +1094,8 @@ int main(void)
 		cmocka_unit_test(test_breakpoints),
 		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_real_sys),
+		cmocka_unit_test(test_builtin_iterator),
+		cmocka_unit_test(test_walk),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -66,6 +66,7 @@ struct counter {
 	struct counter_fd *fds;
 	size_t nr_fds;
 	bool supported;
+	bool user_only;         /* refused, then opened excluding the kernel (NAME:u) */
 	uint64_t *ids;
 };
 
@@ -214,6 +215,17 @@ struct target {
 	pid_t workload;         /* a command: counted with inherit, enabled on exec */
 };
 
+/* The one note line, once, when events fell back to user space only. */
+static void note_user_only(const struct counter *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].user_only) {
+			user_only_note(stderr, "prec stat", c[i].ev->name);
+			return;
+		}
+	}
+}
+
 static void enable_counters(struct counter *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -232,6 +244,43 @@ static void close_counters(struct counter *c, size_t n)
 		c[i].ids = NULL;
 		c[i].nr_fds = 0;
 	}
+}
+
+/*
+ * One counter fd, or -errno. An event refused at perf_event_paranoid >= 2
+ * is retried excluding the kernel, as perf stat does; the event stays
+ * NAME:u with those settings for the rest of the command (later runs, the
+ * file), and c->user_only says the note and the advice are due.
+ */
+static long open_counter_fd(struct counter *c, struct perf_event_attr *a, pid_t pid, int cpu,
+			    int group_fd)
+{
+	for (;;) {
+		long fd = sys_perf_event_open(a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		int e = errno;
+
+		if (fd >= 0)
+			return fd;
+		if (!event_fallback_user_only(&c->ev->attr, c->ev->name, sizeof(c->ev->name), e))
+			return -e;
+		a->exclude_kernel = c->ev->attr.exclude_kernel;
+		a->exclude_hv = c->ev->attr.exclude_hv;
+		c->user_only = true;
+	}
+}
+
+static int open_failed(const struct counter *c, const struct target *t, pid_t pid, int e,
+		       struct err *err)
+{
+	struct open_failure f = {
+		.name = c->ev->name, .hardware = c->ev->is_hardware,
+		.system_wide = t->cpus != NULL, .pid = t->tids ? pid : 0,
+		.tried_user_only = c->user_only,
+	};
+	char advice[512];
+
+	open_error_advice(e, &f, advice, sizeof(advice));
+	return err_set(err, -e, "%s", advice);
 }
 
 static int open_counters(const struct stat_opts *o, struct counter *c, const struct target *t,
@@ -288,10 +337,9 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 					if (c[i].leader->fds[j].cpu == cpu &&
 					    (c[i].leader->fds[j].tid == pid || t->workload > 0 || t->cpus))
 						group_fd = c[i].leader->fds[j].fd;
-			fd = sys_perf_event_open(&a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-
+			fd = open_counter_fd(&c[i], &a, pid, cpu, group_fd);
 			if (fd < 0) {
-				int e = errno;
+				int e = (int)-fd;
 
 				/* a counter this machine does not have: <not supported> */
 				if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL) {
@@ -300,9 +348,7 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 				}
 				if (e == ESRCH && !t->workload && !t->cpus)
 					continue;       /* a thread that ended meanwhile */
-				return err_set(err, -e, "cannot open event '%s': %s%s", c[i].ev->name,
-					       strerror(e), e == EACCES || e == EPERM ?
-					       " (see /proc/sys/kernel/perf_event_paranoid)" : "");
+				return open_failed(&c[i], t, pid, e, err);
 			}
 			c[i].fds[c[i].nr_fds].fd = (int)fd;
 			c[i].fds[c[i].nr_fds].cpu = cpu;
@@ -1005,6 +1051,8 @@ int cmd_stat(int argc, char **argv)
 			}
 			break;
 		}
+		if (!run && !o.quiet)
+			note_user_only(c, o.events.nr);
 		t0 = now_ns();
 		if (o.argc) {
 			ret = workload_start(&wl, &err);

@@ -31,8 +31,12 @@
 #include "../format/blocks.h"
 #include "../report/stat.h"
 
-#define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults," \
-		       "cycles,instructions,branches,branch-misses"
+/* perf stat's default set; system-wide (-a, -C) it counts cpu-clock, the
+ * time of the CPUs, instead of task-clock */
+#define DEFAULT_EVENTS "task-clock," DEFAULT_EVENTS_REST
+#define DEFAULT_EVENTS_CPUS "cpu-clock," DEFAULT_EVENTS_REST
+#define DEFAULT_EVENTS_REST "context-switches,cpu-migrations,page-faults," \
+			    "cycles,instructions,branches,branch-misses"
 
 struct stat_opts {
 	struct event_list events;
@@ -590,7 +594,9 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		fprintf(stderr, "prec stat: --per-thread needs -p or -t\n");
 		return 129;
 	}
-	if (!o->null && !o->events.nr && cb_event(&table[0], DEFAULT_EVENTS, &err)) {
+	if (!o->null && !o->events.nr &&
+	    cb_event(&table[0], o->all_cpus || o->cpu_list ? DEFAULT_EVENTS_CPUS : DEFAULT_EVENTS,
+		     &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
 	}

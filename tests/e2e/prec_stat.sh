@@ -186,7 +186,8 @@ grep -q "Performance counter stats for 'sleep 5'" "$d/int" && grep -q ' msec tas
 s=$(awk '/seconds time elapsed/ { print int($1) }' "$d/int")
 [ "${s:-9}" -lt 2 ] || fail "SIGINT: the run went on for ${s:-?} s"
 $PREC stat -a --timeout 200 -e cpu-clock >/dev/null 2>"$d/to"; rc=$?
-[ $rc -eq 0 ] && grep -qE '^ +0\.2[0-9]* seconds time elapsed' "$d/to" || fail "--timeout 200: $rc $(cat "$d/to")"
+[ $rc -eq 0 ] && grep -qE '^ +0\.2[0-9]* seconds time elapsed' "$d/to" ||
+	fail "--timeout 200: exit $rc, $(cat "$d/to")"
 
 # -r: the variation of task-clock (never the same twice) in perf's layout
 $PREC stat -r 3 -e task-clock -- $P/spin 50 2>"$d/r.out" >/dev/null

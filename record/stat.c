@@ -220,15 +220,17 @@ struct target {
 	pid_t workload;         /* a command: counted with inherit, enabled on exec */
 };
 
-/* The one note line, once, when events fell back to user space only. */
+/* The one note line, once, when events fell back to user space only; it
+ * names the first such event that counts (not a <not supported> cycles:u). */
 static void note_user_only(const struct counter *c, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (c[i].user_only) {
-			user_only_note(stderr, "prec stat", c[i].ev->name);
-			return;
-		}
-	}
+	const struct counter *first = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i].user_only && (!first || (c[i].supported && !first->supported)))
+			first = &c[i];
+	if (first)
+		user_only_note(stderr, "prec stat", first->ev->name);
 }
 
 static void enable_counters(struct counter *c, size_t n)

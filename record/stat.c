@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,8 +32,12 @@
 #include "../format/blocks.h"
 #include "../report/stat.h"
 
-#define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults," \
-		       "cycles,instructions,branches,branch-misses"
+/* perf stat's default set; system-wide (-a, -C) it counts cpu-clock, the
+ * time of the CPUs, instead of task-clock */
+#define DEFAULT_EVENTS "task-clock," DEFAULT_EVENTS_REST
+#define DEFAULT_EVENTS_CPUS "cpu-clock," DEFAULT_EVENTS_REST
+#define DEFAULT_EVENTS_REST "context-switches,cpu-migrations,page-faults," \
+			    "cycles,instructions,branches,branch-misses"
 
 struct stat_opts {
 	struct event_list events;
@@ -66,6 +71,7 @@ struct counter {
 	struct counter_fd *fds;
 	size_t nr_fds;
 	bool supported;
+	bool user_only;         /* refused, then opened excluding the kernel (NAME:u) */
 	uint64_t *ids;
 };
 
@@ -214,6 +220,19 @@ struct target {
 	pid_t workload;         /* a command: counted with inherit, enabled on exec */
 };
 
+/* The one note line, once, when events fell back to user space only; it
+ * names the first such event that counts (not a <not supported> cycles:u). */
+static void note_user_only(const struct counter *c, size_t n)
+{
+	const struct counter *first = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i].user_only && (!first || (c[i].supported && !first->supported)))
+			first = &c[i];
+	if (first)
+		user_only_note(stderr, "prec stat", first->ev->name);
+}
+
 static void enable_counters(struct counter *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -232,6 +251,43 @@ static void close_counters(struct counter *c, size_t n)
 		c[i].ids = NULL;
 		c[i].nr_fds = 0;
 	}
+}
+
+/*
+ * One counter fd, or -errno. An event refused at perf_event_paranoid >= 2
+ * is retried excluding the kernel, as perf stat does; the event stays
+ * NAME:u with those settings for the rest of the command (later runs, the
+ * file), and c->user_only says the note and the advice are due.
+ */
+static long open_counter_fd(struct counter *c, struct perf_event_attr *a, pid_t pid, int cpu,
+			    int group_fd)
+{
+	for (;;) {
+		long fd = sys_perf_event_open(a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		int e = errno;
+
+		if (fd >= 0)
+			return fd;
+		if (!event_fallback_user_only(&c->ev->attr, c->ev->name, sizeof(c->ev->name), e))
+			return -e;
+		a->exclude_kernel = c->ev->attr.exclude_kernel;
+		a->exclude_hv = c->ev->attr.exclude_hv;
+		c->user_only = true;
+	}
+}
+
+static int open_failed(const struct counter *c, const struct target *t, pid_t pid, int e,
+		       struct err *err)
+{
+	struct open_failure f = {
+		.name = c->ev->name, .hardware = c->ev->is_hardware,
+		.system_wide = t->cpus != NULL, .pid = t->tids ? pid : 0,
+		.tried_user_only = c->user_only,
+	};
+	char advice[512];
+
+	open_error_advice(e, &f, advice, sizeof(advice));
+	return err_set(err, -e, "%s", advice);
 }
 
 static int open_counters(const struct stat_opts *o, struct counter *c, const struct target *t,
@@ -288,10 +344,9 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 					if (c[i].leader->fds[j].cpu == cpu &&
 					    (c[i].leader->fds[j].tid == pid || t->workload > 0 || t->cpus))
 						group_fd = c[i].leader->fds[j].fd;
-			fd = sys_perf_event_open(&a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-
+			fd = open_counter_fd(&c[i], &a, pid, cpu, group_fd);
 			if (fd < 0) {
-				int e = errno;
+				int e = (int)-fd;
 
 				/* a counter this machine does not have: <not supported> */
 				if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL) {
@@ -300,9 +355,7 @@ static int open_counters(const struct stat_opts *o, struct counter *c, const str
 				}
 				if (e == ESRCH && !t->workload && !t->cpus)
 					continue;       /* a thread that ended meanwhile */
-				return err_set(err, -e, "cannot open event '%s': %s%s", c[i].ev->name,
-					       strerror(e), e == EACCES || e == EPERM ?
-					       " (see /proc/sys/kernel/perf_event_paranoid)" : "");
+				return open_failed(&c[i], t, pid, e, err);
 			}
 			c[i].fds[c[i].nr_fds].fd = (int)fd;
 			c[i].fds[c[i].nr_fds].cpu = cpu;
@@ -544,7 +597,9 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		fprintf(stderr, "prec stat: --per-thread needs -p or -t\n");
 		return 129;
 	}
-	if (!o->null && !o->events.nr && cb_event(&table[0], DEFAULT_EVENTS, &err)) {
+	if (!o->null && !o->events.nr &&
+	    cb_event(&table[0], o->all_cpus || o->cpu_list ? DEFAULT_EVENTS_CPUS : DEFAULT_EVENTS,
+		     &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
 	}
@@ -793,6 +848,143 @@ out:
 	return ret;
 }
 
+/* How a run ends: the workload exits, or (without one) a stop signal or
+ * --timeout; -D and -I are deadlines on the way. */
+struct waiter {
+	pid_t pid;              /* the workload; 0: none */
+	bool exited;            /* reaped: status and ru are its */
+	bool forwarded;         /* a stop signal was passed on to it */
+	int status;
+	struct rusage ru;
+	sigset_t asleep;        /* the signal mask while asleep */
+};
+
+/*
+ * Sleep until the run is over (true) or the deadline, in CLOCK_MONOTONIC
+ * ns, passes (false; 0: no deadline). No timer wakes prec in between:
+ * SIGINT, SIGTERM and SIGCHLD are blocked except inside ppoll(), so a
+ * signal that comes between the checks and the sleep ends the sleep at
+ * once rather than being missed. Ctrl-C is passed on to the workload (the
+ * terminal sends it there too), whose end ends the run and prints the
+ * counts, as perf stat does.
+ */
+static bool wait_until(struct waiter *w, uint64_t deadline)
+{
+	for (;;) {
+		struct timespec ts;
+		uint64_t now, left;
+
+		if (w->pid > 0 && !w->exited) {
+			pid_t got = wait4(w->pid, &w->status, WNOHANG, &w->ru);
+
+			w->exited = got == w->pid || (got < 0 && errno != EINTR);
+		}
+		if (w->exited || (w->pid <= 0 && stop_req))
+			return true;
+		if (stop_req && !w->forwarded) {
+			kill(w->pid, SIGINT);
+			w->forwarded = true;
+		}
+		now = now_ns();
+		if (deadline && now >= deadline)
+			return false;
+		left = deadline - now;
+		ts = (struct timespec){ (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+		ppoll(NULL, 0, deadline ? &ts : NULL, &w->asleep);
+	}
+}
+
+/* Stops the workload (or, without one, the run) at --timeout or after
+ * --interval-count intervals. */
+static bool wait_stop(struct waiter *w)
+{
+	if (w->pid <= 0)
+		return true;
+	if (!w->forwarded)
+		kill(w->pid, SIGINT);
+	w->forwarded = true;
+	return false;
+}
+
+/* -D, then the run with its -I ticks and the last, partial interval. */
+static int wait_intervals(const struct stat_opts *o, const struct target *t, struct counter *c,
+			  struct stat_counter *sc, struct stat_result *r, struct stat_print_opts *po,
+			  struct intervals *iv, struct waiter *w, uint64_t t0, FILE *out)
+{
+	uint64_t end = o->timeout_ms ? t0 + (uint64_t)o->timeout_ms * 1000000u : 0;
+	uint64_t tick = o->interval_ms ? (uint64_t)o->interval_ms * 1000000u : 0;
+	uint64_t next = t0 + tick, now;
+	bool ticking = tick != 0;
+	int ret;
+
+	if (o->delay_ms) {
+		fprintf(stderr, "Events disabled\n");
+		wait_until(w, t0 + (uint64_t)o->delay_ms * 1000000u);
+		enable_counters(c, o->events.nr);
+		fprintf(stderr, "Events enabled\n");
+	}
+	for (;;) {
+		uint64_t deadline = ticking && (!end || next < end) ? next : end;
+
+		if (wait_until(w, deadline))
+			break;
+		now = now_ns();
+		if (end && now >= end) {
+			end = 0;
+			if (wait_stop(w))
+				break;
+		}
+		if (ticking && now >= next) {
+			ret = interval_tick(o, t, c, sc, r, po, iv, now - t0, out);
+			if (ret)
+				return ret;
+			next += tick;
+			if (o->interval_count && iv->done >= o->interval_count) {
+				ticking = false;
+				if (wait_stop(w))
+					break;
+			}
+		}
+	}
+	if (tick && (!o->interval_count || iv->done < o->interval_count))
+		return interval_tick(o, t, c, sc, r, po, iv, now_ns() - t0, out);
+	return 0;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;      /* only ends ppoll() in wait_until */
+}
+
+/* The wait of one run, with the stop signals and SIGCHLD held back except
+ * while asleep. */
+static int wait_run(const struct stat_opts *o, const struct target *t, struct counter *c,
+		    struct stat_counter *sc, struct stat_result *r, struct stat_print_opts *po,
+		    struct intervals *iv, struct waiter *w, uint64_t t0, FILE *out)
+{
+	sigset_t held, before;
+	int ret;
+
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &held, &before);
+	w->asleep = before;
+	sigdelset(&w->asleep, SIGINT);
+	sigdelset(&w->asleep, SIGTERM);
+	sigdelset(&w->asleep, SIGCHLD);
+	ret = wait_intervals(o, t, c, sc, r, po, iv, w, t0, out);
+	/* a workload still running (out of memory on a tick) is reaped, its
+	 * counts not printed */
+	if (w->pid > 0 && !w->exited) {
+		kill(w->pid, SIGKILL);
+		w->exited = wait4(w->pid, &w->status, 0, &w->ru) == w->pid;
+	}
+	sigprocmask(SIG_SETMASK, &before, NULL);
+	return ret;
+}
+
 /* The counting file: events (ids empty when not supported), one COUNTS block
  * per run, metadata with the times and the target. */
 static int write_file(const struct stat_opts *o, const struct counter *c, struct reading **per,
@@ -986,9 +1178,13 @@ int cmd_stat(int argc, char **argv)
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
 	for (int run = 0; run < o.repeat && !ret; run++) {
 		struct workload wl = { 0 };
-		struct rusage ru = { 0 };
+		struct waiter w;
+		struct rusage ru;
 		uint64_t t0, t1;
 
 		if (o.argc) {
@@ -1005,6 +1201,8 @@ int cmd_stat(int argc, char **argv)
 			}
 			break;
 		}
+		if (!run && !o.quiet)
+			note_user_only(c, o.events.nr);
 		t0 = now_ns();
 		if (o.argc) {
 			ret = workload_start(&wl, &err);
@@ -1014,70 +1212,13 @@ int cmd_stat(int argc, char **argv)
 				break;
 			}
 		}
-		if (o.delay_ms) {
-			struct timespec ts = { o.delay_ms / 1000, (o.delay_ms % 1000) * 1000000 };
-
-			fprintf(stderr, "Events disabled\n");
-			while (nanosleep(&ts, &ts) && errno == EINTR && !stop_req)
-				;
-			enable_counters(c, o.events.nr);
-			fprintf(stderr, "Events enabled\n");
-		}
-		/* wait for the workload (or the timeout / Ctrl-C), printing -I ticks */
-		{
-			uint64_t end = o.timeout_ms ? t0 + (uint64_t)o.timeout_ms * 1000000u : 0;
-			uint64_t tick = o.interval_ms ? (uint64_t)o.interval_ms * 1000000u : 0;
-			uint64_t next = t0 + tick, now;
-			bool done = false;
-
-			while (!done) {
-				struct timespec ts = { 0, 1000 * 1000 };
-
-				if (o.argc) {
-					pid_t w = wait4(wl.pid, &status, WNOHANG, &ru);
-
-					if (w == wl.pid || (w < 0 && errno != EINTR))
-						break;
-					if (stop_req)
-						kill(wl.pid, SIGINT);
-				} else if (stop_req) {
-					break;
-				}
-				now = now_ns();
-				if (end && now >= end) {
-					if (o.argc)
-						kill(wl.pid, SIGINT);
-					else
-						break;
-				}
-				if (tick && now >= next) {
-					ret = interval_tick(&o, &t, c, sc, &r, &po, &iv, now - t0, out);
-					if (ret) {
-						ret = err_set(&err, ret, "out of memory");
-						break;
-					}
-					next += tick;
-					if (o.interval_count && iv.done >= o.interval_count) {
-						if (o.argc)
-							kill(wl.pid, SIGINT);
-						else
-							done = true;
-					}
-				}
-				if (!done)
-					nanosleep(&ts, NULL);
-			}
-			if (ret)
-				break;
-			/* the last, partial interval */
-			if (tick && (!o.interval_count || iv.done < o.interval_count)) {
-				now = now_ns();
-				ret = interval_tick(&o, &t, c, sc, &r, &po, &iv, now - t0, out);
-				if (ret) {
-					ret = err_set(&err, ret, "out of memory");
-					break;
-				}
-			}
+		w = (struct waiter){ .pid = o.argc ? wl.pid : 0 };
+		ret = wait_run(&o, &t, c, sc, &r, &po, &iv, &w, t0, out);
+		status = w.status;
+		ru = w.ru;
+		if (ret) {
+			ret = err_set(&err, ret, "out of memory");
+			break;
 		}
 		t1 = now_ns();
 		elapsed_ns[run] = t1 - t0;

@@ -65,8 +65,8 @@ bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size
 void user_only_note(FILE *out, const char *tool, const char *first_name)
 {
 	fprintf(out, "%s: perf_event_paranoid is %d: measuring user space only (%s); for the "
-		"kernel too, lower it to 1 or give %s CAP_PERFMON\n", tool, perf_paranoid(),
-		first_name, tool);
+		"kernel too, lower it to 1 or give prec CAP_PERFMON\n", tool, perf_paranoid(),
+		first_name);
 }
 
 /* The owner of a process we may not attach to, when it is not us. */
@@ -113,6 +113,8 @@ void open_error_advice(int errnum, const struct open_failure *f, char *buf, size
 			 level <= -1 ? "run as root or give prec CAP_PERFMON" :
 			 f->system_wide ? "system-wide measurement needs perf_event_paranoid <= 0, "
 			 "root or CAP_PERFMON" :
+			 level == 2 ? "for the kernel, run as root, give prec "
+			 "CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid to 1" :
 			 "run as root, give prec CAP_PERFMON, or lower "
 			 "/proc/sys/kernel/perf_event_paranoid to 2 (user space) or 1 (kernel too)");
 		return;

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "../common/buf.h"
+#include "../format/container.h"
+#include "../format/perfdata.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -82,10 +84,22 @@ static int gather(struct err *err)
 	return ret;
 }
 
+/* Either magic number, so that one message covers every command. */
+static int check_magic(struct err *err)
+{
+	if (perfdata_magic(in.data, in.len) ||
+	    (in.len >= 8 && !memcmp(in.data, CONTAINER_MAGIC, 8)))
+		return 0;
+	return err_set(err, -PREC_EFORMAT, "-i -: the standard input is not a perf.data stream, "
+		       "nor a prec.data one (no magic number)");
+}
+
 int input_stdin(const void **data, size_t *len, struct err *err)
 {
 	if (!in.done) {
 		in.ret = gather(&in.err);
+		if (!in.ret)
+			in.ret = check_magic(&in.err);
 		in.done = true;
 	}
 	if (in.ret) {

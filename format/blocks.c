@@ -555,6 +555,13 @@ static int validate_symbols(const uint8_t *p, size_t len, struct err *err)
 	return ret;
 }
 
+/* 7.2: END carries nothing */
+static int validate_end(const uint8_t *p, size_t len, struct err *err)
+{
+	(void)p;
+	return len ? err_set(err, -PREC_ECORRUPT, "END block with a %zu byte payload", len) : 0;
+}
+
 static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct err *) = {
 	[BLOCK_METADATA] = validate_metadata,
 	[BLOCK_EVENT] = validate_event,
@@ -564,6 +571,7 @@ static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct e
 	[BLOCK_INDEX] = validate_index,
 	[BLOCK_KALLSYMS] = validate_kallsyms,
 	[BLOCK_SYMBOLS] = validate_symbols,
+	[BLOCK_END] = validate_end,
 };
 
 int block_payload_validate(unsigned type, const uint8_t *p, size_t len, struct err *err)

@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 2
+#define CONTAINER_VERSION_MINOR 3
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -57,6 +57,7 @@ enum block_type {
 	BLOCK_INDEX = 6,
 	BLOCK_KALLSYMS = 7,
 	BLOCK_SYMBOLS = 8,
+	BLOCK_END = 9,          /* a stream's last block: it ended cleanly (1.3) */
 	BLOCK_TYPE_MAX,
 };
 
@@ -68,12 +69,16 @@ enum block_codec {
 
 #define BLOCK_FLAG_TRANSFORMED 0x01
 
+/* container_header.flags (FORMAT.md 2, since 1.3) */
+#define CONTAINER_FLAG_STREAM 0x01      /* the stream form (FORMAT.md 7) */
+
 struct container_header {
 	uint16_t version_major, version_minor;
 	uint8_t kind;
 	uint8_t byte_order;
 	uint64_t index_offset;
 	uint64_t created_ns;
+	uint32_t flags;                 /* CONTAINER_FLAG_* (since 1.3) */
 };
 
 /* Encode/decode the 64-byte file header (header CRC computed / checked). */
@@ -161,6 +166,27 @@ struct container_writer_stats {
 /* Waits for the background thread, if any, to finish its block. */
 void container_writer_get_stats(struct container_writer *w, struct container_writer_stats *st);
 
+/* ---- stream ---------------------------------------------------------- */
+
+/* The stream form (FORMAT.md 7) of a file that a container_writer writes:
+ * its blocks are copied, each once the file holds all of it, to out_fd,
+ * which is only ever written forward (a pipe, stdout: no seek, no patch).
+ * The stream starts with the file's header marked STREAM, leaves out the
+ * INDEX (blocks that container_writer_append() puts in its place follow),
+ * and ends with an END block. file_fd is read with pread only; neither fd
+ * is closed. Not thread-safe: one caller at a time. */
+struct container_stream;
+
+int container_stream_new(struct container_stream **out, int file_fd, int out_fd,
+			 struct err *err);
+/* Copy the blocks completed in the file since the last call. 0, or a
+ * negative code with err set (a write error). */
+int container_stream_pump(struct container_stream *cs, struct err *err);
+/* The file is complete: copy the rest and end the stream cleanly. */
+int container_stream_end(struct container_stream *cs, struct err *err);
+uint64_t container_stream_bytes(const struct container_stream *cs);   /* written so far */
+void container_stream_free(struct container_stream *cs);              /* NULL-tolerant */
+
 /* ---- reader ---------------------------------------------------------- */
 
 enum container_problem_kind {
@@ -213,7 +239,8 @@ struct container_stats {
 	uint64_t skipped_blocks;    /* unknown type / codec / flags */
 	uint64_t bytes_skipped;     /* bytes passed over while resynchronising */
 	uint64_t bytes_ignored;     /* incomplete tail of a cut-short file */
-	bool finished;              /* the file has a valid index (clean close) */
+	bool finished;              /* clean close: a file's valid index, or the
+				       END block that ends a stream */
 	bool truncated;             /* the last block was incomplete */
 };
 

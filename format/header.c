@@ -45,6 +45,7 @@ void container_header_encode(const struct container_header *h, uint8_t out[CONTA
 	put_le(out + 12, CONTAINER_HEADER_SIZE, 2);
 	out[14] = h->kind;
 	out[15] = h->byte_order;
+	put_le(out + 16, h->flags, 4);
 	put_le(out + 24, h->index_offset, 8);
 	put_le(out + 32, h->created_ns, 8);
 	put_le(out + 20, crc32_of(out, CONTAINER_HEADER_SIZE), 4);
@@ -62,7 +63,7 @@ int container_header_decode(const uint8_t *p, size_t len, struct container_heade
 			    struct err *err)
 {
 	uint8_t tmp[CONTAINER_HEADER_SIZE];
-	uint32_t crc;
+	uint32_t crc, known;
 	bool newer_minor;
 
 	if (len < CONTAINER_HEADER_SIZE || memcmp(p, CONTAINER_MAGIC, 8))
@@ -82,6 +83,7 @@ int container_header_decode(const uint8_t *p, size_t len, struct container_heade
 	newer_minor = h->version_minor > CONTAINER_VERSION_MINOR;
 	h->kind = p[14];
 	h->byte_order = p[15];
+	h->flags = (uint32_t)get_le(p + 16, 4);
 	h->index_offset = get_le(p + 24, 8);
 	h->created_ns = get_le(p + 32, 8);
 	if (get_le(p + 12, 2) != CONTAINER_HEADER_SIZE)
@@ -92,8 +94,12 @@ int container_header_decode(const uint8_t *p, size_t len, struct container_heade
 	if (h->byte_order != CONTAINER_LITTLE_ENDIAN && h->byte_order != CONTAINER_BIG_ENDIAN)
 		return err_set(err, -PREC_ECORRUPT, "corrupt file header (byte order %u)",
 			       h->byte_order);
-	if (!newer_minor && (!all_zero(p + 16, 4) || !all_zero(p + 40, 24)))
+	/* flags was reserved before 1.3; its undefined bits are reserved */
+	known = h->version_minor >= 3 ? CONTAINER_FLAG_STREAM : 0;
+	if (!newer_minor && ((h->flags & ~known) || !all_zero(p + 40, 24)))
 		return err_set(err, -PREC_ECORRUPT, "corrupt file header (reserved bytes set)");
+	if ((h->flags & CONTAINER_FLAG_STREAM) && h->index_offset)
+		return err_set(err, -PREC_ECORRUPT, "corrupt file header (a stream with an index offset)");
 	if (h->byte_order != container_host_byte_order())
 		return err_set(err, -PREC_EENDIAN,
 			       "file was recorded on a %s-endian machine; this one is %s-endian",
@@ -147,6 +153,7 @@ const char *block_type_name(unsigned type)
 		[BLOCK_INDEX] = "INDEX",
 		[BLOCK_KALLSYMS] = "KALLSYMS",
 		[BLOCK_SYMBOLS] = "SYMBOLS",
+		[BLOCK_END] = "END",
 	};
 
 	return type < BLOCK_TYPE_MAX ? names[type] : NULL;

@@ -92,11 +92,33 @@ static bool header_valid_at(const struct container_reader *r, uint64_t off,
 	return (int64_t)bh->seq > r->last_seq;
 }
 
+/* A stream ended cleanly when its last 32 bytes are the header of an empty
+ * END block (FORMAT.md 7.2): as cheap to check as a file's index offset. */
+static void check_stream_end(struct container_reader *r, bool quiet)
+{
+	uint64_t off = r->size - CONTAINER_BLOCK_HEADER_SIZE;
+	struct block_header bh;
+
+	if (r->size >= CONTAINER_HEADER_SIZE + CONTAINER_BLOCK_HEADER_SIZE &&
+	    !block_header_decode(r->base + off, &bh, r->check_reserved) &&
+	    bh.type == BLOCK_END && bh.stored_len == 0) {
+		r->stats.finished = true;
+		return;
+	}
+	if (!quiet)
+		problem(r, PROBLEM_UNFINISHED, 0, 0, 0,
+			"the stream was cut short (no END block): reading up to the last complete block");
+}
+
 static void check_index(struct container_reader *r, bool quiet)
 {
 	uint64_t off = r->header.index_offset;
 	struct block_header bh;
 
+	if (r->header.flags & CONTAINER_FLAG_STREAM) {
+		check_stream_end(r, quiet);
+		return;
+	}
 	if (!off) {
 		if (!quiet)
 			problem(r, PROBLEM_UNFINISHED, 0, 0, 0,

@@ -434,6 +434,7 @@ static void print_setup(const struct session *s)
 struct run {
 	struct session s;
 	struct workload wl;
+	struct record_pipe *pipe;       /* -o -: the stream on stdout */
 	bool have_workload;
 	int status;             /* wait status of the workload, -1 when none */
 };
@@ -622,6 +623,8 @@ static int finish(struct run *run, struct err *err)
 				(unsigned long long)as.binaries, (unsigned long long)as.addresses,
 				(unsigned long long)as.file_growth);
 	}
+	if (run->pipe && (ret = record_pipe_finish(run->pipe, &file_bytes, err)))
+		return ret;
 	print_summary(s->opts, &st, file_bytes);
 	return 0;
 }
@@ -658,7 +661,9 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 
-	ret = start(&run, &err);
+	ret = record_pipe_open(&run.pipe, &o, &err);
+	if (!ret)
+		ret = start(&run, &err);
 	if (!ret)
 		ret = record_loop(&run, &err);
 	if (!ret)
@@ -678,6 +683,7 @@ int main(int argc, char **argv)
 	} else {
 		ret = exit_code(&run);
 	}
+	record_pipe_close(run.pipe);
 	record_session_close(&run.s);
 	dso_list_free(run.s.dsos);
 	record_layouts_free(run.s.layouts);

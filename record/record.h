@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prec: the sampling recorder. struct record_opts is what the command line
- * asked for (filled by the option table in main.c, never changed after);
+ * asked for (filled by the option table in main.c, never changed after but
+ * for `-o -`, see pipe.c);
  * struct session is the runtime state of one recording.
  */
 #ifndef PREC_RECORD_RECORD_H
@@ -161,5 +162,21 @@ int write_metadata(struct container_writer *w, const struct record_opts *o, uint
 		   struct err *err);
 int write_final_metadata(struct container_writer *w, const struct container_writer_stats *st,
 			 int workload_status, uint64_t end_ns, struct err *err);
+
+/* pipe.c: `-o -`, the stream form on standard output (FORMAT.md 7). The
+ * recording is written as usual, to a private unlinked file (o->output
+ * names it while recording: the one change to record_opts after parsing);
+ * a thread copies each finished block of it to standard output, and
+ * record_pipe_finish, once the symbols are embedded, sends the rest and
+ * ends the stream. Standard output itself then goes to stderr, for prec and
+ * the workload alike, so nothing else can get into the stream. */
+struct record_pipe;
+/* Nothing (*out NULL) unless o->output is "-". */
+int record_pipe_open(struct record_pipe **out, struct record_opts *o, struct err *err);
+/* The file is closed and complete: end the stream; *bytes: its length. */
+int record_pipe_finish(struct record_pipe *p, uint64_t *bytes, struct err *err);
+/* Unfinished (an error): send the blocks that are whole, without the end
+ * mark, so the stream reads as cut short. NULL-tolerant. */
+void record_pipe_close(struct record_pipe *p);
 
 #endif

@@ -6,6 +6,7 @@
  * exactly those a report looks up; the unwinder reports every word it reads
  * from a binary, and those words are what is embedded of its unwind tables.
  */
+#include "input.h"
 #include "archive.h"
 
 #include <errno.h>
@@ -584,6 +585,20 @@ static int convert_perfdata(const char *in, const char *out, int level, bool qui
 	return ret;
 }
 
+/* -i -: only a perf.data stream can be completed from stdin (it becomes
+ * the file o->output); a prec stream carries its symbols already. */
+static int stdin_perf(struct err *err)
+{
+	const void *data;
+	size_t len;
+	int ret = input_stdin(&data, &len, err);
+
+	if (!ret && !perfdata_magic(data, len))
+		ret = err_set(err, -EINVAL, "-i -: a prec.data stream cannot be changed in place "
+			      "(and prec embedded its symbols already); save it to a file first");
+	return ret;
+}
+
 int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
 		 struct err *err)
 {
@@ -596,7 +611,9 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
-	if (perfdata_probe(path) == 1) {
+	if (input_is_stdin(path) && (ret = stdin_perf(err)))
+		return ret;
+	if (input_is_stdin(path) || perfdata_probe(path) == 1) {
 		/* a perf.data file becomes a prec.data file (o->output) first */
 		if (!o || !o->output || !strcmp(o->output, path))
 			return err_set(err, -EINVAL, "%s is a perf.data file: name the self-contained "
@@ -627,6 +644,11 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	if (a.l.nr_sessions && !a.l.sessions[0].cstats->finished) {
 		ret = err_set(err, -EINVAL, "%s did not finish cleanly (no index): "
 			      "nothing can be added to it", path);
+		goto out;
+	}
+	if (a.l.nr_sessions && (a.l.sessions[0].header.flags & CONTAINER_FLAG_STREAM)) {
+		ret = err_set(err, -EINVAL, "%s is a saved stream (prec -o -): it has no index to "
+			      "add blocks after", path);
 		goto out;
 	}
 	if (a.l.nr_sessions && a.l.sessions[0].header.kind != CONTAINER_KIND_SAMPLES) {
@@ -693,7 +715,8 @@ int cmd_archive(int argc, char **argv)
 	if (!o.quiet) {
 		printf("%s: embedded the symbols of %llu binaries (%llu addresses, %llu symbols, "
 		       "%llu bytes of unwind tables): the file grew by %llu bytes\n",
-		       o.output && perfdata_probe(input) == 1 ? o.output : input,
+		       o.output && (input_is_stdin(input) || perfdata_probe(input) == 1) ?
+		       o.output : input,
 		       (unsigned long long)st.binaries, (unsigned long long)st.addresses,
 		       (unsigned long long)st.symbols, (unsigned long long)st.unwind_bytes,
 		       (unsigned long long)st.file_growth);

@@ -5,6 +5,7 @@
  * on the way go to stderr as warnings; the last line counts what was read
  * and what was not.
  */
+#include "input.h"
 #include "../format/embed.h"
 #include "dump.h"
 #include "dump_int.h"
@@ -430,6 +431,12 @@ static void on_problem(void *ctx, const struct container_problem *p)
 	fprintf(stderr, "prep: warning: %s: %s\n", d->path, p->msg);
 }
 
+static void dump_end(struct dump *d, const struct container_block *b)
+{
+	(void)b;
+	fprintf(d->out, "  end of the stream\n");
+}
+
 int dump_file(const char *path, FILE *out, struct err *err)
 {
 	static void (*const dumpers[BLOCK_TYPE_MAX])(struct dump *, const struct container_block *) = {
@@ -441,6 +448,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_INDEX] = dump_index,
 		[BLOCK_KALLSYMS] = dump_kallsyms,
 		[BLOCK_SYMBOLS] = dump_symbols,
+		[BLOCK_END] = dump_end,
 	};
 	struct dump d = { .out = out, .path = path };
 	struct container_reader_opts o = { on_problem, &d };
@@ -448,14 +456,19 @@ int dump_file(const char *path, FILE *out, struct err *err)
 	const struct container_stats *st;
 	struct container_reader *r;
 	struct container_block b;
+	const void *data = NULL;
+	size_t len = 0;
 	int ret;
 
-	if (perfdata_probe(path) == 1)
+	if (input_is_stdin(path) && (ret = input_stdin(&data, &len, err)))
+		return ret;
+	if (data ? perfdata_magic(data, len) : perfdata_probe(path) == 1)
 		return dump_perfdata(path, out, err);
 	d.layouts = record_layouts_new();
 	if (!d.layouts)
 		return err_set(err, -ENOMEM, "out of memory");
-	ret = container_reader_open(&r, path, &o, err);
+	ret = data ? container_reader_open_mem(&r, data, len, &o, err) :
+		     container_reader_open(&r, path, &o, err);
 	if (ret) {
 		record_layouts_free(d.layouts);
 		return ret;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "../common/cursor.h"
 #include "../format/perfdata.h"
 #include "dump.h"
@@ -297,7 +298,16 @@ int dump_perfdata(const char *path, FILE *out, struct err *err)
 	d.layouts = record_layouts_new();
 	if (!d.layouts)
 		return err_set(err, -ENOMEM, "out of memory");
-	ret = perfdata_open(&pd, path, &o, err);
+	if (input_is_stdin(path)) {
+		const void *data;
+		size_t len;
+
+		ret = input_stdin(&data, &len, err);
+		if (!ret)
+			ret = perfdata_open_mem(&pd, data, len, &o, err);
+	} else {
+		ret = perfdata_open(&pd, path, &o, err);
+	}
 	if (ret) {
 		record_layouts_free(d.layouts);
 		return ret;

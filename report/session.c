@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a prec.data file for the report; see session.h. */
+#include "input.h"
 #include "session.h"
 
 #include <errno.h>
@@ -155,6 +156,8 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	s->quiet = quiet;
+	if (!data && input_is_stdin(path) && (ret = input_stdin(&data, &len, err)))
+		return ret;
 	s->layouts = record_layouts_new();
 	if (!s->layouts)
 		return err_set(err, -ENOMEM, "out of memory");

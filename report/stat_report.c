@@ -5,6 +5,7 @@
  * options -x and -B to present them differently. A perf stat record file
  * (told by its magic) goes to stat_perf.c with the same options.
  */
+#include "input.h"
 #include "stat.h"
 
 #include <errno.h>
@@ -49,21 +50,14 @@ static void perf_warn(void *ctx, const char *msg)
 	fprintf(stderr, "prep: warning: %s: %s\n", (const char *)ctx, msg);
 }
 
-/* Standard input, whole: `perf stat record -o - ... | prep stat report -i -`. */
-static int read_stdin(struct buf *b, struct err *err)
+/* -i -: is standard input a perf.data stream (`perf stat record -o -`)?
+ * Else it is read as prec.data (load_counts). */
+static bool stdin_is_perf(void)
 {
-	uint8_t chunk[65536];
-	size_t n;
+	const void *data;
+	size_t len;
 
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-		if (buf_append(b, chunk, n))
-			return err_set(err, -ENOMEM, "out of memory");
-	if (ferror(stdin))
-		return err_set(err, -EIO, "cannot read the standard input");
-	if (!perfdata_magic(b->data, b->len))
-		return err_set(err, -PREC_EFORMAT, "the standard input is not a perf.data stream "
-			       "(prec.data files are read from their path)");
-	return 0;
+	return !input_stdin(&data, &len, NULL) && perfdata_magic(data, len);
 }
 
 /* A perf stat record file: what comes from the file and what the options
@@ -73,17 +67,19 @@ static int report_perf(const char *path, const struct stat_perf_opts *po, bool p
 	struct perfdata_opts pdo = { perf_problem, (void *)path };
 	struct stat_perf_opts o = *po;
 	struct perfdata *pd = NULL;
-	struct buf in = BUF_INIT;
 	struct err err = { 0 };
 	int ret;
 
 	if (per_thread)
 		fprintf(stderr, "prep: warning: --per-thread: a perf.data file is shown per thread "
 			"when it was recorded so (perf stat report has no --per-thread)\n");
-	if (!strcmp(path, "-")) {
-		ret = read_stdin(&in, &err);
+	if (input_is_stdin(path)) {
+		const void *data;
+		size_t len;
+
+		ret = input_stdin(&data, &len, &err);
 		if (!ret)
-			ret = perfdata_open_mem(&pd, in.data, in.len, &pdo, &err);
+			ret = perfdata_open_mem(&pd, data, len, &pdo, &err);
 	} else {
 		ret = perfdata_open(&pd, path, &pdo, &err);
 	}
@@ -96,7 +92,6 @@ static int report_perf(const char *path, const struct stat_perf_opts *po, bool p
 		if (ret)
 			err_prefix(&err, "'%s'", path);
 	}
-	buf_free(&in);
 	if (ret) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
@@ -112,7 +107,16 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 	int ret, got, run = 0;
 	uint64_t runs = 1, nr_counts = 0;
 
-	ret = container_reader_open(&r, path, &ro, err);
+	if (input_is_stdin(path)) {
+		const void *data;
+		size_t len;
+
+		ret = input_stdin(&data, &len, err);
+		if (!ret)
+			ret = container_reader_open_mem(&r, data, len, &ro, err);
+	} else {
+		ret = container_reader_open(&r, path, &ro, err);
+	}
 	if (ret)
 		return ret;
 	if (container_reader_header(r)->kind != CONTAINER_KIND_COUNTS) {
@@ -474,7 +478,7 @@ int cmd_stat_report(int argc, char **argv)
 		opts_usage(stdout, "prep stat report [-i FILE] [-x SEP]", table);
 		return 0;
 	}
-	if (!strcmp(input, "-") || perfdata_probe(input) == 1) {
+	if (input_is_stdin(input) ? stdin_is_perf() : perfdata_probe(input) == 1) {
 		struct stat_perf_opts spo = {
 			.sep = sep, .json = json, .big_num = !no_big && !sep && !json,
 			.aggr_set = no_aggr || per_socket || per_die || per_core || per_node,

@@ -271,6 +271,11 @@ static void dump_symbols(const struct container_block *b)
 	embed_free(d);
 }
 
+static void dump_end(const struct container_block *b)
+{
+	(void)b;
+}
+
 int main(int argc, char **argv)
 {
 	static void (*const dumpers[BLOCK_TYPE_MAX])(const struct container_block *) = {
@@ -282,6 +287,7 @@ int main(int argc, char **argv)
 		[BLOCK_INDEX] = dump_index,
 		[BLOCK_KALLSYMS] = dump_kallsyms,
 		[BLOCK_SYMBOLS] = dump_symbols,
+		[BLOCK_END] = dump_end,
 	};
 	struct counts n = { 0, 0, 0 };
 	struct container_reader_opts opts = { on_problem, &n };
@@ -303,7 +309,11 @@ int main(int argc, char **argv)
 	h = container_reader_header(r);
 	printf("file version=%u.%u kind=%u order=%u index=%llu\n", h->version_major,
 	       h->version_minor, h->kind, h->byte_order, (unsigned long long)h->index_offset);
-	if (!h->index_offset)
+	if (h->flags & CONTAINER_FLAG_STREAM)
+		printf("stream\n");
+	/* a stream: no END block at its end (FORMAT.md 7.2) */
+	if ((h->flags & CONTAINER_FLAG_STREAM) ? !container_reader_stats(r)->finished :
+	    !h->index_offset)
 		printf("unfinished\n");
 	container_reader_close(r);
 	if (container_reader_open(&r, argv[1], &opts, &err)) {

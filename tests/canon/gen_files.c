@@ -15,6 +15,10 @@
  * ones (with the edge cases the rules allow), and each symbols_bad_*.data
  * holds a good one and one that breaks one rule of 5.8, written with a
  * right CRC so that the damage reaches the structure check.
+ *
+ * Streams (FORMAT.md 7): stream_*.data are good files turned into their
+ * stream form by format/stream.c: whole, cut short (no END), and with
+ * bytes after the END block.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -570,18 +574,19 @@ static uint64_t next_rand(void)
 
 static void mutants(int n)
 {
-	size_t lens[3];
-	uint8_t *goods[3] = { slurp("good_small.data", &lens[0]),
+	size_t lens[4];
+	uint8_t *goods[4] = { slurp("good_small.data", &lens[0]),
 			      slurp("good_transformed.data", &lens[1]),
-			      slurp("good_symbols.data", &lens[2]) };
-	uint8_t *p = malloc(lens[0] + lens[1] + lens[2]);
+			      slurp("good_symbols.data", &lens[2]),
+			      slurp("stream_symbols.data", &lens[3]) };
+	uint8_t *p = malloc(lens[0] + lens[1] + lens[2] + lens[3]);
 	char name[64];
 
 	for (int i = 0; i < n; i++) {
-		/* in turns from the plain file, the one with TRANSFORMED blocks
-		 * and the one with SYMBOLS blocks */
-		uint8_t *good = goods[(i / 4) % 3];
-		size_t len = lens[(i / 4) % 3], cut = len;
+		/* in turns from the plain file, the one with TRANSFORMED blocks,
+		 * the one with SYMBOLS blocks and its stream form */
+		uint8_t *good = goods[(i / 4) % 4];
+		size_t len = lens[(i / 4) % 4], cut = len;
 
 		memcpy(p, good, len);
 		switch (i % 4) {
@@ -610,6 +615,43 @@ static void mutants(int n)
 	free(goods[0]);
 	free(goods[1]);
 	free(goods[2]);
+	free(goods[3]);
+	free(p);
+}
+
+/* The stream form of the file `from` (format/stream.c), as `name`. */
+static void stream_of(const char *from, const char *name)
+{
+	struct container_stream *cs;
+	struct err err = { 0 };
+	int in = open(path_of(from), O_RDONLY | O_CLOEXEC);
+	int out = open(path_of(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (in < 0 || out < 0)
+		die(name, NULL);
+	if (container_stream_new(&cs, in, out, &err) || container_stream_end(cs, &err))
+		die(name, &err);
+	container_stream_free(cs);
+	close(in);
+	close(out);
+}
+
+static void stream_files(void)
+{
+	size_t len;
+	uint8_t *p;
+
+	stream_of("good_small.data", "stream_small.data");
+	stream_of("good_symbols.data", "stream_symbols.data");
+	stream_of("counts.data", "stream_counts.data");
+	p = slurp("stream_small.data", &len);
+	spit("stream_cut.data", p, len - len / 3);
+	spit("stream_no_end.data", p, len - CONTAINER_BLOCK_HEADER_SIZE);
+	p = realloc(p, len + 7);
+	if (!p)
+		die("stream_trailing.data", NULL);
+	memcpy(p + len, "garbage", 7);
+	spit("stream_trailing.data", p, len + 7);
 	free(p);
 }
 
@@ -644,6 +686,7 @@ int main(int argc, char **argv)
 	write_file("good_symbols.data", 1, 0, 40, true, CONTAINER_KIND_SAMPLES, put_symbols);
 	special_files();
 	symbols_files();
+	stream_files();
 	mutants(nmut);
 	return 0;
 }

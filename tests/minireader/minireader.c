@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.2), written from the specification alone.
+ * (format/FORMAT.md, version 1.3), written from the specification alone.
  *
  * Usage: minireader FILE
  *
@@ -14,7 +14,13 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 2.
+ *    for zero unless the file's minor version is newer than 3.  The file
+ *    header's flags (offset 16) were reserved before 1.3: in a file of
+ *    minor 0..2 all of it must be zero, in 1.3 all but bit 0 (STREAM).
+ *  - a stream (section 7) prints "stream" after the file line; it is
+ *    "unfinished" unless its last 32 bytes are a valid block header of
+ *    type END with stored_len 0.  The END block itself is walked like any
+ *    other (its payload must be empty) and prints only its block line.
  *  - a valid block header (magic, CRC, limits, reserved) sets the "last
  *    good seq" used by resync, even if its payload is then skipped or
  *    found corrupt.
@@ -54,7 +60,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 2
+#define READER_MINOR 3
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)
@@ -619,6 +625,7 @@ static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 	case 6: return parse_index(o, p, n);
 	case 7: return parse_kallsyms(o, p, n);
 	case 8: return parse_symbols(o, p, n);
+	case 9: return n != 0; /* END: an empty payload */
 	default: return -1; /* not reached: unknown types are skipped earlier */
 	}
 }
@@ -1054,10 +1061,20 @@ static void refuse(const char *why)
 	exit(1);
 }
 
+/* 7.2: the stream's last 32 bytes are the header of an empty END block. */
+static int stream_ended(void)
+{
+	struct bhdr e;
+
+	return g_size >= FILE_HDR_SIZE + BLOCK_HDR_SIZE &&
+	       header_valid(g_size - BLOCK_HDR_SIZE, &e) && e.type == 9 && e.stored_len == 0;
+}
+
 static void check_file_header(void)
 {
 	uint8_t h[FILE_HDR_SIZE];
 	uint16_t major, minor;
+	int stream;
 
 	if (g_size < FILE_HDR_SIZE || memcmp(g_file, file_magic, 8) != 0)
 		refuse("not a prec.data file");
@@ -1081,17 +1098,22 @@ static void check_file_header(void)
 		refuse("corrupt header (byte order)");
 	if (g_check_reserved) {
 		size_t i;
-		int nz = le32(h + 16) != 0;
+		int nz = (le32(h + 16) & (minor >= 3 ? ~1u : ~0u)) != 0;
 		for (i = 40; i < 64; i++)
 			nz |= h[i] != 0;
 		if (nz)
 			refuse("corrupt header (reserved)");
 	}
+	stream = (le32(h + 16) & 1) != 0;
+	if (stream && le64(h + 24) != 0)
+		refuse("corrupt header (stream with an index offset)");
 	if (h[15] != 1)
 		refuse("records are big-endian; this reader is little-endian only");
 	printf("file version=%u.%u kind=%u order=%u index=%" PRIu64 "\n",
 	       major, minor, h[14], h[15], le64(h + 24));
-	if (le64(h + 24) == 0)
+	if (stream)
+		printf("stream\n");
+	if (stream ? !stream_ended() : le64(h + 24) == 0)
 		printf("unfinished\n");
 }
 
@@ -1160,7 +1182,7 @@ int main(int argc, char **argv)
 			skip = "transformed";
 		else if (h.flags & ~1u)
 			skip = "unknown-flags";
-		else if (h.type < 1 || h.type > 8)
+		else if (h.type < 1 || h.type > 9)
 			skip = "unknown-type";
 		if (skip) {
 			printf("skip off=%zu reason=%s\n", off, skip);

@@ -425,7 +425,7 @@ static void test_every_flip_detected(void **state)
 
 static void test_header_checks(void **state)
 {
-	struct container_header h = { 1, 0, CONTAINER_KIND_SAMPLES, 0, 0, 12345 }, out;
+	struct container_header h = { 1, 0, CONTAINER_KIND_SAMPLES, 0, 0, 12345, 0 }, out;
 	uint8_t b[CONTAINER_HEADER_SIZE];
 	struct err err = { 0 };
 

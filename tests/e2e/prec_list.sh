@@ -12,7 +12,7 @@ PREC=./prec PREP=./prep
 [ "$B" = build ] || { PREC=$B/prec; PREP=$B/prep; }
 P=$B/tests/programs
 d=$(mktemp -d)
-. tests/e2e/lib_unpriv.sh
+. tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; rm -rf "$d"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }

@@ -14,7 +14,7 @@ PREC=$PWD/prec PREP=$PWD/prep
 P=$PWD/$B/tests/programs
 PROFILES=tests/programs/PROFILES.md
 d=$(mktemp -d)
-. tests/e2e/lib_unpriv.sh
+. tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; rm -rf "$d"' EXIT
 export PERF_BUILDID_DIR=$d/buildid-cache
 unset DEBUGINFOD_URLS

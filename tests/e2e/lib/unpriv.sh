@@ -12,7 +12,7 @@
 #   paranoid_set N       sets /proc/sys/kernel/perf_event_paranoid; the first
 #                        call remembers the value to restore
 #   paranoid_restore     puts the remembered value back; tests call it from
-#                        their EXIT trap, and lib_unpriv traps INT/TERM/HUP
+#                        their EXIT trap, and lib/unpriv.sh traps INT/TERM/HUP
 #                        to exit through that trap
 UNPRIV_USER=${UNPRIV_USER:-prec-test}
 unpriv_dir=

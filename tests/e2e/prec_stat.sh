@@ -33,7 +33,7 @@ mask() {
 	fi
 }
 
-# Who runs both tools: AS="" (this user) or AS=as_user (lib_unpriv.sh), with
+# Who runs both tools: AS="" (this user) or AS=as_user (tests/e2e/lib/unpriv.sh), with
 # SPREC/SPREP the binaries that user may run and WD a folder it may write.
 # NOTE is how many times prec's note about user-space-only counting must
 # appear on stderr (0 or 1); it is prec's one line that perf does not print,
@@ -275,7 +275,7 @@ $PREC stat -e task-clock -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
 [ $rc -eq 3 ] || fail "exit status of the workload: $rc, not 3"
 $PREP stat report -i "$d/nosuch.data" >/dev/null 2>&1 && fail "stat report of a missing file"
 
-# As an unprivileged user (lib_unpriv.sh), against perf stat run as that
+# As an unprivileged user (tests/e2e/lib/unpriv.sh), against perf stat run as that
 # user. At perf_event_paranoid 2 (Debian's default) both exclude the kernel
 # and name the events NAME:u; prec says so in one note line. -a needs
 # paranoid <= 0: perf refuses, prec too, in one line that says why. At 3

@@ -857,7 +857,56 @@ struct waiter {
 	int status;
 	struct rusage ru;
 	sigset_t asleep;        /* the signal mask while asleep */
+	struct pollfd *targets; /* -p/-t without a command: a pidfd per thread; */
+	size_t nr_targets;      /* the run ends when all have exited, as perf's */
+	size_t alive;
 };
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* A pidfd for each thread counted with -p/-t: readable once it exits.
+ * Threads the kernel gives none for (before 6.9 only a process leader has
+ * one) do not end the run; Ctrl-C still does. */
+static void watch_targets(struct waiter *w, const struct target *t)
+{
+	w->targets = calloc(t->nr_tids ? t->nr_tids : 1, sizeof(*w->targets));
+	if (!w->targets)
+		return;
+	for (size_t k = 0; k < t->nr_tids; k++) {
+		int fd = (int)syscall(SYS_pidfd_open, t->tids[k], PIDFD_THREAD);
+
+		if (fd < 0)
+			fd = (int)syscall(SYS_pidfd_open, t->tids[k], 0);
+		if (fd < 0)
+			continue;
+		w->targets[w->nr_targets++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	w->alive = w->nr_targets;
+}
+
+static void unwatch_targets(struct waiter *w)
+{
+	for (size_t k = 0; k < w->nr_targets; k++)
+		if (w->targets[k].fd >= 0)
+			close(w->targets[k].fd);
+	free(w->targets);
+	w->targets = NULL;
+	w->nr_targets = w->alive = 0;
+}
+
+/* Threads that exited stop being watched (ppoll skips negative fds). */
+static void targets_exited(struct waiter *w)
+{
+	for (size_t k = 0; k < w->nr_targets; k++) {
+		if (w->targets[k].fd < 0 || !w->targets[k].revents)
+			continue;
+		close(w->targets[k].fd);
+		w->targets[k].fd = -1;
+		w->alive--;
+	}
+}
 
 /*
  * Sleep until the run is over (true) or the deadline, in CLOCK_MONOTONIC
@@ -879,7 +928,7 @@ static bool wait_until(struct waiter *w, uint64_t deadline)
 
 			w->exited = got == w->pid || (got < 0 && errno != EINTR);
 		}
-		if (w->exited || (w->pid <= 0 && stop_req))
+		if (w->exited || (w->pid <= 0 && stop_req) || (w->nr_targets && !w->alive))
 			return true;
 		if (stop_req && !w->forwarded) {
 			kill(w->pid, SIGINT);
@@ -890,7 +939,8 @@ static bool wait_until(struct waiter *w, uint64_t deadline)
 			return false;
 		left = deadline - now;
 		ts = (struct timespec){ (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-		ppoll(NULL, 0, deadline ? &ts : NULL, &w->asleep);
+		if (ppoll(w->targets, w->nr_targets, deadline ? &ts : NULL, &w->asleep) > 0)
+			targets_exited(w);
 	}
 }
 
@@ -1213,7 +1263,10 @@ int cmd_stat(int argc, char **argv)
 			}
 		}
 		w = (struct waiter){ .pid = o.argc ? wl.pid : 0 };
+		if (!o.argc && t.tids)
+			watch_targets(&w, &t);
 		ret = wait_run(&o, &t, c, sc, &r, &po, &iv, &w, t0, out);
+		unwatch_targets(&w);
 		status = w.status;
 		ru = w.ru;
 		if (ret) {

@@ -324,6 +324,17 @@ unprivileged() {
 	kill $root_pid 2>/dev/null; wait $root_pid 2>/dev/null
 	AS= SPREC=$PREC SPREP=$PREP WD=$d
 }
+# -p / -t without a command: the run ends when the targets exit, as perf's
+for opt in -p -t; do
+	sleep 0.4 &
+	tp=$!
+	timeout 5 $PREC stat -e task-clock $opt $tp >/dev/null 2>"$d/err"
+	rc=$?
+	[ $rc -eq 0 ] || fail "stat $opt: the run did not end with its target (exit $rc)"
+	grep -q "Performance counter stats for .*'$tp'" "$d/err" || fail "stat $opt: no counts: $(head -3 "$d/err")"
+	wait $tp 2>/dev/null
+done
+
 chmod 711 "$d"
 if ! command -v perf >/dev/null || ! perf stat -e task-clock true >/dev/null 2>&1; then
 	echo "unprivileged checks skipped: perf stat is not usable here"

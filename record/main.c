@@ -475,8 +475,20 @@ static int commit_output(struct run *run, struct err *err)
 }
 
 /* A DATA block is written when full, and at least this often, so that a
- * recording killed with SIGKILL loses at most the last second. */
-#define FLUSH_INTERVAL_S 1.0
+ * recording killed with SIGKILL loses at most the last 0.2 s: the block
+ * handed to the writer's thread at one flush is in the file by the next
+ * (container_writer_flush waits for it). */
+#define FLUSH_INTERVAL_S 0.2
+
+/* A poll timeout that ends no later than `when` (mono_s time). */
+static int timeout_until(double when, int timeout)
+{
+	double left = when - mono_s();
+
+	if (left <= 0)
+		return 0;
+	return left * 1000 < timeout ? (int)(left * 1000) + 1 : timeout;
+}
 
 static int record_loop(struct run *run, struct err *err)
 {
@@ -485,7 +497,7 @@ static int record_loop(struct run *run, struct err *err)
 	double next_flush = mono_s() + FLUSH_INTERVAL_S;
 
 	for (;;) {
-		int timeout = 100, ret;
+		int timeout = timeout_until(next_flush, 100), ret;
 
 		if (deadline) {
 			double left = deadline - mono_s();

@@ -131,8 +131,9 @@ fi
 
 # ---- SIGKILL: the file holds the samples up to shortly before the kill -----------
 # gap = (kill time - start) - (last sample - first record): how much of the
-# recording before the kill is missing from the file
-for at in 0.6 1.2; do
+# recording before the kill is missing from the file (0.9 s: between two
+# flushes, where the previous one is 0.1 s old)
+for at in 0.6 0.9 1.2; do
 	out=$d/kill$at.data
 	$PREC -q -F 1000 -o "$out" -- $P/spin 1500 >/dev/null 2>&1 &
 	ppid=$!

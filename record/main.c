@@ -420,7 +420,7 @@ struct run {
 	bool recording;         /* started: the output has its name */
 	int status;             /* wait status of the workload, -1 when none */
 	char tmp[PATH_MAX];     /* the output's name until then; "" when none */
-	struct container_writer_stats kept;     /* at the last close attempt */
+	struct container_writer_stats kept;     /* what the file holds, once closed */
 };
 
 /* The output is written under a temporary name beside it until recording

@@ -131,14 +131,20 @@ int container_write_block(struct container_writer *w, unsigned type,
 /* Append records from ring buffer `cpu` (0xFFFFFFFF: synthesized) to the
  * current DATA block: the bytes p1[0..n1) followed by p2[0..n2) (the two
  * pieces of a wrapped ring buffer) must hold whole records. With
- * opts.background, a failure to write an earlier block is reported by a
- * later call (the next flush, write_block or close). */
+ * opts.background, a failure to write an earlier block is reported by the
+ * next call of any writer function.
+ *
+ * A failure to write the file stops the writer: the file is cut back to the
+ * end of its last complete block (what a reader reads as a recording cut
+ * short there), and every later call returns the same error. */
 int container_write_records(struct container_writer *w, uint32_t cpu,
 			    const void *p1, size_t n1, const void *p2, size_t n2,
 			    struct err *err);
 /* Mark the end of one drain pass (a ROUND_END span). */
 int container_write_round(struct container_writer *w, struct err *err);
-/* Write out the pending DATA block, if any. */
+/* Write out the pending DATA block, if any. With opts.background the block
+ * is handed to the worker; the one handed over by the previous flush is in
+ * the file when this returns. */
 int container_writer_flush(struct container_writer *w, struct err *err);
 /* Flush, write the INDEX, patch the header, close and free. The writer is
  * freed even when this fails. */
@@ -159,9 +165,13 @@ struct container_writer_stats {
 	uint64_t blocks;
 	uint64_t raw_bytes;     /* payload bytes before compression */
 	uint64_t file_bytes;    /* bytes written to the file */
-	uint64_t records;       /* records in DATA blocks */
+	uint64_t records;       /* records in the DATA blocks written */
+	uint64_t samples;       /* SAMPLE records in the DATA blocks written */
+	uint64_t time_min;      /* their time range, through opts.record_time */
+	uint64_t time_max;      /* (0: unknown) */
 	uint64_t by_type[32];   /* records taken, by header.type (< 32) */
 	uint64_t lost_samples;  /* sum of LOST.lost and LOST_SAMPLES.lost */
+	int error;              /* the failure that stopped the writer, 0 if none */
 };
 /* Waits for the background thread, if any, to finish its block. */
 void container_writer_get_stats(struct container_writer *w, struct container_writer_stats *st);

@@ -13,6 +13,12 @@
  * so blocks reach the file in call order. Everything that touches the file,
  * the compressor or the index runs either in the worker while it owns a
  * block, or in the caller after waiting for the worker to be idle.
+ *
+ * A failure to write the file (disk full, I/O error, file size limit) stops
+ * the writer: the file is cut back to the end of its last complete block, and
+ * every later call returns the same error, so that no block is ever missing
+ * from the middle of a file. A failure of the worker is seen by the caller's
+ * next call, whatever it is (one atomic load on the way in).
  */
 #include "blocks.h"
 #include "container.h"
@@ -42,6 +48,7 @@ struct container_writer {
 	struct buf data;                /* current DATA payload (header space first) */
 	uint32_t nr_spans;
 	uint32_t nr_records;
+	uint32_t nr_samples;
 
 	struct buf packed;              /* compressed payload scratch */
 	struct buf xform;               /* transformed DATA payload scratch */
@@ -59,12 +66,36 @@ struct container_writer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct buf pending;             /* the DATA payload the worker owns */
-	uint32_t pending_spans, pending_records;
+	uint32_t pending_spans, pending_records, pending_samples;
 	bool busy;                      /* pending holds a block to write */
 	bool stop;
-	int bg_ret;                     /* first failure of the worker */
-	struct err bg_err;
+
+	/* The failure that stopped the writer, 0 while none: set once (with
+	 * fail_err filled first), by the worker or the caller, read by both. */
+	int failed;
+	struct err fail_err;
 };
+
+/* Stop the writer for good on failure `ret` (message in *e). */
+static int writer_stop(struct container_writer *w, int ret, const struct err *e)
+{
+	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+		return ret;
+	w->fail_err = *e;
+	w->fail_err.code = ret;
+	__atomic_store_n(&w->failed, ret, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/* The failure that stopped the writer, into *err (if not NULL); 0 if none. */
+static int writer_failed(struct container_writer *w, struct err *err)
+{
+	int ret = __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE);
+
+	if (ret && err)
+		*err = w->fail_err;
+	return ret;
+}
 
 static int write_all(int fd, const struct iovec *iov, int n, struct err *err)
 {
@@ -144,6 +175,7 @@ static int emit_block(struct container_writer *w, unsigned type, uint8_t flags, 
 				  .time_min = tmin, .time_max = tmax };
 	uint8_t hdr[CONTAINER_BLOCK_HEADER_SIZE];
 	struct iovec iov[2];
+	struct err e = { 0 };
 	int packed = 0, ret;
 
 	if (len > CONTAINER_MAX_RAW)
@@ -164,9 +196,17 @@ static int emit_block(struct container_writer *w, unsigned type, uint8_t flags, 
 	iov[0].iov_len = sizeof(hdr);
 	iov[1].iov_base = packed ? w->packed.data : (void *)p;
 	iov[1].iov_len = bh.stored_len;
-	ret = write_all(w->fd, iov, 2, err);
-	if (ret)
+	ret = write_all(w->fd, iov, 2, &e);
+	if (ret) {
+		/* Part of the block may be in the file: cut it off, so that the
+		 * file reads as a recording cut short after its last block. */
+		if (!ftruncate(w->fd, (off_t)w->offset))
+			lseek(w->fd, (off_t)w->offset, SEEK_SET);
+		writer_stop(w, ret, &e);
+		if (err)
+			*err = e;
 		return ret;
+	}
 	if (type != BLOCK_INDEX && index_add(w, &ie))
 		return err_set(err, -ENOMEM, "out of memory");
 	w->offset += sizeof(hdr) + bh.stored_len;
@@ -183,6 +223,7 @@ static void data_block_start(struct container_writer *w)
 	w->data.len = DATA_HEADER_SIZE;   /* reserved by buf_reserve in open */
 	w->nr_spans = 0;
 	w->nr_records = 0;
+	w->nr_samples = 0;
 }
 
 /* Time range of the records in a DATA payload, through the callback. */
@@ -242,7 +283,7 @@ static void clear_stack_tails(const struct container_writer *w, struct buf *payl
 
 /* Complete a DATA payload's header and write the block. */
 static int emit_data(struct container_writer *w, struct buf *payload, uint32_t nr_spans,
-		     uint32_t nr_records, struct err *err)
+		     uint32_t nr_records, uint32_t nr_samples, struct err *err)
 {
 	struct data_header dh = { .nr_records = nr_records, .nr_spans = nr_spans };
 	uint32_t crc;
@@ -262,9 +303,15 @@ static int emit_data(struct container_writer *w, struct buf *payload, uint32_t n
 	else
 		ret = emit_block(w, BLOCK_DATA, 0, payload->data, payload->len, crc, w->opts.level,
 				 dh.time_min, dh.time_max, err);
-	if (!ret)
-		w->stats.records += nr_records;
-	return ret;
+	if (ret)
+		return ret;
+	w->stats.records += nr_records;
+	w->stats.samples += nr_samples;
+	if (dh.time_min && (!w->stats.time_min || dh.time_min < w->stats.time_min))
+		w->stats.time_min = dh.time_min;
+	if (dh.time_max > w->stats.time_max)
+		w->stats.time_max = dh.time_max;
+	return 0;
 }
 
 static void *bg_worker(void *arg)
@@ -281,12 +328,12 @@ static void *bg_worker(void *arg)
 		if (!w->busy)
 			break;
 		pthread_mutex_unlock(&w->lock);
-		ret = emit_data(w, &w->pending, w->pending_spans, w->pending_records, &err);
+		ret = emit_data(w, &w->pending, w->pending_spans, w->pending_records,
+				w->pending_samples, &err);
+		/* a block that could not be written must not be followed by others */
+		if (ret)
+			writer_stop(w, ret, &err);
 		pthread_mutex_lock(&w->lock);
-		if (ret && !w->bg_ret) {
-			w->bg_ret = ret;
-			w->bg_err = err;
-		}
 		w->busy = false;
 		pthread_cond_broadcast(&w->cond);
 	}
@@ -294,21 +341,17 @@ static void *bg_worker(void *arg)
 	return NULL;
 }
 
-/* Wait until the worker owns no block; report its first failure, if any. */
+/* Wait until the worker owns no block (its block is then in the file);
+ * report the failure that stopped the writer, if any. */
 static int bg_wait_idle(struct container_writer *w, struct err *err)
 {
-	int ret;
-
-	if (!w->bg)
-		return 0;
-	pthread_mutex_lock(&w->lock);
-	while (w->busy)
-		pthread_cond_wait(&w->cond, &w->lock);
-	ret = w->bg_ret;
-	if (ret && err)
-		*err = w->bg_err;
-	pthread_mutex_unlock(&w->lock);
-	return ret;
+	if (w->bg) {
+		pthread_mutex_lock(&w->lock);
+		while (w->busy)
+			pthread_cond_wait(&w->cond, &w->lock);
+		pthread_mutex_unlock(&w->lock);
+	}
+	return writer_failed(w, err);
 }
 
 static void bg_stop(struct container_writer *w)
@@ -330,16 +373,15 @@ int container_writer_flush(struct container_writer *w, struct err *err)
 	struct buf tmp;
 	int ret;
 
-	if (!w->nr_spans)
-		return 0;
+	/* The block handed over last time is in the file once this returns. */
+	ret = bg_wait_idle(w, err);
+	if (ret || !w->nr_spans)
+		return ret;
 	if (!w->bg) {
-		ret = emit_data(w, &w->data, w->nr_spans, w->nr_records, err);
+		ret = emit_data(w, &w->data, w->nr_spans, w->nr_records, w->nr_samples, err);
 		data_block_start(w);
 		return ret;
 	}
-	ret = bg_wait_idle(w, err);
-	if (ret)
-		return ret;
 	/* Hand the full payload over and keep filling the other buffer. */
 	tmp = w->pending;
 	w->pending = w->data;
@@ -347,6 +389,7 @@ int container_writer_flush(struct container_writer *w, struct err *err)
 	pthread_mutex_lock(&w->lock);
 	w->pending_spans = w->nr_spans;
 	w->pending_records = w->nr_records;
+	w->pending_samples = w->nr_samples;
 	w->busy = true;
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -400,6 +443,8 @@ static void account(struct container_writer *w, const uint8_t *p, size_t len)
 		memcpy(&h, p + off, sizeof(h));
 		if (h.type < sizeof(w->stats.by_type) / sizeof(w->stats.by_type[0]))
 			w->stats.by_type[h.type]++;
+		if (h.type == PERF_RECORD_SAMPLE)
+			w->nr_samples++;
 		if (h.type == PERF_RECORD_LOST && h.size >= 24) {
 			memcpy(&lost, p + off + 16, 8);         /* after header and id */
 			w->stats.lost_samples += lost;
@@ -496,10 +541,10 @@ int container_write_records(struct container_writer *w, uint32_t cpu,
 	struct pieces pc = { p1, p2, n1, n2 };
 	size_t total = n1 + n2, start = 0, off = 0;
 	uint32_t nr = 0;
-	int ret;
+	int ret = writer_failed(w, err);
 
-	if (!total)
-		return 0;
+	if (ret || !total)
+		return ret;
 	ret = append_whole(w, cpu, &pc, err);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -542,8 +587,10 @@ int container_write_records(struct container_writer *w, uint32_t cpu,
 
 int container_write_round(struct container_writer *w, struct err *err)
 {
-	int ret;
+	int ret = writer_failed(w, err);
 
+	if (ret)
+		return ret;
 	if (w->data.len + SPAN_HEADER_SIZE > w->opts.block_size) {
 		ret = container_writer_flush(w, err);
 		if (ret)
@@ -638,10 +685,10 @@ int container_writer_open(struct container_writer **out, const char *path,
 	w->header.byte_order = container_host_byte_order();
 	w->header.created_ns = now_ns();
 	container_header_encode(&w->header, hdr);
-	ret = write_all(w->fd, &iov, 1, err);
+	ret = write_all(w->fd, &iov, 1, NULL);
 	if (ret) {
 		writer_free(w);
-		return err_prefix(err, "'%s'", path);
+		return err_set(err, ret, "cannot write '%s': %s", path, err_str(ret));
 	}
 	w->offset = CONTAINER_HEADER_SIZE;
 	if (w->opts.background) {
@@ -777,4 +824,5 @@ void container_writer_get_stats(struct container_writer *w, struct container_wri
 {
 	bg_wait_idle(w, NULL);
 	*st = w->stats;
+	st->error = writer_failed(w, NULL);
 }

@@ -4,16 +4,23 @@
  *
  *   prec [options] [--] command [args]     (or: prec record ...)
  *
- * Order of work: parse options; rename an old output file; fork the workload
- * (held); open the events and map the ring buffers; write the metadata and
- * the event blocks; synthesize what already runs (-p/-t/-a); start the
- * workload (or enable the events); drain until the workload ends, the
- * duration is over or a signal arrives; drain once more; write build ids and
- * the final metadata; close the file and print the summary line.
+ * Order of work: parse options; fork the workload (held); open the events
+ * and map the ring buffers; create the output under a temporary name; write
+ * the metadata and the event blocks; synthesize what already runs
+ * (-p/-t/-a); start the workload (or enable the events); rename an old
+ * output file to NAME.old and the new one to NAME; drain until the workload
+ * ends, the duration is over or a signal arrives; drain once more; write
+ * build ids and the final metadata; close the file and print the summary
+ * line.
+ *
+ * Never lose a file: a start that fails leaves the output and its .old as
+ * they were; a failure once recording has started (disk full) keeps the file
+ * up to its last complete block and says what it holds.
  */
 #include "record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -294,7 +301,8 @@ static uint64_t record_time(void *ctx, const void *rec, size_t len)
 	return t;
 }
 
-/* perf renames an existing output file to NAME.old before writing. */
+/* perf renames an existing output file to NAME.old before writing (here:
+ * once recording has started, commit_output). */
 static void keep_old_output(const char *path)
 {
 	struct stat st;
@@ -436,12 +444,80 @@ struct run {
 	struct workload wl;
 	struct record_pipe *pipe;       /* -o -: the stream on stdout */
 	bool have_workload;
+	bool recording;         /* started: the output has its name */
 	int status;             /* wait status of the workload, -1 when none */
+	char tmp[PATH_MAX];     /* the output's name until then; "" when none */
+	struct container_writer_stats kept;     /* what the file holds, once closed */
 };
 
+/* The output is written under a temporary name beside it until recording
+ * has started (commit_output), so that a start that fails touches no file.
+ * A device or FIFO (/dev/null, /dev/full) and a stream's private file are
+ * written in place. */
+static int open_output(struct run *run, const struct container_writer_opts *wo,
+		       struct err *err)
+{
+	const char *path = run->s.opts->output;
+	struct stat st;
+	int fd, ret;
+
+	/* -o -: the private file the stream is copied from (record/pipe.c) */
+	if (run->pipe || (!stat(path, &st) && !S_ISREG(st.st_mode)))
+		return container_writer_open(&run->s.writer, path, wo, err);
+	if ((size_t)snprintf(run->tmp, sizeof(run->tmp), "%s.XXXXXX", path) >= sizeof(run->tmp)) {
+		run->tmp[0] = 0;
+		return err_set(err, -ENAMETOOLONG, "cannot create '%s': %s", path,
+			       err_str(-ENAMETOOLONG));
+	}
+	fd = mkostemp(run->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		run->tmp[0] = 0;
+		return err_set(err, ret, "cannot create '%s': %s", path, err_str(ret));
+	}
+	close(fd);
+	ret = container_writer_open(&run->s.writer, run->tmp, wo, err);
+	if (ret) {
+		unlink(run->tmp);
+		run->tmp[0] = 0;
+	}
+	return ret;
+}
+
+/* Recording has started: the output gets its name (an older one moves to
+ * NAME.old). */
+static int commit_output(struct run *run, struct err *err)
+{
+	const char *path = run->s.opts->output;
+	int ret;
+
+	if (run->tmp[0]) {
+		keep_old_output(path);
+		if (rename(run->tmp, path)) {
+			ret = -errno;
+			return err_set(err, ret, "cannot create '%s': %s", path, err_str(ret));
+		}
+		run->tmp[0] = 0;
+	}
+	run->recording = true;
+	return 0;
+}
+
 /* A DATA block is written when full, and at least this often, so that a
- * recording killed with SIGKILL loses at most the last second. */
-#define FLUSH_INTERVAL_S 1.0
+ * recording killed with SIGKILL loses at most the last 0.2 s: the block
+ * handed to the writer's thread at one flush is in the file by the next
+ * (container_writer_flush waits for it). */
+#define FLUSH_INTERVAL_S 0.2
+
+/* A poll timeout that ends no later than `when` (mono_s time). */
+static int timeout_until(double when, int timeout)
+{
+	double left = when - mono_s();
+
+	if (left <= 0)
+		return 0;
+	return left * 1000 < timeout ? (int)(left * 1000) + 1 : timeout;
+}
 
 static int record_loop(struct run *run, struct err *err)
 {
@@ -450,7 +526,7 @@ static int record_loop(struct run *run, struct err *err)
 	double next_flush = mono_s() + FLUSH_INTERVAL_S;
 
 	for (;;) {
-		int timeout = 100, ret;
+		int timeout = timeout_until(next_flush, 100), ret;
 
 		if (deadline) {
 			double left = deadline - mono_s();
@@ -527,10 +603,6 @@ static int start(struct run *run, struct err *err)
 	if (o->callgraph == CALLGRAPH_DWARF)
 		wo.block_size = DWARF_BLOCK_SIZE;
 
-	keep_old_output(o->output);
-	ret = container_writer_open(&s->writer, o->output, &wo, err);
-	if (ret)
-		return ret;
 	if (o->argc) {
 		ret = workload_prepare(&run->wl, o->argv, err);
 		if (ret)
@@ -540,6 +612,8 @@ static int start(struct run *run, struct err *err)
 	ret = session_open_events(s, follows_workload(run) ? run->wl.pid : -1, err);
 	if (!ret)
 		ret = session_mmap(s, err);
+	if (!ret)
+		ret = open_output(run, &wo, err);
 	if (!ret)
 		ret = write_metadata(s->writer, o, wall_ns(), err);
 	if (!ret)
@@ -559,10 +633,14 @@ static int start(struct run *run, struct err *err)
 		if (!ret)
 			ret = synthesize(s, err);
 	}
-	if (ret || !run->have_workload)
+	if (ret)
 		return ret;
-	ret = workload_start(&run->wl, err);
-	return ret ? err_prefix(err, "cannot run '%s'", o->argv[0]) : 0;
+	if (run->have_workload) {
+		ret = workload_start(&run->wl, err);
+		if (ret)
+			return err_prefix(err, "cannot run '%s'", o->argv[0]);
+	}
+	return commit_output(run, err);
 }
 
 /* Exit status as perf: the workload's, 128 + signal if it was killed. */
@@ -598,15 +676,17 @@ static int finish(struct run *run, struct err *err)
 		ret = write_kallsyms(s->writer, s->opts->verbose, err);
 	if (!ret)
 		ret = write_final_metadata(s->writer, &st, run->status, wall_ns(), err);
-	container_writer_get_stats(s->writer, &st);
-	file_bytes = st.file_bytes;
-	if (!ret)
-		ret = container_writer_close(s->writer, err);
-	else
-		container_writer_abort(s->writer);
-	s->writer = NULL;
 	if (ret)
 		return ret;
+	container_writer_get_stats(s->writer, &run->kept);
+	file_bytes = run->kept.file_bytes;
+	ret = container_writer_close(s->writer, err);
+	s->writer = NULL;
+	if (ret) {
+		/* all the data is in the file: its index or header is not */
+		run->kept.error = ret;
+		return ret;
+	}
 	if (!s->opts->no_embed) {
 		struct archive_opts ao = { .quiet = true, .level = s->opts->level };
 		struct archive_stats as;
@@ -627,6 +707,60 @@ static int finish(struct run *run, struct err *err)
 		return ret;
 	print_summary(s->opts, &st, file_bytes);
 	return 0;
+}
+
+/* A start that failed: the workload (held, or not exec'd) is killed and the
+ * temporary output removed; the output and its .old are as they were. */
+static void abandon(struct run *run, const struct err *err)
+{
+	struct container_writer_stats st = { 0 };
+
+	if (run->s.writer)
+		container_writer_get_stats(run->s.writer, &st);
+	if (st.error)
+		fprintf(stderr, "prec: cannot write '%s': %s\n", run->s.opts->output,
+			err_str(st.error));
+	else
+		fprintf(stderr, "prec: %s\n", err->msg);
+	if (run->have_workload) {
+		kill(run->wl.pid, SIGKILL);
+		waitpid(run->wl.pid, NULL, 0);
+	}
+	container_writer_abort(run->s.writer);
+	run->s.writer = NULL;
+	if (run->tmp[0])
+		unlink(run->tmp);
+}
+
+/* A failure once recording has started (disk full, I/O error): the file
+ * keeps what was written, up to its last complete block, without index
+ * (readers warn that the recording did not finish). The workload is ended
+ * as perf ends it, with SIGTERM. One line says what the file holds. */
+static void keep_partial(struct run *run, const struct err *err)
+{
+	const char *path = run->s.opts->output;
+	struct container_writer_stats *st = &run->kept;
+	double secs;
+
+	session_disable(&run->s);
+	if (run->have_workload && run->status < 0) {
+		kill(run->wl.pid, SIGTERM);
+		waitpid(run->wl.pid, &run->status, 0);
+	}
+	if (run->s.writer) {
+		/* what was drained goes in too, unless the file cannot take it */
+		container_writer_flush(run->s.writer, NULL);
+		container_writer_get_stats(run->s.writer, st);
+		container_writer_abort(run->s.writer);
+		run->s.writer = NULL;
+	}
+	secs = st->time_max > st->time_min ? (double)(st->time_max - st->time_min) / 1e9 : 0;
+	if (st->error)
+		fprintf(stderr, "prec: cannot write '%s': %s; kept %llu samples (%.2f s)\n", path,
+			err_str(st->error), (unsigned long long)st->samples, secs);
+	else
+		fprintf(stderr, "prec: %s; kept %llu samples (%.2f s) in '%s'\n", err->msg,
+			(unsigned long long)st->samples, secs, path);
 }
 
 int main(int argc, char **argv)
@@ -660,6 +794,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_child;
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
+	/* over the file size limit, write() fails with EFBIG: keep the file */
+	signal(SIGXFSZ, SIG_IGN);
 
 	ret = record_pipe_open(&run.pipe, &o, &err);
 	if (!ret)
@@ -669,16 +805,10 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = finish(&run, &err);
 	if (ret) {
-		fprintf(stderr, "prec: %s\n", err.msg);
-		if (run.have_workload) {
-			kill(run.wl.pid, SIGKILL);
-			waitpid(run.wl.pid, NULL, 0);
-		}
-		if (run.s.writer) {
-			/* nothing was recorded: leave no half file behind */
-			container_writer_abort(run.s.writer);
-			unlink(o.output);
-		}
+		if (run.recording)
+			keep_partial(&run, &err);
+		else
+			abandon(&run, &err);
 		ret = 255;
 	} else {
 		ret = exit_code(&run);

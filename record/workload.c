@@ -45,6 +45,7 @@ int workload_prepare(struct workload *wl, char **argv, struct err *err)
 		close(report[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);       /* prec ignores it; exec would keep that */
 		/* Wait for the recorder: EOF or a byte means go. */
 		if (read(go[0], &c, 1) < 0)
 			_exit(127);

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Recorder benchmark: perf record and prec side by side on the same work.
 
-    tools/bench_record.py [--runs N] [--quick] [--only NAME,...]
+    tools/bench_record.py [--runs N] [--quick] [--only NAME,...] [--prec PATH]
 
-Run from the top of the tree after `make tests-build` (it uses ./prec and
+Run from the top of the tree after `make tests-build` (it uses ./prec, or
+the prec given with --prec, e.g. another build to compare, and
 build/tests/programs/spin). Prints, for perf and for prec, medians over N
 runs, and the prec/perf ratios:
 
@@ -165,11 +166,14 @@ def bench_size(tmp, runs):
 
 
 def main():
+    global PREC
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="3 runs, shorter work")
     ap.add_argument("--only", default="fixed,overhead,lost,size")
+    ap.add_argument("--prec", default=PREC, help="the prec to measure (default ./prec)")
     a = ap.parse_args()
+    PREC = a.prec
     runs = 3 if a.quick else a.runs
     for f in (SPIN, PREC):
         if not os.access(f, os.X_OK):

@@ -244,6 +244,66 @@ static void test_write_failure_reported(void **state)
 	signal(SIGXFSZ, SIG_DFL);
 }
 
+/* ... and it stops the writer: the file ends with its last complete block
+ * (read back without damage, as a recording cut short there), every later
+ * call returns the same error, and the stats say what the file holds. */
+static void test_write_failure_keeps_blocks(void **state)
+{
+	struct rlimit old, lim;
+
+	(void)state;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 250000;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (int bg = 0; bg <= 1; bg++) {
+		struct container_writer_opts o = { .level = 0, .block_size = 70000, .background = bg };
+		struct container_writer_stats st;
+		struct container_writer *w;
+		struct container_reader *r;
+		struct container_block b;
+		struct seen seen = { 0 };
+		struct container_reader_opts ro = { .warn = on_problem, .ctx = &seen };
+		struct err err = { 0 };
+		uint64_t nr = 0;
+		struct stat sb;
+		int ret = 0;
+
+		assert_int_equal(container_writer_open(&w, tmp_path("cut.data"), &o, &err), 0);
+		for (int i = 0; i < 4 && !ret; i++)
+			ret = container_write_records(w, 0, records, records_len, NULL, 0, &err);
+		assert_int_equal(ret, -EFBIG);
+		assert_int_equal(container_write_records(w, 0, records, 64, NULL, 0, &err), -EFBIG);
+		assert_int_equal(container_write_round(w, &err), -EFBIG);
+		assert_int_equal(container_writer_flush(w, &err), -EFBIG);
+		assert_int_equal(container_write_block(w, BLOCK_METADATA, "x", 1, &err), -EFBIG);
+		container_writer_get_stats(w, &st);
+		assert_int_equal(st.error, -EFBIG);
+		assert_true(st.samples > 0);
+		assert_int_equal(st.samples, st.records);
+		container_writer_abort(w);
+		assert_int_equal(stat(tmp_path("cut.data"), &sb), 0);
+		assert_int_equal((uint64_t)sb.st_size, st.file_bytes);
+
+		assert_int_equal(container_reader_open(&r, tmp_path("cut.data"), &ro, &err), 0);
+		while (container_reader_next(r, &b, &err) == 1) {
+			uint32_t n;
+
+			assert_int_equal(b.type, BLOCK_DATA);
+			memcpy(&n, b.data + 16, sizeof(n));
+			nr += n;
+		}
+		assert_int_equal(nr, st.records);
+		assert_int_equal(seen.kinds[PROBLEM_UNFINISHED], 1);
+		assert_int_equal(seen.kinds[PROBLEM_TRUNCATED], 0);
+		assert_int_equal(container_reader_stats(r)->corrupt_blocks, 0);
+		container_reader_close(r);
+	}
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+}
+
 static void test_index_matches_blocks(void **state)
 {
 	struct container_reader *r;
@@ -1306,6 +1366,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_round_trip_background),
 		cmocka_unit_test(test_write_failure_reported),
+		cmocka_unit_test(test_write_failure_keeps_blocks),
 		cmocka_unit_test(test_index_matches_blocks),
 		cmocka_unit_test(test_time_ranges),
 		cmocka_unit_test(test_unfinished_file),

@@ -6,16 +6,9 @@
 # the layout in a pipe and on a terminal; tracefs mounted on first use when
 # it is not; and the same as an unprivileged user, against perf list as that
 # user.
-set -u
-B=${BUILD:-build}
-PREC=./prec PREP=./prep
-[ "$B" = build ] || { PREC=$B/prec; PREP=$B/prep; }
-P=$B/tests/programs
-d=$(mktemp -d)
+. tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; rm -rf "$d"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 TRACEFS=/sys/kernel/tracing
 
 [ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events on this kernel"; exit 77; }

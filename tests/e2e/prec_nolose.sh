@@ -9,12 +9,7 @@
 #    to its last complete block;
 #  - after SIGKILL the file holds the samples up to shortly before the kill
 #    (DATA blocks reach the file every 0.2 s).
-set -u
-B=${BUILD:-build}
-PREC=$PWD/prec PREP=$PWD/prep
-[ "$B" = build ] || { PREC=$PWD/$B/prec; PREP=$PWD/$B/prep; }
-P=$PWD/$B/tests/programs
-d=$(mktemp -d)
+. tests/e2e/lib/common.sh
 mnt=
 cleanup() {
 	kill $(jobs -p) 2>/dev/null
@@ -22,13 +17,7 @@ cleanup() {
 	rm -rf "$d"
 }
 trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-[ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events on this kernel"; exit 77; }
-if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
-	echo "needs root or perf_event_paranoid <= 1"; exit 77
-fi
+need_perf_events 1
 
 # ---- a start that fails touches no file ----------------------------------------
 mkdir "$d/keep" "$d/none"

@@ -7,24 +7,13 @@
 # reads as perf report reads it; a cut stream reports what was whole, with a
 # warning; a reader that goes away stops prec; a terminal or an empty stdin
 # is a clear error; the pipe works for an unprivileged user too.
-set -u
-B=${BUILD:-build}
-PREC=$PWD/prec PREP=$PWD/prep
-[ "$B" = build ] || { PREC=$PWD/$B/prec; PREP=$PWD/$B/prep; }
-P=$PWD/$B/tests/programs
-PROFILES=tests/programs/PROFILES.md
-d=$(mktemp -d)
+. tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
+PROFILES=tests/programs/PROFILES.md
 trap 'paranoid_restore; rm -rf "$d"' EXIT
 export PERF_BUILDID_DIR=$d/buildid-cache
 unset DEBUGINFOD_URLS
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-[ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events on this kernel"; exit 77; }
-if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
-	echo "needs root or perf_event_paranoid <= 1"; exit 77
-fi
+need_perf_events 1
 
 value() { awk -v n="$2" '$NF == n { sub(/%/, "", $1); print $1; exit }' "$1"; }
 within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }

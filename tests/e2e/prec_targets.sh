@@ -4,21 +4,10 @@
 # --filter, -a / -C / -p / -t together with a command (the command sets the
 # duration), and the messages for a CPU that does not exist and ring
 # buffers over the locked-memory limits.
-set -u
-B=${BUILD:-build}
-PREC=./prec PREP=./prep
-[ "$B" = build ] || { PREC=$B/prec; PREP=$B/prep; }
-P=$B/tests/programs
-d=$(mktemp -d)
+. tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; kill $(jobs -p) 2>/dev/null; rm -rf "$d"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-[ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events on this kernel"; exit 77; }
-if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
-	echo "needs root or perf_event_paranoid <= 1"; exit 77
-fi
+need_perf_events 1
 
 # between lo% and hi% of expected
 near() { [ "$1" -ge $(($2 * $3 / 100)) ] && [ "$1" -le $(($2 * $4 / 100)) ]; }

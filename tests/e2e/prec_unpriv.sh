@@ -4,16 +4,9 @@
 # line) instead of refusing; at 3 user space only is tried before refusing;
 # at 1 the kernel is included; at -1 system-wide works; attaching to another
 # user's process says so. The paranoid level is restored on every exit.
-set -u
-B=${BUILD:-build}
-PREC=./prec PREP=./prep
-[ "$B" = build ] || { PREC=$B/prec; PREP=$B/prep; }
-P=$B/tests/programs
-d=$(mktemp -d)
+. tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; kill $(jobs -p) 2>/dev/null; rm -rf "$d"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 near() { [ "$1" -ge $(($2 * $3 / 100)) ] && [ "$1" -le $(($2 * $4 / 100)) ]; }
 
 [ -w /proc/sys/kernel/perf_event_paranoid ] || { echo "cannot set perf_event_paranoid (not root)"; exit 77; }

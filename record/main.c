@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/opts.h"
 #include "../format/blocks.h"
 #include "../format/record.h"
 #include "../report/archive.h"
 #include "synth.h"
 
-#define DEFAULT_FREQ 4000
-#define DEFAULT_STACK 8192
 #define DWARF_BLOCK_SIZE (4u << 20)
 
 static volatile sig_atomic_t stop_signal;
@@ -70,211 +66,6 @@ static double mono_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* ---- options --------------------------------------------------------- */
-
-/* Options given as text, checked and turned into record_opts after parsing. */
-struct raw_args {
-	const char *freq, *callgraph, *duration;
-	bool fp;
-};
-
-/* -e: the events of the last -e are what a following --filter applies to. */
-static int cb_event(const struct opt *opt, const char *arg, struct err *err)
-{
-	struct record_opts *o = opt->dest;
-
-	o->last_e_first = o->events.nr;
-	return events_parse(arg, NULL, &o->events, err);
-}
-
-/* --filter follows an -e of tracepoints, as in perf. */
-static int cb_filter(const struct opt *opt, const char *arg, struct err *err)
-{
-	struct record_opts *o = opt->dest;
-	size_t n = 0;
-
-	for (size_t i = o->last_e_first; i < o->events.nr; i++) {
-		if (o->events.ev[i].attr.type != PERF_TYPE_TRACEPOINT)
-			continue;
-		if (o->filters[i])
-			return err_set(err, -EINVAL, "--filter '%s': event '%s' has a filter already",
-				       arg, o->events.ev[i].name);
-		o->filters[i] = arg;
-		n++;
-	}
-	if (!n)
-		return err_set(err, -EINVAL, "--filter '%s' must follow an -e of tracepoint events "
-			       "(e.g. -e sched:sched_switch --filter 'prev_pid == 1')", arg);
-	return 0;
-}
-
-static long max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	long v = 100000;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 100000;
-		fclose(f);
-	}
-	return v;
-}
-
-static int check_freq(struct record_opts *o, const char *freq_arg, struct err *err)
-{
-	long max = max_sample_rate();
-	char *end;
-
-	if (!freq_arg) {
-		o->freq = o->period ? 0 : DEFAULT_FREQ;
-		return 0;
-	}
-	o->freq_given = true;
-	if (!strcmp(freq_arg, "max")) {
-		o->freq = max;
-		o->freq_max = true;
-		return 0;
-	}
-	o->freq = strtol(freq_arg, &end, 10);
-	if (end == freq_arg || *end || o->freq <= 0)
-		return err_set(err, -EINVAL, "-F %s: not a frequency (a number of Hz, or 'max')",
-			       freq_arg);
-	if (o->freq > max) {
-		fprintf(stderr, "warning: Maximum frequency rate (%'ld Hz) exceeded, throttling from "
-			"%'ld Hz to %'ld Hz.\n         The limit can be raised via "
-			"/proc/sys/kernel/perf_event_max_sample_rate.\n", max, o->freq, max);
-		o->freq = max;
-	}
-	return 0;
-}
-
-static int check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err)
-{
-	o->stack_size = DEFAULT_STACK;
-	if (!a) {
-		o->callgraph = fp_flag ? CALLGRAPH_FP : CALLGRAPH_NONE;
-		return 0;
-	}
-	if (!strcmp(a, "fp")) {
-		o->callgraph = CALLGRAPH_FP;
-	} else if (!strncmp(a, "dwarf", 5) && (!a[5] || a[5] == ',')) {
-		o->callgraph = CALLGRAPH_DWARF;
-		if (a[5]) {
-			char *end;
-			long size = strtol(a + 6, &end, 10);
-
-			/* the kernel takes at most 65528 bytes, in multiples of 8 */
-			if (end == a + 6 || *end || size <= 0 || size > 65528)
-				return err_set(err, -EINVAL,
-					       "--call-graph %s: the stack size must be 8..65528 bytes", a);
-			o->stack_size = (size + 7) & ~7L;
-		}
-	} else if (!strcmp(a, "none")) {
-		o->callgraph = CALLGRAPH_NONE;
-	} else {
-		return err_set(err, -EINVAL, "--call-graph %s: expected fp, dwarf[,SIZE] or none", a);
-	}
-	return 0;
-}
-
-static int check_opts(struct record_opts *o, const struct raw_args *raw, struct err *err)
-{
-	int targets = !!o->pids + !!o->tids + (o->all_cpus || o->cpu_list) + (o->argc > 0);
-	const char *duration_arg = raw->duration;
-	int ret = check_freq(o, raw->freq, err);
-
-	if (!ret)
-		ret = check_callgraph(o, raw->callgraph, raw->fp, err);
-	if (ret)
-		return ret;
-	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
-		return err_set(err, -EINVAL,
-			       "-m %ld: the number of mmap data pages must be a power of two (e.g. %ld)",
-			       o->mmap_pages, 1L << (64 - __builtin_clzl((unsigned long)o->mmap_pages)));
-	if (duration_arg) {
-		char *end;
-
-		o->duration = strtod(duration_arg, &end);
-		if (end == duration_arg || *end || !(o->duration > 0) || !isfinite(o->duration))
-			return err_set(err, -EINVAL, "--duration %s: expected seconds, e.g. 2.5",
-				       duration_arg);
-	}
-	if (targets == 0)
-		return err_set(err, -EINVAL, "nothing to record: give a command, -p PID, -t TID or -a");
-	if (o->pids && o->tids)
-		return err_set(err, -EINVAL, "-p and -t cannot be used together");
-	if (!o->events.nr) {
-		o->default_event = true;
-		ret = events_parse("cycles", NULL, &o->events, err);
-	}
-	return ret;
-}
-
-static const char usage_line[] = "prec [<options>] [--] <command> [<args>]\n"
-				 "   or: prec record [<options>] [--] <command> [<args>]";
-
-static int parse_args(struct record_opts *o, int argc, char **argv)
-{
-	struct raw_args raw = { 0 };
-	bool help = false, version = false;
-	const struct opt table[] = {
-		OPTION_CALLBACK('e', "event", o, "event", "event to sample (repeatable; comma list; "
-				"default cycles, or cpu-clock without a PMU)", cb_event),
-		OPTION_CALLBACK(0, "filter", o, "filter", "tracepoint filter for the events of the "
-				"preceding -e (the kernel's filter syntax)", cb_filter),
-		OPTION_STRING('F', "freq", &raw.freq, "n", "sample frequency in Hz, or 'max' (default 4000)"),
-		OPTION_INT('c', "count", &o->period, "n", "sample every n events instead", 1, LONG_MAX),
-		OPTION_FLAG('g', NULL, &raw.fp, "record call chains (frame pointers)"),
-		OPTION_STRING(0, "call-graph", &raw.callgraph, "mode",
-			      "fp, dwarf[,stack size] (default 8192) or none"),
-		OPTION_STRING('p', "pid", &o->pids, "pid", "record existing processes (comma list)"),
-		OPTION_STRING('t', "tid", &o->tids, "tid", "record existing threads (comma list)"),
-		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "system-wide, on all CPUs"),
-		OPTION_STRING('C', "cpu", &o->cpu_list, "cpus", "system-wide on these CPUs (e.g. 0-1,3)"),
-		OPTION_STRING(0, "duration", &raw.duration, "seconds",
-			      "stop after this long (without a command: else Ctrl-C)"),
-		OPTION_STRING('o', "output", &o->output, "file", "output file (default prec.data)"),
-		OPTION_INT('m', "mmap-pages", &o->mmap_pages, "pages",
-			   "ring buffer data pages per CPU, a power of two", 1, 1L << 20),
-		OPTION_INT_OPTARG('z', "compression-level", &o->level, "n",
-				  "deflate level 0-12 (default 1; 0 stores raw)", 0, 12, 1),
-		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
-		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
-		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
-		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),
-		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),
-		OPTION_COUNT('v', "verbose", &o->verbose, "say more"),
-		OPTION_FLAG('h', "help", &help, "show this help"),
-		OPTION_FLAG(0, "version", &version, "show the version"),
-		OPTION_END,
-	};
-	struct err err = { 0 };
-	int first;
-
-	first = opts_parse(table, argc, argv, &err);
-	if (first < 0) {
-		fprintf(stderr, "prec: %s\n", err.msg);
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
-	if (help) {
-		opts_usage(stdout, usage_line, table);
-		exit(0);
-	}
-	if (version) {
-		printf("prec %s\n", PREC_VERSION);
-		exit(0);
-	}
-	o->argc = argc - first;
-	o->argv = argv + first;
-	if (check_opts(o, &raw, &err)) {
-		fprintf(stderr, "prec: %s\n", err.msg);
-		return 129;
-	}
-	return 0;
 }
 
 /* ---- recording ------------------------------------------------------- */
@@ -780,7 +571,7 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	ret = parse_args(&o, argc, argv);
+	ret = record_parse_args(&o, argc, argv);
 	if (ret)
 		return ret;
 	run.s.opts = &o;

@@ -98,6 +98,10 @@ struct session {
 	struct record_layouts *layouts; /* the events as the decoder sees them */
 };
 
+/* options.c: the command line into o (exits for --help and --version);
+ * 0, or 129 after printing the error and the usage. */
+int record_parse_args(struct record_opts *o, int argc, char **argv);
+
 /* evlist.c */
 int session_open_events(struct session *s, pid_t workload, struct err *err);
 int session_mmap(struct session *s, struct err *err);

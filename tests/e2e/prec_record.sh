@@ -143,6 +143,7 @@ $PREP -D -i "$d/noinh.data" 2>/dev/null | grep -q " SAMPLE .* pid $child " &&
 $PREC -F 999 -q -o "$d/int.data" -- $P/spin 5000 >/dev/null 2>&1 &
 ppid=$!
 sleep 0.5
+wl=$(pgrep -P $ppid)
 kill -INT $ppid
 wait $ppid
 rc=$?
@@ -150,14 +151,15 @@ rc=$?
 $PREP -D -i "$d/int.data" >"$d/int.txt" 2>"$d/int.err" || fail "SIGINT: dump failed"
 [ -s "$d/int.err" ] && fail "SIGINT: file not complete: $(cat "$d/int.err")"
 [ "$(samples "$d/int.txt")" -gt 200 ] || fail "SIGINT: too few samples"
-pgrep -f "$P/spin 5000" >/dev/null && fail "SIGINT: workload left running"
+[ -n "$wl" ] && kill -0 "$wl" 2>/dev/null && fail "SIGINT: workload $wl left running"
 
 $PREC -F 999 -m 4 -q -o "$d/kill.data" -- $P/spin 5000 >/dev/null 2>&1 &
 ppid=$!
-sleep 2.5    # past the 1 s flush interval
+sleep 2.5    # past several flush intervals
+wl=$(pgrep -P $ppid)
 kill -KILL $ppid
 { wait $ppid; } 2>/dev/null
-pkill -f "$P/spin 5000"
+[ -n "$wl" ] && kill "$wl" 2>/dev/null
 $PREP -D -i "$d/kill.data" >"$d/kill.txt" 2>"$d/kill.err" || fail "SIGKILL: dump failed"
 grep -q "did not finish" "$d/kill.err" || fail "SIGKILL: no unfinished warning"
 [ "$(samples "$d/kill.txt")" -gt 0 ] || fail "SIGKILL: no samples read back"

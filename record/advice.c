@@ -13,17 +13,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int perf_paranoid(void)
+long sysctl_long(const char *path, long dflt)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = 2;
+	FILE *f = fopen(path, "r");
+	long v = dflt;
 
 	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
+		if (fscanf(f, "%ld", &v) != 1)
+			v = dflt;
 		fclose(f);
 	}
-	return level;
+	return v;
+}
+
+int perf_paranoid(void)
+{
+	return (int)sysctl_long("/proc/sys/kernel/perf_event_paranoid", 2);
 }
 
 static const char *paranoid_meaning(int level)

@@ -187,19 +187,6 @@ static int parse_pid_list(struct session *s, const char *list, bool threads, str
 	return 0;
 }
 
-static long read_long(const char *path, long dflt)
-{
-	FILE *f = fopen(path, "r");
-	long v = dflt;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
-}
-
 /*
  * The kernel lets a user lock perf_event_mlock_kb per online CPU for ring
  * buffers, and beyond that charges RLIMIT_MEMLOCK; root (CAP_IPC_LOCK) has
@@ -216,7 +203,7 @@ static void mlock_limits(struct mlock_limits *l)
 {
 	struct rlimit rl = { 0 };
 
-	l->mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+	l->mlock_kb = sysctl_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
 	l->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (l->ncpu < 1)
 		l->ncpu = 1;

@@ -319,8 +319,6 @@ int write_metadata(struct container_writer *w, const struct record_opts *o, uint
 	struct metadata m = { 0 };
 	struct utsname u;
 	char text[512];
-	long paranoid = 2;
-	FILE *f;
 
 	if (!uname(&u)) {
 		metadata_set_str(&m, META_HOSTNAME, u.nodename);
@@ -336,13 +334,7 @@ int write_metadata(struct container_writer *w, const struct record_opts *o, uint
 	read_first_match("/proc/meminfo", "MemTotal", text, sizeof(text));
 	if (text[0])
 		metadata_set_u64(&m, META_TOTAL_MEM_KB, strtoull(text, NULL, 10));
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	if (f) {
-		if (fscanf(f, "%ld", &paranoid) != 1)
-			paranoid = 2;
-		fclose(f);
-	}
-	metadata_set_u64(&m, META_PERF_EVENT_PARANOID, (uint64_t)paranoid);
+	metadata_set_u64(&m, META_PERF_EVENT_PARANOID, (uint64_t)(int64_t)perf_paranoid());
 	metadata_set_strlist(&m, META_CMDLINE, o->record_argc, o->record_argv);
 	metadata_set_u64(&m, META_CLOCK_ID, 0xFFFFFFFFu);
 	metadata_set_u64(&m, META_START_TIME_NS, start_ns);

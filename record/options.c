@@ -60,15 +60,7 @@ static int cb_filter(const struct opt *opt, const char *arg, struct err *err)
 
 static long max_sample_rate(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	long v = 100000;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 100000;
-		fclose(f);
-	}
-	return v;
+	return sysctl_long("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
 }
 
 static int check_freq(struct record_opts *o, const char *freq_arg, struct err *err)

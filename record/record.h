@@ -142,6 +142,8 @@ struct open_failure {
 	pid_t pid;                      /* the process attached to (-p/-t), 0 for none */
 	bool tried_user_only;           /* the :u fallback was tried and refused too */
 };
+/* A number from a /proc/sys file, or dflt when it cannot be read. */
+long sysctl_long(const char *path, long dflt);
 /* /proc/sys/kernel/perf_event_paranoid (2 when unreadable). */
 int perf_paranoid(void);
 /* A one-line explanation of why perf_event_open failed for this event, with

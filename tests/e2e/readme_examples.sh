@@ -25,7 +25,7 @@ ln -s "$BIN/prec" "$d/bin/prec"
 ln -s "$BIN/prep" "$d/bin/prep"
 printf '#!/bin/sh\nexec %s/tree 150 "$@"\n' "$P" >"$d/app"
 chmod +x "$d/app"
-$P/spin 60000 >/dev/null &
+$P/spin 600000 >/dev/null &     # long enough for a slow (ASan) run; the EXIT trap kills it
 spid=$!
 
 # the README's code blocks, prec and prep lines, comments removed

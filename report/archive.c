@@ -731,7 +731,7 @@ int cmd_archive(int argc, char **argv)
 	struct archive_stats st;
 	bool help = false;
 	const struct opt table[] = {
-		OPTION_STRING('i', "input", &input, "file", "the recording to complete (default: prec.data)"),
+		OPTION_STRING('i', "input", &input, "file", "the recording to complete, repaired first if it was cut short (default: prec.data)"),
 		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
 		OPTION_STRING(0, "symfs", &o.symfs, "dir", "look for binaries under this folder"),
 		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),

@@ -64,6 +64,7 @@ enum meta_tag {
 	META_STAT_AGGR,
 	META_STAT_TOPOLOGY,
 	META_STAT_THREADS,
+	META_REPAIRED,          /* since 1.4 */
 	META_TAG_MAX,
 };
 

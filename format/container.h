@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 3
+#define CONTAINER_VERSION_MINOR 4
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -119,6 +119,7 @@ struct container_writer_opts {
 };
 
 struct container_writer;
+struct index_entry;
 
 /* Create (truncate) path and write the file header. */
 int container_writer_open(struct container_writer **out, const char *path,
@@ -156,6 +157,15 @@ int container_writer_close(struct container_writer *w, struct err *err);
 int container_writer_append(struct container_writer **out, const char *path,
 			    const struct container_writer_opts *opts, unsigned replace,
 			    struct err *err);
+/* Reopen path to add blocks after its first `cut` bytes, which hold the
+ * blocks e[0..n) (its index so far, in file order; taken over and freed by
+ * the writer, even on failure), under the file header h. The file is cut
+ * there at once (nothing is changed when it cannot be opened for writing);
+ * close writes the new index and header. */
+int container_writer_resume(struct container_writer **out, const char *path,
+			    const struct container_writer_opts *opts,
+			    const struct container_header *h, struct index_entry *e, size_t n,
+			    uint64_t cut, struct err *err);
 /* Set opts.layouts once the events are known (before records arrive). */
 void container_writer_set_layouts(struct container_writer *w, const struct record_layouts *ls);
 /* Close the file as it is, without index: what a crash would leave (tests). */
@@ -175,6 +185,29 @@ struct container_writer_stats {
 };
 /* Waits for the background thread, if any, to finish its block. */
 void container_writer_get_stats(struct container_writer *w, struct container_writer_stats *st);
+
+/* ---- repair ---------------------------------------------------------- */
+
+struct container_repair_stats {
+	bool repaired;          /* it did not finish: final metadata and index added */
+	bool stream;            /* it was a saved stream: now a file */
+	uint64_t blocks;        /* blocks kept (and indexed) */
+	uint64_t bytes_cut;     /* bytes cut off its end (an incomplete block, an END block) */
+	uint64_t file_size;     /* its size before */
+	uint64_t samples;       /* SAMPLE records in its DATA blocks */
+};
+
+/* Make path a cleanly finished file (FORMAT.md 8) when it is not one: a
+ * file whose recording did not finish, or a saved stream. Its good blocks
+ * are kept in place, what follows the last of them (an incomplete block,
+ * an END block) is cut off, and for an unfinished one a METADATA block with
+ * the counts a clean close writes and the `repaired` tag is added; then the
+ * INDEX, and the header is rewritten (STREAM cleared). A file that finished
+ * cleanly is left as it is (st->blocks 0). level: as in
+ * container_writer_opts. 0, or a negative code with err set; the file is
+ * untouched when it cannot be read or written. */
+int container_repair(const char *path, int level, struct container_repair_stats *st,
+		     struct err *err);
 
 /* ---- stream ---------------------------------------------------------- */
 
@@ -241,6 +274,7 @@ struct container_block {
 	const uint8_t *data;    /* decoded payload; valid until the next
 				   container_reader_next() or close */
 	size_t len;
+	uint32_t stored_len;    /* payload bytes in the file, after the header */
 };
 
 struct container_stats {

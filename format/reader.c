@@ -382,6 +382,7 @@ static int next_block(struct container_reader *r, struct container_block *b, str
 		b->codec = bh.codec;
 		b->flags = bh.flags;
 		b->seq = bh.seq;
+	b->stored_len = bh.stored_len;
 		b->data = data;
 		b->len = len;
 		r->stats.blocks++;
@@ -510,6 +511,7 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
 	b->codec = bh.codec;
 	b->flags = bh.flags;
 	b->seq = bh.seq;
+	b->stored_len = bh.stored_len;
 	b->data = data;
 	b->len = len;
 	return 1;

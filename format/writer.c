@@ -743,12 +743,42 @@ int container_writer_close(struct container_writer *w, struct err *err)
 	return ret;
 }
 
+int container_writer_resume(struct container_writer **out, const char *path,
+			    const struct container_writer_opts *opts,
+			    const struct container_header *h, struct index_entry *e, size_t n,
+			    uint64_t cut, struct err *err)
+{
+	struct container_writer *w;
+	int ret = writer_new(&w, opts, err);
+
+	*out = NULL;
+	if (ret) {
+		free(e);
+		return ret;
+	}
+	w->header = *h;
+	if (w->header.version_minor < CONTAINER_VERSION_MINOR)
+		w->header.version_minor = CONTAINER_VERSION_MINOR;
+	w->header.index_offset = 0;
+	w->index = e;
+	w->nr_index = w->cap_index = n;
+	w->seq = n ? w->index[n - 1].seq + 1 : 0;
+	w->offset = cut;
+	w->fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (w->fd < 0 || ftruncate(w->fd, (off_t)cut) || lseek(w->fd, (off_t)cut, SEEK_SET) < 0) {
+		ret = -errno;
+		writer_free(w);
+		return err_set(err, ret, "cannot write to '%s': %s", path, err_str(ret));
+	}
+	*out = w;
+	return 0;
+}
+
 int container_writer_append(struct container_writer **out, const char *path,
 			    const struct container_writer_opts *opts, unsigned replace,
 			    struct err *err)
 {
 	struct container_reader *r;
-	struct container_writer *w;
 	struct index_entry *e = NULL;
 	uint64_t cut;
 	size_t n = 0;
@@ -758,7 +788,6 @@ int container_writer_append(struct container_writer **out, const char *path,
 	ret = container_reader_open(&r, path, NULL, err);
 	if (ret)
 		return ret;
-	w = NULL;
 	ret = container_reader_index(r, &e, &n, err);
 	if (ret < 0)
 		goto out;
@@ -776,30 +805,10 @@ int container_writer_append(struct container_writer **out, const char *path,
 				      "they cannot be replaced", path, block_type_name(replace));
 			goto out;
 		}
-	ret = writer_new(&w, opts, err);
-	if (ret)
-		goto out;
-	w->header = *container_reader_header(r);
-	if (w->header.version_minor < CONTAINER_VERSION_MINOR)
-		w->header.version_minor = CONTAINER_VERSION_MINOR;
-	w->header.index_offset = 0;
-	w->index = e;
-	w->nr_index = w->cap_index = n;
+	ret = container_writer_resume(out, path, opts, container_reader_header(r), e, n, cut, err);
 	e = NULL;
-	w->seq = n ? w->index[n - 1].seq + 1 : 0;
-	w->offset = cut;
-	w->fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (w->fd < 0 || ftruncate(w->fd, (off_t)cut) || lseek(w->fd, (off_t)cut, SEEK_SET) < 0) {
-		ret = -errno;
-		err_set(err, ret, "cannot write to '%s': %s", path, err_str(ret));
-		goto out;
-	}
-	*out = w;
-	w = NULL;
 out:
 	free(e);
-	if (w)
-		writer_free(w);
 	container_reader_close(r);
 	return ret < 0 ? ret : 0;
 }

@@ -599,6 +599,26 @@ static int stdin_perf(struct err *err)
 	return ret;
 }
 
+/* A samples file cut short, or a saved stream, gets its index first (a
+ * counting file is refused below as it is). */
+static int repair_if_cut(const char *path, int level, struct container_repair_stats *rs,
+			 struct err *err)
+{
+	struct container_reader *r;
+	struct container_header h;
+	bool finished;
+	int ret = container_reader_open(&r, path, NULL, err);
+
+	if (ret)
+		return ret;
+	h = *container_reader_header(r);
+	finished = container_reader_stats(r)->finished;
+	container_reader_close(r);
+	if (h.kind != CONTAINER_KIND_SAMPLES || (finished && !(h.flags & CONTAINER_FLAG_STREAM)))
+		return 0;
+	return container_repair(path, level, rs, err);
+}
+
 int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
 		 struct err *err)
 {
@@ -623,6 +643,9 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 			return ret;
 		path = o->output;
 	}
+	ret = repair_if_cut(path, o ? o->level : -1, &st->repair, err);
+	if (ret)
+		return ret;
 	memset(&a, 0, sizeof(a));
 	a.l.inputs[0] = path;
 	a.l.nr_inputs = 1;
@@ -688,6 +711,18 @@ out:
 
 /* ---- prep archive ---------------------------------------------------- */
 
+static void print_repair(const char *input, const struct container_repair_stats *rs)
+{
+	if (rs->repaired)
+		printf("%s: repaired a %s cut short: %llu blocks kept (%llu samples), %llu bytes "
+		       "of an incomplete block cut off, index written\n", input,
+		       rs->stream ? "saved stream" : "recording", (unsigned long long)rs->blocks,
+		       (unsigned long long)rs->samples, (unsigned long long)rs->bytes_cut);
+	else if (rs->stream)
+		printf("%s: a saved stream made a file: %llu blocks kept, index written\n", input,
+		       (unsigned long long)rs->blocks);
+}
+
 int cmd_archive(int argc, char **argv)
 {
 	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]";
@@ -696,7 +731,7 @@ int cmd_archive(int argc, char **argv)
 	struct archive_stats st;
 	bool help = false;
 	const struct opt table[] = {
-		OPTION_STRING('i', "input", &input, "file", "the recording to complete (default: prec.data)"),
+		OPTION_STRING('i', "input", &input, "file", "the recording to complete, repaired first if it was cut short (default: prec.data)"),
 		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
 		OPTION_STRING(0, "symfs", &o.symfs, "dir", "look for binaries under this folder"),
 		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),
@@ -712,6 +747,8 @@ int cmd_archive(int argc, char **argv)
 		fprintf(stderr, "prep archive: %s\n", err.msg);
 		return 1;
 	}
+	if (!o.quiet)
+		print_repair(input, &st.repair);
 	if (!o.quiet) {
 		printf("%s: embedded the symbols of %llu binaries (%llu addresses, %llu symbols, "
 		       "%llu bytes of unwind tables): the file grew by %llu bytes\n",

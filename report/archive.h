@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "../format/container.h"
 
 struct archive_opts {
 	const char *symfs;      /* look for binaries under this folder */
@@ -31,10 +32,13 @@ struct archive_stats {
 	uint64_t unwind_bytes;  /* bytes of unwind tables */
 	uint64_t bytes;         /* SYMBOLS payload bytes, before compression */
 	uint64_t file_growth;   /* bytes the file grew by */
+	struct container_repair_stats repair;  /* a file cut short, or a saved
+						  stream, made a finished file first */
 };
 
 /* Replace the SYMBOLS blocks of the finished samples file at path by what
- * its samples need now. A perf.data file is first written as the prec.data
+ * its samples need now. A samples file whose recording did not finish, or a
+ * saved stream, is first made a finished file (container_repair()). A perf.data file is first written as the prec.data
  * file o->output (its events, metadata, records in time order and build
  * ids), which then gets them. 0, or a negative code with err set. */
 int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,

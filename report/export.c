@@ -15,6 +15,7 @@
 #include "flame.h"
 #include "hist.h"
 #include "load.h"
+#include "progress.h"
 #include "speedscope.h"
 #include "stacks.h"
 
@@ -84,8 +85,10 @@ static int read_stacks(struct export_common *c, struct hist *h, struct stacks *s
 				.max_stack = (int)c->max_stack, .symfs = c->l.symfs };
 	struct stacks_opts so = { .inline_frames = !c->no_inline, .src = src, .l = &c->l };
 	struct err err = { 0 };
+	struct progress pg;
 
 	ho.keys[ho.nr_keys++] = SORT_SYM;
+	progress_install(&pg, &c->l);
 	if (load_init(&c->l, &err) || hist_init(h, &ho, &c->l.machine, c->l.sym) ||
 	    load_run(&c->l, load_add_to_hist, NULL, h, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);

@@ -11,6 +11,7 @@
 
 #include "../common/opts.h"
 #include "load.h"
+#include "progress.h"
 #include "pprof.h"
 
 struct export_opts {
@@ -55,6 +56,7 @@ int cmd_export_pprof(int argc, char **argv)
 {
 	struct load l = { 0 };
 	struct export_opts eo = { .level = 1 };
+	struct progress pg;
 	const struct opt table[] = {
 		OPTION_FLAG(0, "pprof", &eo.pprof, "gzipped profile.proto, for go tool pprof, Pyroscope, Parca"),
 		OPTION_STRING('o', "output", &eo.output, "file", "output file, - for the standard output (default: prec.pb.gz)"),
@@ -87,6 +89,7 @@ int cmd_export_pprof(int argc, char **argv)
 	if (!l.nr_inputs)
 		l.inputs[l.nr_inputs++] = "prec.data";
 	l.quiet = eo.quiet > 0;
+	progress_install(&pg, &l);
 	if (load_init(&l, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		load_free(&l);

@@ -378,9 +378,17 @@ static void apply_build_ids(struct load *l, const struct session *s)
 static int open_input(const struct load *l, size_t i, struct session *s, bool quiet,
 		      struct err *err)
 {
+	int ret;
+
 	if (i == 0 && l->mem)
-		return session_open_mem(s, l->inputs[i], l->mem, l->mem_len, quiet, err);
-	return session_open(s, l->inputs[i], quiet, err);
+		ret = session_open_mem(s, l->inputs[i], l->mem, l->mem_len, quiet, err);
+	else
+		ret = session_open(s, l->inputs[i], quiet, err);
+	if (!ret) {
+		s->progress = l->progress;
+		s->progress_ctx = l->progress_ctx;
+	}
+	return ret;
 }
 
 int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,

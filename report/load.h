@@ -36,6 +36,8 @@ struct load {
 	bool no_cache;                  /* keep nothing between runs */
 	bool no_embedded;               /* ignore the files' SYMBOLS blocks */
 	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
+	session_progress_fn progress;   /* optional: each input's reading progress */
+	void *progress_ctx;
 	const void *mem;                /* tests: inputs[0]'s bytes, in memory */
 	size_t mem_len;
 	struct filters f;

@@ -522,6 +522,7 @@ void print_header(FILE *out, const struct load *l)
 		meta_line(out, m, META_NR_SAMPLES, "samples");
 		meta_line(out, m, META_NR_LOST_SAMPLES, "lost samples");
 		meta_line(out, m, META_WORKLOAD_EXIT, "workload exit status");
+		meta_line(out, m, META_REPAIRED, "repaired after it was cut short, bytes cut off");
 		if (metadata_get_u64(m, META_START_CLOCK_NS, &v)) {
 			uint64_t e;
 

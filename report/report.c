@@ -18,6 +18,7 @@
 #include "load.h"
 #include "folded.h"
 #include "print.h"
+#include "progress.h"
 #include "stacks.h"
 
 struct report_opts {
@@ -186,6 +187,7 @@ int cmd_report(int argc, char **argv)
 	struct hist_opts ho = { .inline_frames = true };
 	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
 	struct folded_opts fo = { 0 };
+	struct progress pg;
 	const struct opt table[] = {
 		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", "sort by comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent (default comm,dso,sym)"),
@@ -284,6 +286,7 @@ int cmd_report(int argc, char **argv)
 	/* call graphs, if the file has call chains (known once it is read) */
 	ho.callchain = po.mode != CG_NONE || ro.folded;
 	hist_init(&h, &ho, &l.machine, l.sym);
+	progress_install(&pg, &l);
 	ret = load_run(&l, ro.header_only ? NULL : load_add_to_hist, NULL, &h, &err);
 	if (ret) {
 		fprintf(stderr, "prep: %s\n", err.msg);

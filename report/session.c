@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define SESSION_READAHEAD_BYTES (1u << 20)
+#define SESSION_PROGRESS_STEP (1u << 20)   /* bytes between progress calls */
 
 struct pending {
 	uint64_t time;
@@ -497,6 +498,17 @@ static int read_data(struct session *s, struct order *o, const struct container_
 	return adopt(o) ? err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
+/* Tell the front end how far the reading is, once per SESSION_PROGRESS_STEP. */
+static void progress(struct session *s, uint64_t done)
+{
+	uint64_t total = session_size(s);
+
+	if (!s->progress || done - s->progress_at < SESSION_PROGRESS_STEP || done >= total)
+		return;
+	s->progress_at = done;
+	s->progress(s->progress_ctx, s->path, done, total);
+}
+
 /* perf.data: FINISHED_ROUND ends a pass; perf's other records are counted
  * by the importer. Runs of records in the file's mapping stay where they
  * are; decompressed ones are copied if they must wait. */
@@ -521,6 +533,7 @@ static int read_perf(struct session *s, struct order *o, session_record_fn fn, v
 		}
 		if (!ch.stable && adopt(o))
 			return err_set(err, -ENOMEM, "out of memory");
+		progress(s, ch.offset);
 	}
 	return ret ? ret : got < 0 ? got : 0;
 }
@@ -563,6 +576,7 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 			ret = read_data(s, &o, &b, fn, ctx, err);
 			break;
 		}
+		progress(s, b.offset);
 	}
 	if (!ret && got < 0)
 		ret = got;
@@ -570,6 +584,8 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 		ret = flush(s, &o, 0, true, fn, ctx);
 	if (ret == -ENOMEM)
 		err_set(err, ret, "out of memory");
+	if (s->progress)
+		s->progress(s->progress_ctx, s->path, session_size(s), session_size(s));
 	free(o.q);
 	free(o.tmp);
 	buf_free(&o.bytes);

@@ -38,6 +38,9 @@ struct session_stats {
 	uint64_t synth_records;         /* records in synthesized spans */
 };
 
+typedef void (*session_progress_fn)(void *ctx, const char *path, uint64_t done,
+				    uint64_t total);
+
 enum session_format {
 	SESSION_PREC = 0,
 	SESSION_PERF,           /* perf.data */
@@ -66,6 +69,13 @@ struct session {
 	struct container_stats no_cstats;
 	bool quiet;                     /* no warnings on stderr */
 	uint64_t warnings;              /* problems the reader reported */
+	/* Optional, set after open: how far session_read is, for a front
+	 * end's progress line. Called as the reading passes each MiB of the
+	 * file (done < total, in bytes), and once with done == total when
+	 * session_read returns, whatever the outcome. */
+	session_progress_fn progress;
+	void *progress_ctx;
+	uint64_t progress_at;           /* done at the last call */
 };
 
 /* Called for every record in time order. A non-zero return stops reading

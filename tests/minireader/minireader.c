@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.3), written from the specification alone.
+ * (format/FORMAT.md, version 1.4), written from the specification alone.
  *
  * Usage: minireader FILE
  *
@@ -14,9 +14,9 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 3.  The file
+ *    for zero unless the file's minor version is newer than 4.  The file
  *    header's flags (offset 16) were reserved before 1.3: in a file of
- *    minor 0..2 all of it must be zero, in 1.3 all but bit 0 (STREAM).
+ *    minor 0..2 all of it must be zero, from 1.3 on all but bit 0 (STREAM).
  *  - a stream (section 7) prints "stream" after the file line; it is
  *    "unfinished" unless its last 32 bytes are a valid block header of
  *    type END with stored_len 0.  The END block itself is walked like any
@@ -60,7 +60,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 3
+#define READER_MINOR 4
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)

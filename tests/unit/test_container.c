@@ -425,6 +425,90 @@ static void test_truncation_everywhere(void **state)
 	free(full);
 }
 
+/* Repair the file cut at many lengths: it then reads as a finished file,
+ * without a warning, with the records the cut file gave, an index that
+ * matches its blocks, and metadata that counts the samples and says it was
+ * repaired. A finished file is left as it is. */
+static void check_repaired(const char *path, const struct readback *cut, uint64_t bytes_cut)
+{
+	struct container_reader *r;
+	struct container_block b;
+	struct index_entry *idx = NULL;
+	struct metadata m = { 0 };
+	struct readback rb;
+	struct err err = { 0 };
+	size_t nidx = 0, n = 0;
+	uint64_t v, samples = 0;
+
+	assert_int_equal(read_back(path, &rb), 0);
+	assert_true(rb.stats.finished);
+	for (int k = 0; k <= PROBLEM_SEQ_GAP; k++)
+		assert_int_equal(rb.seen.kinds[k], 0);
+	assert_int_equal(rb.recs.len, cut->recs.len);
+	if (rb.recs.len)
+		assert_memory_equal(rb.recs.data, cut->recs.data, rb.recs.len);
+	for (size_t off = 0; off < rb.recs.len; off += ((struct perf_event_header *)(rb.recs.data + off))->size)
+		samples += ((struct perf_event_header *)(rb.recs.data + off))->type == PERF_RECORD_SAMPLE;
+	assert_int_equal(container_reader_open(&r, path, NULL, &err), 0);
+	assert_int_equal(container_reader_index(r, &idx, &nidx, &err), 1);
+	while (container_reader_next(r, &b, &err) == 1) {
+		if (b.type == BLOCK_METADATA)
+			assert_int_equal(metadata_decode(&m, b.data, b.len, &err), 0);
+		if (b.type == BLOCK_INDEX)
+			continue;
+		assert_true(n < nidx);
+		assert_int_equal(idx[n].offset, b.offset);
+		assert_int_equal(idx[n].type, b.type);
+		assert_int_equal(idx[n++].seq, b.seq);
+	}
+	assert_int_equal(n, nidx);
+	assert_true(metadata_get_u64(&m, META_NR_SAMPLES, &v));
+	assert_int_equal(v, samples);
+	assert_true(metadata_get_u64(&m, META_REPAIRED, &v));
+	assert_int_equal(v, bytes_cut);
+	metadata_free(&m);
+	free(idx);
+	container_reader_close(r);
+	buf_free(&rb.recs);
+}
+
+static void test_repair(void **state)
+{
+	const char *cut_path = tmp_path("rep.data");
+	struct container_repair_stats st;
+	struct err err = { 0 };
+	uint8_t *full;
+	size_t len, good;
+
+	(void)state;
+	write_reference(tmp_path("full.data"), 1, false);
+	full = slurp(tmp_path("full.data"), &len);
+	for (size_t cut = CONTAINER_HEADER_SIZE; cut <= len; cut += 331) {
+		struct readback rb;
+		int fd = open(cut_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, full, cut), (ssize_t)cut);
+		close(fd);
+		assert_int_equal(read_back(cut_path, &rb), 0);
+		assert_int_equal(container_repair(cut_path, -1, &st, &err), 0);
+		assert_true(st.repaired);
+		assert_false(st.stream);
+		assert_int_equal(st.file_size, cut);
+		assert_int_equal(st.bytes_cut, rb.stats.bytes_ignored);
+		check_repaired(cut_path, &rb, st.bytes_cut);
+		buf_free(&rb.recs);
+	}
+	/* a finished file: nothing to do */
+	free(slurp(cut_path, &good));
+	assert_int_equal(container_repair(cut_path, -1, &st, &err), 0);
+	assert_false(st.repaired);
+	assert_int_equal(st.blocks, 0);
+	free(slurp(cut_path, &len));
+	assert_int_equal(len, good);
+	free(full);
+}
+
 /* Flip every byte in turn: every change is caught by a CRC somewhere. */
 static void test_every_flip_detected(void **state)
 {
@@ -1371,6 +1455,7 @@ int main(void)
 		cmocka_unit_test(test_time_ranges),
 		cmocka_unit_test(test_unfinished_file),
 		cmocka_unit_test(test_truncation_everywhere),
+		cmocka_unit_test(test_repair),
 		cmocka_unit_test(test_every_flip_detected),
 		cmocka_unit_test(test_header_checks),
 		cmocka_unit_test(test_open_errors),

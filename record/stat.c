@@ -589,6 +589,10 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		fprintf(stderr, "prec stat: -I and -r exclude each other\n");
 		return 129;
 	}
+	if (o->sep && !*o->sep) {
+		fprintf(stderr, "prec stat: -x '': the separator is empty\n");
+		return 129;
+	}
 	if (o->json && o->sep) {
 		fprintf(stderr, "prec stat: -j and -x exclude each other\n");
 		return 129;

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,7 @@ static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts 
 			ho->keys[ho->nr_keys++] = (enum sort_key)i;
 	}
 	if (!ho->nr_keys)
-		return err_set(err, -EINVAL, "--sort '%s': no sort key", list);
+		return err_set(err, -EINVAL, "'%s': no sort key", list);
 	return 0;
 }
 
@@ -177,6 +178,23 @@ static int report_folded(struct load *l, struct hist *h, const struct report_opt
 	return ret ? 1 : 0;
 }
 
+/* perf's "Invalid regex: [" with the option's name */
+static int check_regex(const char *opt, const char *re)
+{
+	regex_t r;
+	int ret = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+
+	if (ret) {
+		char msg[128];
+
+		regerror(ret, &r, msg, sizeof(msg));
+		fprintf(stderr, "prep: %s '%s': invalid regex: %s\n", opt, re, msg);
+		return -EINVAL;
+	}
+	regfree(&r);
+	return 0;
+}
+
 static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options]";
 
 int cmd_report(int argc, char **argv)
@@ -247,13 +265,19 @@ int cmd_report(int argc, char **argv)
 		char *end;
 
 		po.percent_limit = strtod(ro.percent_limit, &end);
-		if (end == ro.percent_limit || (*end && strcmp(end, "%")) || po.percent_limit < 0) {
+		if (end == ro.percent_limit || (*end && strcmp(end, "%")) || po.percent_limit < 0 ||
+		    po.percent_limit > 100) {
 			fprintf(stderr, "prep: --percent-limit '%s' is not a percentage\n", ro.percent_limit);
 			return 129;
 		}
 	}
-	if (parse_keys(ro.fields ? ro.fields : ro.sort ? ro.sort : "comm,dso,sym", &ho, &po, &err) ||
-	    (ro.callgraph && parse_callgraph(ro.callgraph, &po, &ho, &order_set, &err))) {
+	if (ro.parent && check_regex("--parent", ro.parent))
+		return 129;
+	if (parse_keys(ro.fields ? ro.fields : ro.sort ? ro.sort : "comm,dso,sym", &ho, &po, &err)) {
+		fprintf(stderr, "prep: %s: %s\n", ro.fields ? "--fields" : "--sort", err.msg);
+		return 129;
+	}
+	if (ro.callgraph && parse_callgraph(ro.callgraph, &po, &ho, &order_set, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}
@@ -269,7 +293,7 @@ int cmd_report(int argc, char **argv)
 		struct hist_opts extra = { 0 };
 
 		if (parse_keys(ro.sort, &extra, &po, &err)) {
-			fprintf(stderr, "prep: %s\n", err.msg);
+			fprintf(stderr, "prep: --sort: %s\n", err.msg);
 			return 129;
 		}
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../common/opts.h"
+#include "dump.h"
 #include "hist.h"
 #include "load.h"
 #include "folded.h"
@@ -40,6 +41,7 @@ struct report_opts {
 	const char *event;
 	bool folded;
 	const char *folded_opts;
+	bool dump_raw, version;
 	bool help;
 };
 
@@ -236,7 +238,9 @@ int cmd_report(int argc, char **argv)
 		OPTION_FLAG(0, "header-only", &ro.header_only, "show only the file's header information"),
 		OPTION_FLAG(0, "stats", &ro.stats, "show record counts, lost samples and unresolved addresses"),
 		OPTION_COUNT('q', "quiet", &ro.quiet, "no header lines or warnings"),
+		OPTION_FLAG('D', "dump-raw", &ro.dump_raw, "print every block and record of the file (prep dump)"),
 		OPTION_FLAG('h', "help", &ro.help, "show this help"),
+		OPTION_FLAG(0, "version", &ro.version, "show the version"),
 		OPTION_END,
 	};
 	struct err err = { 0 };
@@ -248,10 +252,21 @@ int cmd_report(int argc, char **argv)
 	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &ro.help);
 	if (ret >= 0)
 		return ret;
-	if (ro.children_on || ro.children_off)
-		ro.children = ro.children_on && !ro.children_off;
+	if (ro.version) {
+		printf("prep %s\n", PREP_VERSION);
+		return 0;
+	}
 	if (!l.nr_inputs)
 		l.inputs[l.nr_inputs++] = "prec.data";
+	if (ro.dump_raw) {
+		if (dump_file(l.inputs[0], stdout, &err)) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (ro.children_on || ro.children_off)
+		ro.children = ro.children_on && !ro.children_off;
 	l.quiet = ro.quiet > 0;
 	po.quiet = ro.quiet > 0;
 	po.show_nr = ro.show_nr;

@@ -1199,6 +1199,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (o.output && !(out = fopen(o.output, o.append ? "a" : "w"))) {
 		fprintf(stderr, "prec stat: cannot write '%s': %s\n", o.output, strerror(errno));
+		event_list_free(&o.events);
 		return 1;
 	}
 	po.sep = o.sep;

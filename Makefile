@@ -6,7 +6,7 @@
 #   make asan       the same tests, built with AddressSanitizer and UBSan
 #   make fuzz       libFuzzer targets (clang), each run for FUZZ_SECONDS
 #   make demo       deps + build + record the demo program and print its report
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (the binaries, and the man pages of docs/man)
 
 CC      ?= gcc
 BUILD   ?= build
@@ -198,9 +198,12 @@ demo: deps
 	./prec -F 999 -g -o $(BUILD)/demo.data -- $(BUILD)/tests/programs/tree 1000
 	./prep -i $(BUILD)/demo.data --sort sym
 
+MANPAGES := $(wildcard docs/man/*.1)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf build $(BINS)

@@ -73,7 +73,7 @@ int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err)
 	return 0;
 bad:
 	free(out);
-	return err_set(err, -EINVAL, "bad CPU list '%s' (expected e.g. 0-3,6)", list);
+	return err_set(err, -EINVAL, "-C '%s': not a CPU list like 0-3,6", list);
 }
 
 /* The online CPUs as the kernel lists them ("0-1"), newline removed. */
@@ -162,14 +162,17 @@ static int parse_pid_list(struct session *s, const char *list, bool threads, str
 {
 	const char *p = list;
 
+	if (!*p)
+		return err_set(err, -EINVAL, "%s '': problems parsing %s list", threads ? "-t" : "-p",
+			       threads ? "tid" : "pid");
 	while (*p) {
 		char *end;
 		long v = strtol(p, &end, 10);
 		int ret;
 
 		if (end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ','))
-			return err_set(err, -EINVAL, "bad %s list '%s'", threads ? "thread" : "pid",
-				       list);
+			return err_set(err, -EINVAL, "%s '%s': problems parsing %s list",
+				       threads ? "-t" : "-p", list, threads ? "tid" : "pid");
 		if (threads) {
 			char path[64];
 

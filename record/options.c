@@ -154,7 +154,11 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 }
 
 static const char usage_line[] = "prec [<options>] [--] <command> [<args>]\n"
-				 "   or: prec record [<options>] [--] <command> [<args>]";
+				 "   or: prec record [<options>] [--] <command> [<args>]\n"
+				 "   or: prec stat [record] [<options>] [--] <command> [<args>]"
+				 "   (counting: prec stat --help)\n"
+				 "   or: prec list [<filter>...]"
+				 "   (the events: prec list --help)";
 
 int record_parse_args(struct record_opts *o, int argc, char **argv)
 {

@@ -589,6 +589,10 @@ static int parse(struct stat_opts *o, int argc, char **argv)
 		fprintf(stderr, "prec stat: -I and -r exclude each other\n");
 		return 129;
 	}
+	if (o->sep && !*o->sep) {
+		fprintf(stderr, "prec stat: -x '': the separator is empty\n");
+		return 129;
+	}
 	if (o->json && o->sep) {
 		fprintf(stderr, "prec stat: -j and -x exclude each other\n");
 		return 129;
@@ -1195,6 +1199,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (o.output && !(out = fopen(o.output, o.append ? "a" : "w"))) {
 		fprintf(stderr, "prec stat: cannot write '%s': %s\n", o.output, strerror(errno));
+		event_list_free(&o.events);
 		return 1;
 	}
 	po.sep = o.sep;

@@ -743,6 +743,11 @@ int cmd_archive(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	if (o.output && !input_is_stdin(input) && !access(input, R_OK) && perfdata_probe(input) == 0) {
+		fprintf(stderr, "prep archive: -o '%s': only for a perf.data input ('%s' is "
+			"completed in place)\n", o.output, input);
+		return 129;
+	}
 	if (archive_file(input, &o, &st, &err)) {
 		fprintf(stderr, "prep archive: %s\n", err.msg);
 		return 1;

@@ -155,8 +155,16 @@ int cmd_export(int argc, char **argv)
 		if (!strcmp(argv[i], "--pprof"))
 			return cmd_export_pprof(argc, argv);
 	ret = parse(table, export_usage, &c, argc, argv);
+	if (ret < 0) {
+		/* --pprof has options of its own: its help follows */
+		char *av[] = { "export", "--pprof", "--help", NULL };
+
+		printf("\n");
+		fflush(stdout);
+		return cmd_export_pprof(3, av);
+	}
 	if (ret)
-		return ret < 0 ? 0 : ret;
+		return ret;
 	if (!speedscope) {
 		fprintf(stderr, "prep: export: which format? --speedscope or --pprof\n");
 		opts_usage(stderr, export_usage, table);

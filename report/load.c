@@ -65,6 +65,8 @@ int load_init(struct load *l, struct err *err)
 	struct symbolizer_opts so = { .warn = warn, .warn_ctx = l };
 	char debug_root[4096], cache[4096];
 
+	if (load_check(l, err))
+		return -EINVAL;
 	/* with --symfs, debug files are looked for under it too, as perf does */
 	if (l->symfs && *l->symfs) {
 		snprintf(debug_root, sizeof(debug_root), "%s/usr/lib/debug", l->symfs);
@@ -182,6 +184,9 @@ static int parse_time(struct filters *f, struct err *err)
 			goto bad;
 		f->t_end = (uint64_t)(b * 1e9 + 0.5);
 	}
+	if (f->t_end && f->t_start > f->t_end)
+		return err_set(err, -EINVAL, "--time '%s': invalid time string (the end is before "
+			       "the start)", f->time);
 	return 0;
 bad:
 	return err_set(err, -EINVAL, "--time '%s': expected START,END in seconds "
@@ -441,6 +446,8 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 		ret = session_read(s, on_record_first, &rc, err);
 		if (ret == -E2BIG)
 			ret = err_set(err, ret, "%s: more than %d events", l->inputs[i], LOAD_MAX_EVENTS);
+		if (!ret)
+			ret = load_check_cpus(l, s, err);
 		if (ret)
 			goto out;
 		if (!l->mapped[i] && (ret = map_events(l, i, err)))

@@ -78,6 +78,11 @@ typedef int (*load_record_fn)(void *ctx, struct load *l, struct session *s,
 			      const struct record *rec);
 
 int load_init(struct load *l, struct err *err);
+/* The filter and input option values (load_check.c), checked by load_init:
+ * -EINVAL with a message naming the option and its value. */
+int load_check(const struct load *l, struct err *err);
+/* --cpu against the CPUs the file s was recorded on. */
+int load_check_cpus(const struct load *l, const struct session *s, struct err *err);
 /* The option callback of -i FILE (repeatable): o->dest is the struct load. */
 struct opt;
 int load_opt_input(const struct opt *o, const char *arg, struct err *err);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prep: reports on prec.data files: `prep [report]` (perf report --stdio),
- * `prep script` (perf script), `prep dump` / `--dump-raw` (every block and
- * record), `prep export` and `prep flamegraph` (files for other viewers).
+ * prep: reports on prec.data files. One table of commands (git's
+ * commands[]) dispatches and is what `prep help` prints; `prep [options]`
+ * is `prep report [options]` (perf report --stdio).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,20 +15,18 @@
 #include "report.h"
 #include "stat.h"
 
-#define PREP_VERSION "0.1"
-
-struct prep_opts {
+struct dump_opts {
 	const char *input;
 	bool dump_raw;
 	bool help;
 	bool version;
 };
 
-static const char usage_line[] = "prep dump [-i FILE]";
+static const char dump_usage[] = "prep dump [-i FILE]";
 
 static int cmd_dump(int argc, char **argv)
 {
-	struct prep_opts o = { .input = "prec.data" };
+	struct dump_opts o = { .input = "prec.data" };
 	const struct opt table[] = {
 		OPTION_STRING('i', "input", &o.input, "file", "input file name (default: prec.data)"),
 		OPTION_FLAG('D', "dump-raw", &o.dump_raw, "print every block and record of the file"),
@@ -37,26 +35,13 @@ static int cmd_dump(int argc, char **argv)
 		OPTION_END,
 	};
 	struct err err = { 0 };
-	int first;
+	int ret = opts_parse_command(table, argc, argv, "prep", dump_usage, &o.help);
 
-	o.dump_raw = true;
-	first = opts_parse(table, argc, argv, &err);
-	if (first < 0) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
-	if (o.help) {
-		opts_usage(stdout, usage_line, table);
-		return 0;
-	}
+	if (ret >= 0)
+		return ret;
 	if (o.version) {
 		printf("prep %s\n", PREP_VERSION);
 		return 0;
-	}
-	if (first < argc) {
-		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
-		return 129;
 	}
 	if (dump_file(o.input, stdout, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
@@ -65,26 +50,92 @@ static int cmd_dump(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_stat(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return cmd_stat_report(argc - 1, argv + 1);
+	fprintf(stderr, "prep stat: %s%s%suse 'prep stat report' to print a counting file "
+		"(prec stat record writes one)\n", argc > 1 ? "unknown command '" : "",
+		argc > 1 ? argv[1] : "", argc > 1 ? "': " : "");
+	return 129;
+}
+
+static int cmd_help(int argc, char **argv);
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "report", cmd_report, "the profile, as perf report --stdio prints it (the default)" },
+	{ "script", cmd_script, "one line per sample, as perf script prints them" },
+	{ "export", cmd_export, "write the samples for speedscope (--speedscope) or pprof (--pprof)" },
+	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG" },
+	{ "archive", cmd_archive, "embed what the report needs of the binaries hit; perf.data to prec.data" },
+	{ "dump", cmd_dump, "every block and record of a file, decoded (also prep -D)" },
+	{ "stat", cmd_stat, "'prep stat report': the counts of prec stat record, as perf stat prints them" },
+	{ "help", cmd_help, "this list, or 'prep help COMMAND': the options of a command" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* The list of commands, then the report's own options. */
+static int print_help(void)
+{
+	char *av[] = { "prep", "--help", NULL };
+
+	printf("usage: prep [--version] [--help] [COMMAND] [<options>]\n\n"
+	       "The prep commands are:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		printf("   %-12s %s\n", commands[i].name, commands[i].help);
+	printf("\nSee 'prep help COMMAND' (or 'prep COMMAND --help') for a command's options.\n"
+	       "Without a command, prep is prep report:\n\n");
+	fflush(stdout);
+	return cmd_report(2, av);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+	char *av[4] = { NULL };
+
+	if (argc < 2)
+		return print_help();
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "prep: '%s' is not a prep command (see 'prep help')\n", argv[1]);
+		return 129;
+	}
+	/* prep help stat: prep stat report --help */
+	av[0] = argv[1];
+	av[1] = c->fn == cmd_stat ? "report" : "--help";
+	av[2] = c->fn == cmd_stat ? "--help" : NULL;
+	return c->fn(c->fn == cmd_stat ? 3 : 2, av);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "archive"))
-		return cmd_archive(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "script"))
-		return cmd_script(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "export"))
-		return cmd_export(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "flamegraph"))
-		return cmd_flamegraph(argc - 1, argv + 1);
-	if (argc > 2 && !strcmp(argv[1], "stat") && !strcmp(argv[2], "report"))
-		return cmd_stat_report(argc - 2, argv + 2);
-	if (argc > 1 && !strcmp(argv[1], "--version")) {
-		printf("prep %s\n", PREP_VERSION);
-		return 0;
+	const struct command *c;
+
+	if (argc < 2) {
+		print_help();
+		return 1;
 	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return print_help();
+	c = find_command(argv[1]);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-D") || !strcmp(argv[i], "--dump-raw"))
 			return cmd_dump(argc, argv);

@@ -674,7 +674,7 @@ static int pick_event(const struct load *l, const char *name, struct err *err)
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
 						l->events[i]);
 	}
-	return err_set(err, -ENOENT, "no event '%s' in %s (it has: %s)", name, l->inputs[0],
+	return err_set(err, -ENOENT, "--event '%s': no such event in %s (it has: %s)", name, l->inputs[0],
 		       l->nr_events ? list : "none");
 }
 

@@ -9,11 +9,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/opts.h"
+#include "dump.h"
 #include "hist.h"
 #include "load.h"
 #include "folded.h"
@@ -40,6 +42,7 @@ struct report_opts {
 	const char *event;
 	bool folded;
 	const char *folded_opts;
+	bool dump_raw, version;
 	bool help;
 };
 
@@ -97,7 +100,7 @@ static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts 
 			ho->keys[ho->nr_keys++] = (enum sort_key)i;
 	}
 	if (!ho->nr_keys)
-		return err_set(err, -EINVAL, "--sort '%s': no sort key", list);
+		return err_set(err, -EINVAL, "'%s': no sort key", list);
 	return 0;
 }
 
@@ -178,6 +181,23 @@ static int report_folded(struct load *l, struct hist *h, const struct report_opt
 	return ret ? 1 : 0;
 }
 
+/* perf's "Invalid regex: [" with the option's name */
+static int check_regex(const char *opt, const char *re)
+{
+	regex_t r;
+	int ret = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+
+	if (ret) {
+		char msg[128];
+
+		regerror(ret, &r, msg, sizeof(msg));
+		fprintf(stderr, "prep: %s '%s': invalid regex: %s\n", opt, re, msg);
+		return -EINVAL;
+	}
+	regfree(&r);
+	return 0;
+}
+
 static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options]";
 
 int cmd_report(int argc, char **argv)
@@ -220,7 +240,9 @@ int cmd_report(int argc, char **argv)
 		OPTION_FLAG(0, "header-only", &ro.header_only, "show only the file's header information"),
 		OPTION_FLAG(0, "stats", &ro.stats, "show record counts, lost samples and unresolved addresses"),
 		OPTION_COUNT('q', "quiet", &ro.quiet, "no header lines or warnings"),
+		OPTION_FLAG('D', "dump-raw", &ro.dump_raw, "print every block and record of the file (prep dump)"),
 		OPTION_FLAG('h', "help", &ro.help, "show this help"),
+		OPTION_FLAG(0, "version", &ro.version, "show the version"),
 		OPTION_END,
 	};
 	struct err err = { 0 };
@@ -232,10 +254,21 @@ int cmd_report(int argc, char **argv)
 	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &ro.help);
 	if (ret >= 0)
 		return ret;
-	if (ro.children_on || ro.children_off)
-		ro.children = ro.children_on && !ro.children_off;
+	if (ro.version) {
+		printf("prep %s\n", PREP_VERSION);
+		return 0;
+	}
 	if (!l.nr_inputs)
 		l.inputs[l.nr_inputs++] = "prec.data";
+	if (ro.dump_raw) {
+		if (dump_file(l.inputs[0], stdout, &err)) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (ro.children_on || ro.children_off)
+		ro.children = ro.children_on && !ro.children_off;
 	l.quiet = ro.quiet > 0;
 	po.quiet = ro.quiet > 0;
 	po.show_nr = ro.show_nr;
@@ -249,13 +282,19 @@ int cmd_report(int argc, char **argv)
 		char *end;
 
 		po.percent_limit = strtod(ro.percent_limit, &end);
-		if (end == ro.percent_limit || (*end && strcmp(end, "%")) || po.percent_limit < 0) {
+		if (end == ro.percent_limit || (*end && strcmp(end, "%")) || po.percent_limit < 0 ||
+		    po.percent_limit > 100) {
 			fprintf(stderr, "prep: --percent-limit '%s' is not a percentage\n", ro.percent_limit);
 			return 129;
 		}
 	}
-	if (parse_keys(ro.fields ? ro.fields : ro.sort ? ro.sort : "comm,dso,sym", &ho, &po, &err) ||
-	    (ro.callgraph && parse_callgraph(ro.callgraph, &po, &ho, &order_set, &err))) {
+	if (ro.parent && check_regex("--parent", ro.parent))
+		return 129;
+	if (parse_keys(ro.fields ? ro.fields : ro.sort ? ro.sort : "comm,dso,sym", &ho, &po, &err)) {
+		fprintf(stderr, "prep: %s: %s\n", ro.fields ? "--fields" : "--sort", err.msg);
+		return 129;
+	}
+	if (ro.callgraph && parse_callgraph(ro.callgraph, &po, &ho, &order_set, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}
@@ -271,7 +310,7 @@ int cmd_report(int argc, char **argv)
 		struct hist_opts extra = { 0 };
 
 		if (parse_keys(ro.sort, &extra, &po, &err)) {
-			fprintf(stderr, "prep: %s\n", err.msg);
+			fprintf(stderr, "prep: --sort: %s\n", err.msg);
 			return 129;
 		}
 	}

@@ -478,6 +478,10 @@ int cmd_stat_report(int argc, char **argv)
 		opts_usage(stdout, "prep stat report [-i FILE] [-x SEP]", table);
 		return 0;
 	}
+	if (sep && !*sep) {
+		fprintf(stderr, "prep stat report: -x '': the separator is empty\n");
+		return 129;
+	}
 	if (input_is_stdin(input) ? stdin_is_perf() : perfdata_probe(input) == 1) {
 		struct stat_perf_opts spo = {
 			.sep = sep, .json = json, .big_num = !no_big && !sep && !json,

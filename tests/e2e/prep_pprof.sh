@@ -243,7 +243,7 @@ pprof -raw "$d/two.pb.gz" | grep -q '^samples/count task-clock/nanoseconds\[dflt
 $PREP export -i "$d/tree.data" -o "$d/x.pb.gz" >/dev/null 2>"$d/e"; rc=$?
 [ $rc -eq 129 ] && grep -q "which format? --speedscope or --pprof" "$d/e" || fail "no format: rc $rc, $(head -1 "$d/e")"
 $PREP export --pprof --event nosuch -i "$d/tree.data" -o "$d/x.pb.gz" >/dev/null 2>"$d/e"; rc=$?
-[ $rc -eq 1 ] && grep -q "no event 'nosuch' in $d/tree.data (it has: cpu-clock)" "$d/e" ||
+[ $rc -eq 1 ] && grep -qF -- "--event 'nosuch': no such event in $d/tree.data (it has: cpu-clock)" "$d/e" ||
 	fail "unknown event: rc $rc, $(cat "$d/e")"
 [ -e "$d/x.pb.gz" ] && fail "unknown event: an output file was written"
 $PREP export --pprof -i "$d/none.data" -o "$d/x.pb.gz" >/dev/null 2>"$d/e"; rc=$?

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Every option that takes a value, of every command, given a value that
+# cannot be right: one line on stderr that names the option and the value,
+# a non-zero exit status and no crash. The options come from each command's
+# --help (the option tables themselves), so an option added without a row
+# here fails the test.
+. tests/e2e/lib/common.sh
+trap 'rm -rf "$d"' EXIT
+
+cp tests/fixtures/tree.data "$d/prec.data"
+FIX=$PWD/tests/fixtures/tree.data
+
+# command | option (as --help names it: the long name, else -X) | arguments | ERE the
+# first line of stderr matches. An arguments field of "*" says that no value of the
+# option can be wrong (the regex field gives the reason); a regex starting with
+# "exit0:" is perf's answer that prints the message and goes on.
+ROWS=$(cat <<'EOF'
+prep | --input | -i /nonexistent | cannot open '/nonexistent'
+prep | --sort | --sort bogus | --sort: unknown sort key 'bogus'
+prep | --fields | -F bogus | --fields: unknown sort key 'bogus'
+prep | --call-graph | -g bogus | --call-graph: 'bogus' is not graph
+prep | --percent-limit | --percent-limit x | --percent-limit 'x' is not a percentage
+prep | --percent-limit | --percent-limit 101 | --percent-limit '101' is not a percentage
+prep | --percentage | --percentage x | --percentage must be relative or absolute, not 'x'
+prep | --max-stack | --max-stack -1 | --max-stack: -1 is not in 1\.\.
+prep | --max-stack | --max-stack x | --max-stack: 'x' is not a number
+prep | --parent | --parent [ | --parent '\[': invalid regex
+prep | --folded | --folded=bogus | --folded: 'bogus' is not
+prep | --event | --event nosuch | --event: no event 'nosuch'
+prep | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep | --kallsyms | --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prep | --comm | --comm a,,b | --comm 'a,,b': empty name
+prep | --pid | --pid abc | --pid 'abc': problems parsing pid list
+prep | --pid | --pid 1, | --pid '1,': problems parsing pid list
+prep | --tid | --tid abc | --tid 'abc': problems parsing tid list
+prep | --dso | --dso , | --dso ',': empty name
+prep | --symbols | -S '' | --symbols '': empty name
+prep | --cpu | --cpu abc | --cpu 'abc': not a CPU list
+prep | --cpu | --cpu 99 | --cpu '99': CPU 99 is not in the recording
+prep | --cpu | --cpu 1-0 | --cpu '1-0': not a CPU list
+prep | --time | --time 5,1 | --time '5,1': invalid time string
+prep | --time | --time abc | --time 'abc': expected START,END
+prep script | --input | -i /nonexistent | cannot open '/nonexistent'
+prep script | --fields | -F bogus | -F: unknown field 'bogus'
+prep script | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep script | --kallsyms | --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prep script | --comm | --comm '' | --comm '': empty name
+prep script | --pid | --pid abc | --pid 'abc': problems parsing pid list
+prep script | --tid | --tid -1 | --tid '-1': problems parsing tid list
+prep script | --cpu | -C 99 | --cpu '99': CPU 99 is not in the recording
+prep script | --time | --time 5,1 | --time '5,1': invalid time string
+prep export | --input | --speedscope -i /nonexistent | cannot open '/nonexistent'
+prep export | --output | --speedscope -o /nonexistent/x | cannot create '/nonexistent/x'
+prep export | --event | --speedscope --event nosuch | --event: no event 'nosuch'
+prep export | --max-stack | --speedscope --max-stack 0 | --max-stack: 0 is not in
+prep export | --symfs | --speedscope --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep export | --kallsyms | --speedscope --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prep export | --comm | --speedscope --comm , | --comm ',': empty name
+prep export | --pid | --speedscope --pid x | --pid 'x': problems parsing pid list
+prep export | --tid | --speedscope --tid x | --tid 'x': problems parsing tid list
+prep export | --dso | --speedscope --dso '' | --dso '': empty name
+prep export | --symbols | --speedscope -S '' | --symbols '': empty name
+prep export | --cpu | --speedscope -C x | --cpu 'x': not a CPU list
+prep export | --time | --speedscope --time 5,1 | --time '5,1': invalid time string
+prep export | --output | --pprof -o /nonexistent/x | /nonexistent/x
+prep export | --input | --pprof -i /nonexistent | cannot open '/nonexistent'
+prep export | --event | --pprof -e nosuch | --event 'nosuch': no such event
+prep export | --compression-level | --pprof -z 10 | --compression-level: 10 is not in 0\.\.9
+prep export | --symfs | --pprof --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep export | --kallsyms | --pprof --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prep export | --pid | --pprof --pid x | --pid 'x': problems parsing pid list
+prep export | --cpu | --pprof -C 99 | --cpu '99': CPU 99 is not in the recording
+prep export | --time | --pprof --time x | --time 'x': expected START,END
+prep flamegraph | --title | * | any text is a title
+prep flamegraph | --width | --width 5 | --width: 5 is not in 200\.\.
+prep flamegraph | --input | -i /nonexistent | cannot open '/nonexistent'
+prep flamegraph | --output | -o /nonexistent/x | cannot create '/nonexistent/x'
+prep flamegraph | --event | --event nosuch | --event: no event 'nosuch'
+prep flamegraph | --max-stack | --max-stack x | --max-stack: 'x' is not a number
+prep flamegraph | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep flamegraph | --kallsyms | --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prep flamegraph | --comm | --comm '' | --comm '': empty name
+prep flamegraph | --pid | --pid x | --pid 'x': problems parsing pid list
+prep flamegraph | --tid | --tid x | --tid 'x': problems parsing tid list
+prep flamegraph | --dso | --dso '' | --dso '': empty name
+prep flamegraph | --symbols | -S , | --symbols ',': empty name
+prep flamegraph | --cpu | -C 5-2 | --cpu '5-2': not a CPU list
+prep flamegraph | --time | --time 50%-10% | --time '50%-10%'
+prep archive | --input | -i /nonexistent | cannot open '/nonexistent'
+prep archive | --output | -o other.data | -o 'other.data': only for a perf.data input
+prep archive | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep dump | --input | -i /nonexistent | cannot open '/nonexistent'
+prep stat report | --input | -i /nonexistent | cannot open '/nonexistent'
+prep stat report | --field-separator | -x '' | -x '': the separator is empty
+prec | --event | -e nosuch -- true | event 'nosuch': unknown event name
+prec | --filter | --filter x -- true | --filter 'x' must follow an -e of tracepoint events
+prec | --freq | -F abc -- true | -F abc: not a frequency
+prec | --count | -c 0 -- true | --count: 0 is not in 1\.\.
+prec | --call-graph | --call-graph bogus -- true | --call-graph bogus: expected fp, dwarf
+prec | --pid | -p abc | -p 'abc': problems parsing pid list
+prec | --tid | -t abc | -t 'abc': problems parsing tid list
+prec | --cpu | -C abc -- true | -C 'abc': not a CPU list
+prec | --cpu | -C 99 -- true | -C 99: CPU 99 does not exist
+prec | --duration | --duration abc -- true | --duration abc: expected seconds
+prec | --output | -e cpu-clock -o /nonexistent/x -- true | cannot create '/nonexistent/x'
+prec | --mmap-pages | -m 3 -- true | -m 3: the number of mmap data pages must be a power of two
+prec | --compression-level | --compression-level=13 -- true | --compression-level: 13 is not in 0\.\.12
+prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
+prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
+prec stat | --pid | -p abc | -p 'abc': not a list of ids
+prec stat | --tid | -t abc | -t 'abc': not a list of ids
+prec stat | --repeat | -r 0 -- true | --repeat: 0 is not in 1\.\.
+prec stat | --field-separator | -x '' -- true | -x '': the separator is empty
+prec stat | --output | -o /nonexistent/x -- true | cannot write '/nonexistent/x'
+prec stat | --interval-print | -I 5 -- true | --interval-print: 5 is not in 10\.\.
+prec stat | --interval-count | --interval-count x -I 100 -- true | --interval-count: 'x' is not a number
+prec stat | --metrics | -M nosuch -- true | exit0:Cannot find metric or group `nosuch'
+prec stat | --delay | -D abc -- true | --delay: 'abc' is not a number
+prec stat | --timeout | --timeout 0 -- true | --timeout: 0 is not in 1\.\.
+EOF
+)
+
+COMMANDS=("prep" "prep script" "prep export" "prep flamegraph" "prep archive" "prep dump"
+	  "prep stat report" "prec" "prec stat" "prec list")
+
+trim() { sed 's/^ *//; s/ *$//'; }
+
+# ---- every value option of every command has a row ----------------------------
+for cmd in "${COMMANDS[@]}"; do
+	bin=${cmd%% *}; sub=${cmd#"$bin"}
+	exe=$PREP; [ "$bin" = prec ] && exe=$PREC
+	# shellcheck disable=SC2086
+	help=$($exe $sub --help 2>&1) || fail "$cmd --help failed"
+	# an option without a long name is named by its short one
+	opts=$(printf '%s\n' "$help" | grep -E '^    -' |
+		sed -nE 's/^    (-[A-Za-z0-9])?(, )?(    )?(--[a-z0-9-]+)?(\[no-\])?([a-z0-9-]+)?(\[=<| <).*/\1 \4\6/p' |
+		awk '{ print ($2 != "" ? $2 : $1) }' | sort -u)
+	[ -n "$opts" ] || [ "$cmd" = "prec list" ] || fail "$cmd --help: no option with a value found"
+	for o in $opts; do
+		printf '%s\n' "$ROWS" | awk -F'|' -v c="$cmd" -v o="$o" '
+			{ gsub(/^ +| +$/, "", $1); gsub(/^ +| +$/, "", $2) }
+			$1 == c && $2 == o { found = 1 } END { exit !found }' ||
+			fail "$cmd $o takes a value but has no bad-value row"
+	done
+done
+
+# ---- each row: one line naming the option and the value, non-zero exit ---------
+have_events=true
+[ -r /proc/sys/kernel/perf_event_paranoid ] || have_events=false
+cd "$d" || exit 1
+while IFS='|' read -r cmd opt args want; do
+	cmd=$(echo "$cmd" | trim); args=$(echo "$args" | trim); want=$(echo "$want" | trim)
+	[ -n "$cmd" ] && [ "$args" != "*" ] || continue
+	bin=${cmd%% *}; sub=${cmd#"$bin"}
+	exe=$PREP; [ "$bin" = prec ] && exe=$PREC
+	[ "$bin" = prec ] && ! $have_events && continue
+	status=nonzero
+	case $want in exit0:*) status=0; want=${want#exit0:} ;; esac
+	# shellcheck disable=SC2086
+	eval "timeout 20 $exe $sub $args" >out 2>err </dev/null
+	rc=$?
+	first=$(head -1 err)
+	if [ $rc -gt 128 ] && [ $rc -ne 129 ] && [ $rc -ne 255 ]; then
+		fail "$cmd $args: killed or crashed (exit $rc): $first"
+	elif [ $status = nonzero ] && [ $rc -eq 0 ]; then
+		fail "$cmd $args: exit 0 (stderr: '$first')"
+	elif [ $status = 0 ] && [ $rc -ne 0 ]; then
+		fail "$cmd $args: exit $rc, perf goes on (exit 0)"
+	fi
+	printf '%s\n' "$first" | grep -qE -- "$want" ||
+		fail "$cmd $args: first line '$first' does not match '$want'"
+	[ -e other.data ] && fail "$cmd $args: wrote other.data"
+done <<<"$ROWS"
+
+[ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
+echo ok

@@ -294,7 +294,7 @@ int embed_list_add(struct embed_list *l, struct embed_dso *const *v, size_t n)
 const struct embed_dso *embed_list_find(const struct embed_list *l, const uint8_t *id,
 					size_t id_size, const char *path)
 {
-	for (size_t i = 0; i < l->n; i++) {
+	for (size_t i = l->n; i-- > 0;) {
 		const struct embed_dso *e = l->v[i];
 
 		if (id_size ? e->build_id_size == id_size && !memcmp(e->build_id, id, id_size) :
@@ -308,4 +308,155 @@ void embed_list_free(struct embed_list *l)
 {
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+/* ---- two files' data of one binary, merged ---------------------------- */
+
+/* b's string offsets follow a's in the merged table */
+static uint32_t str_shift(uint32_t off, uint32_t by)
+{
+	return off == EMBED_NONE ? off : off + by;
+}
+
+/* Symbols of both by start; at a start both have, a's. */
+static int merge_syms(struct embed_dso *m, const struct embed_dso *a, const struct embed_dso *b)
+{
+	uint32_t i = 0, j = 0, n = 0;
+
+	m->syms = malloc(((size_t)a->nr_syms + b->nr_syms + 1) * sizeof(*m->syms));
+	if (!m->syms)
+		return -ENOMEM;
+	while (i < a->nr_syms || j < b->nr_syms) {
+		if (j == b->nr_syms || (i < a->nr_syms && a->syms[i].start <= b->syms[j].start)) {
+			if (j < b->nr_syms && a->syms[i].start == b->syms[j].start)
+				j++;
+			m->syms[n++] = a->syms[i++];
+		} else {
+			m->syms[n] = b->syms[j++];
+			m->syms[n++].name += a->strings_len;
+		}
+	}
+	m->nr_syms = n;
+	return 0;
+}
+
+/* Hit addresses of both by vaddr (at one both have, a's); b's frames
+ * follow a's. */
+static int merge_addrs(struct embed_dso *m, const struct embed_dso *a, const struct embed_dso *b)
+{
+	uint32_t i = 0, j = 0, n = 0;
+
+	m->addrs = malloc(((size_t)a->nr_addrs + b->nr_addrs + 1) * sizeof(*m->addrs));
+	m->frames = malloc(((size_t)a->nr_frames + b->nr_frames + 1) * sizeof(*m->frames));
+	if (!m->addrs || !m->frames)
+		return -ENOMEM;
+	while (i < a->nr_addrs || j < b->nr_addrs) {
+		if (j == b->nr_addrs || (i < a->nr_addrs && a->addrs[i].vaddr <= b->addrs[j].vaddr)) {
+			if (j < b->nr_addrs && a->addrs[i].vaddr == b->addrs[j].vaddr)
+				j++;
+			m->addrs[n++] = a->addrs[i++];
+		} else {
+			m->addrs[n] = b->addrs[j++];
+			m->addrs[n++].first += a->nr_frames;
+		}
+	}
+	m->nr_addrs = n;
+	memcpy(m->frames, a->frames, a->nr_frames * sizeof(*m->frames));
+	for (uint32_t k = 0; k < b->nr_frames; k++) {
+		struct embed_frame f = b->frames[k];
+
+		f.function = str_shift(f.function, a->strings_len);
+		f.file = str_shift(f.file, a->strings_len);
+		m->frames[a->nr_frames + k] = f;
+	}
+	m->nr_frames = a->nr_frames + b->nr_frames;
+	return 0;
+}
+
+/* The bytes of both: ranges by vaddr, those that overlap or touch joined
+ * into one. */
+static int merge_ranges(struct embed_dso *m, struct buf *bytes, const struct embed_dso *a,
+			const struct embed_dso *b)
+{
+	uint32_t i = 0, j = 0, n = 0;
+	uint64_t end = 0;
+
+	m->ranges = malloc(((size_t)a->nr_ranges + b->nr_ranges + 1) * sizeof(*m->ranges));
+	if (!m->ranges)
+		return -ENOMEM;
+	while (i < a->nr_ranges || j < b->nr_ranges) {
+		bool from_a = j == b->nr_ranges ||
+			      (i < a->nr_ranges && a->ranges[i].vaddr <= b->ranges[j].vaddr);
+		const struct embed_dso *d = from_a ? a : b;
+		const struct embed_range *r = from_a ? &a->ranges[i++] : &b->ranges[j++];
+		uint64_t r_end = r->vaddr + r->len, skip = 0;
+
+		if (n && r->vaddr <= end) {
+			/* the last range's bytes end the buffer: extend it */
+			if (r_end <= end)
+				continue;
+			skip = end - r->vaddr;
+			if ((uint64_t)m->ranges[n - 1].len + (r->len - skip) > UINT32_MAX)
+				return -E2BIG;
+			m->ranges[n - 1].len += (uint32_t)(r->len - skip);
+		} else {
+			if (bytes->len > UINT32_MAX)
+				return -E2BIG;
+			m->ranges[n++] = (struct embed_range){ r->vaddr, r->len, (uint32_t)bytes->len };
+		}
+		if (buf_append(bytes, d->bytes + r->data + skip, r->len - skip))
+			return -ENOMEM;
+		end = r_end;
+	}
+	m->nr_ranges = n;
+	return bytes->len > UINT32_MAX ? -E2BIG : 0;
+}
+
+int embed_merge(const struct embed_dso *a, const struct embed_dso *b, struct embed_dso **out)
+{
+	struct embed_dso m = *a;
+	struct buf strings = BUF_INIT, bytes = BUF_INIT, enc = BUF_INIT;
+	int ret;
+
+	*out = NULL;
+	m.syms = NULL;
+	m.addrs = NULL;
+	m.frames = NULL;
+	m.ranges = NULL;
+	if (a->build_id_size != b->build_id_size ||
+	    memcmp(a->build_id, b->build_id, a->build_id_size))
+		return -EINVAL;
+	if ((uint64_t)a->strings_len + b->strings_len > UINT32_MAX ||
+	    (uint64_t)a->nr_frames + b->nr_frames > UINT32_MAX ||
+	    (uint64_t)a->nr_syms + b->nr_syms > UINT32_MAX ||
+	    (uint64_t)a->nr_addrs + b->nr_addrs > UINT32_MAX)
+		return -E2BIG;
+	if (!m.eh_frame_hdr) {
+		m.eh_frame_hdr = b->eh_frame_hdr;
+		m.fde_count = b->fde_count;
+	}
+	ret = merge_syms(&m, a, b);
+	ret = ret ? ret : merge_addrs(&m, a, b);
+	ret = ret ? ret : merge_ranges(&m, &bytes, a, b);
+	ret = ret ? ret : buf_append(&strings, a->strings, a->strings_len);
+	ret = ret ? ret : buf_append(&strings, b->strings, b->strings_len);
+	if (!ret) {
+		m.strings = (const char *)strings.data;
+		m.strings_len = (uint32_t)strings.len;
+		m.bytes = bytes.data;
+		m.bytes_len = (uint32_t)bytes.len;
+		/* one allocation, as embed_decode gives, and checked */
+		ret = embed_encode(&m, &enc);
+		ret = ret ? ret : embed_decode(enc.data, enc.len, out, NULL);
+		if (ret && ret != -ENOMEM)
+			ret = -EINVAL;
+	}
+	free(m.syms);
+	free(m.addrs);
+	free(m.frames);
+	free(m.ranges);
+	buf_free(&strings);
+	buf_free(&bytes);
+	buf_free(&enc);
+	return ret;
 }

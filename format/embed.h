@@ -83,10 +83,19 @@ struct embed_list {
 
 int embed_list_add(struct embed_list *l, struct embed_dso *const *v, size_t n);  /* -ENOMEM */
 /* The entry of a binary: by build id; by the recorded path when id_size is
- * 0 and path is not NULL; else NULL. */
+ * 0 and path is not NULL; else NULL. Of several, the last one added (a
+ * merged entry added later replaces those it was made of). */
 const struct embed_dso *embed_list_find(const struct embed_list *l, const uint8_t *id,
 					size_t id_size, const char *path);
 void embed_list_free(struct embed_list *l);
+
+/* The data of one binary from two files (same build id) as one: a's
+ * segments, path and strings, then b's strings; the union of the symbols
+ * and of the hit addresses (a's entry where both have one), with their
+ * frames; the union of the bytes (ranges that overlap or touch joined).
+ * *out is one allocation, as embed_decode's. 0, -ENOMEM, -EINVAL (build
+ * ids differ) or -E2BIG (a count or length would not fit the format). */
+int embed_merge(const struct embed_dso *a, const struct embed_dso *b, struct embed_dso **out);
 
 /* A string of d (NULL for EMBED_NONE). */
 const char *embed_str(const struct embed_dso *d, uint32_t off);

@@ -21,6 +21,7 @@ struct raw_stack {
 	uint64_t period_key;
 	uint64_t kmask;         /* kernel flags of the first 64 frames (deeper ones
 				   follow from the same addresses in practice) */
+	unsigned ktab;
 	size_t first;           /* in raw_addrs */
 	uint32_t stack;
 };
@@ -56,7 +57,7 @@ static bool raw_eq(void *ctx, uint32_t idx)
 
 	return a->n == b->n && a->event == b->event && a->thread == b->thread &&
 	       a->comm == b->comm && a->cpu == b->cpu && a->period_key == b->period_key &&
-	       a->kmask == b->kmask &&
+	       a->kmask == b->kmask && a->ktab == b->ktab &&
 	       !memcmp(&k->h->raw_addrs[a->first], k->addrs, a->n * sizeof(uint64_t));
 }
 
@@ -108,13 +109,15 @@ static bool frame_eq(void *ctx, uint32_t idx)
 	const struct frame_key *k = ctx;
 	const struct frame *a = &k->h->frames[idx];
 
-	return a->dso == k->f->dso && a->addr == k->f->addr && a->kernel == k->f->kernel;
+	return a->dso == k->f->dso && a->addr == k->f->addr && a->kernel == k->f->kernel &&
+	       a->ktab == k->f->ktab;
 }
 
 static int frame_id(struct hist *h, const struct frame *f, uint32_t *id)
 {
 	struct frame_key k = { h, f };
-	uint64_t hv = hash_combine(hash_combine(hash_u64(f->addr), (uintptr_t)f->dso), f->kernel);
+	uint64_t hv = hash_combine(hash_combine(hash_u64(f->addr), (uintptr_t)f->dso),
+				   f->kernel | (uint64_t)f->ktab << 1);
 
 	if (hmap_find(&h->frame_idx, hv, frame_eq, &k, id))
 		return 0;
@@ -144,7 +147,7 @@ static bool stack_eq(void *ctx, uint32_t idx)
 }
 
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
-	     const uint64_t *addrs, const bool *kernel, size_t n)
+	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab)
 {
 	uint32_t ids[PERF_MAX_STACK_DEPTH + 8];
 	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu };
@@ -152,7 +155,8 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	uint64_t hv;
 	uint32_t idx;
 
-	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu };
+	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
+			       .ktab = ktab };
 	struct raw_key rk = { h, &r, addrs };
 	uint64_t rh;
 	uint32_t ri;
@@ -177,7 +181,8 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		goto count;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct frame f = { .addr = addrs[i], .kernel = kernel[i] };
+		struct frame f = { .addr = addrs[i], .kernel = kernel[i],
+				   .ktab = kernel[i] ? (uint16_t)ktab : 0 };
 		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
 
 		if (m) {
@@ -238,13 +243,15 @@ struct symid_key {
 	struct hist *h;
 	const struct dso *dso;
 	uint64_t start;
-	bool resolved;
+	const char *name;
 };
 
+/* a function: its dso, start and name (two files' kernel tables may name
+ * one address differently) */
 struct symid_rec {
 	const struct dso *dso;
 	uint64_t start;
-	bool resolved;
+	const char *name;       /* NULL: unresolved */
 };
 
 static bool symid_eq(void *ctx, uint32_t idx)
@@ -253,20 +260,21 @@ static bool symid_eq(void *ctx, uint32_t idx)
 
 	const struct symid_rec *r = &k->h->symids[idx];
 
-	return r->dso == k->dso && r->start == k->start && r->resolved == k->resolved;
+	return r->dso == k->dso && r->start == k->start && r->name == k->name;
 }
 
-static int sym_id(struct hist *h, const struct dso *d, uint64_t start, bool resolved, uint32_t *id)
+static int sym_id(struct hist *h, const struct dso *d, uint64_t start, const char *name,
+		  uint32_t *id)
 {
-	struct symid_key k = { h, d, start, resolved };
-	uint64_t hv = hash_combine(hash_combine(hash_u64(start), (uintptr_t)d), resolved);
+	struct symid_key k = { h, d, start, name };
+	uint64_t hv = hash_combine(hash_combine(hash_u64(start), (uintptr_t)d), (uintptr_t)name);
 
 	if (hmap_find(&h->sym_idx, hv, symid_eq, &k, id))
 		return 0;
 	if (array_grow((void **)&h->symids, &h->cap_symids, h->nr_sym_ids + 1, sizeof(*h->symids)) ||
 	    hmap_insert(&h->sym_idx, hv, h->nr_sym_ids))
 		return -ENOMEM;
-	h->symids[h->nr_sym_ids] = (struct symid_rec){ d, start, resolved };
+	h->symids[h->nr_sym_ids] = (struct symid_rec){ d, start, name };
 	*id = h->nr_sym_ids++;
 	return 0;
 }
@@ -344,7 +352,10 @@ int hist_resolve(struct hist *h)
 		if (f->kernel) {
 			const char *module = NULL;
 
-			ret = symbolizer_kernel_lookup(h->sym, f->addr, &si, &module);
+			ret = symbolizer_kernel_lookup_table(h->sym, f->ktab, f->addr, &si, &module);
+			/* one name, one pointer, whichever table gave it */
+			if (!ret && si.name && !(si.name = machine_intern(h->machine, si.name)))
+				ret = -ENOMEM;
 			if (!ret && module) {
 				char name[128];
 
@@ -365,7 +376,7 @@ int hist_resolve(struct hist *h)
 		f->sym = si.name;
 		f->vaddr = si.addr;
 		f->sym_start = si.name ? si.start : si.addr;
-		if (sym_id(h, f->dso, f->sym_start, si.name != NULL, &f->sym_id))
+		if (sym_id(h, f->dso, f->sym_start, si.name, &f->sym_id))
 			return -ENOMEM;
 	}
 	return 0;

@@ -26,6 +26,7 @@ struct frame {
 	struct dso *dso;        /* NULL: no map holds the address */
 	uint64_t addr;          /* file offset in dso; absolute for kernel or no dso */
 	bool kernel;
+	uint16_t ktab;          /* kernel: the symbolizer's table naming it (0 otherwise) */
 	/* after hist_resolve: */
 	const char *sym;        /* NULL: unresolved */
 	uint64_t sym_start;     /* ELF vaddr (kernel: absolute) */
@@ -138,9 +139,10 @@ struct hist {
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);
 void hist_free(struct hist *h);
 
-/* Add one sample: frames[0] is the sampled address, then its callers. */
+/* Add one sample: frames[0] is the sampled address, then its callers; its
+ * kernel addresses are named from the symbolizer's kernel table ktab. */
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
-	     const uint64_t *addrs, const bool *kernel, size_t n);
+	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab);
 
 /* Start opening, on a thread, the DWARF of the dsos hit so far, when the
  * options want it (inline frames, srcline keys). Only the first call acts. */

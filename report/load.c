@@ -57,7 +57,7 @@ int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 
 	(void)l;
 	return hist_add(hist, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			s->period, s->addrs, s->kernel, s->nr);
+			s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
 }
 
 int load_init(struct load *l, struct err *err)
@@ -93,6 +93,10 @@ void load_free(struct load *l)
 	symbolizer_free(l->sym);
 	unwinder_free(l->unw);
 	machine_free(&l->machine);
+	for (size_t i = 0; i < l->nr_merged; i++)
+		embed_free(l->merged[i]);
+	free(l->merged);
+	free(l->embeds);
 }
 
 /* "a,b,c" holds item? */
@@ -317,6 +321,7 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 		n = 1;
 	}
 	ls.thread = t;
+	ls.kernel_table = (unsigned)rc->file + 1;
 	ls.rec = rec;
 	ls.addrs = rc->addrs;
 	ls.kernel = rc->kernel;
@@ -396,10 +401,102 @@ static int open_input(const struct load *l, size_t i, struct session *s, bool qu
 	return ret;
 }
 
+static bool same_binary(const struct embed_dso *a, const struct embed_dso *b)
+{
+	return a->build_id_size == b->build_id_size &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_size);
+}
+
+/* A merged entry replaces *slot (and is kept until load_free). */
+static int merge_into(struct load *l, struct embed_dso **slot, const struct embed_dso *e)
+{
+	struct embed_dso **grown, *m;
+	int ret = embed_merge(*slot, e, &m);
+
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;        /* too large: the first file's data serve */
+	grown = realloc(l->merged, (l->nr_merged + 1) * sizeof(*grown));
+	if (!grown) {
+		embed_free(m);
+		return -ENOMEM;
+	}
+	l->merged = grown;
+	l->merged[l->nr_merged++] = m;
+	*slot = m;
+	return 0;
+}
+
+/* Take a file's SYMBOLS data into l->embeds, one entry per build id: a
+ * binary that an earlier file embedded too gets the data of both, so that
+ * the hit addresses of each file are served. 0 or -ENOMEM. */
+static int take_embeds(struct load *l, const struct session *s)
+{
+	for (size_t i = 0; i < s->nr_embeds; i++) {
+		struct embed_dso *e = s->embeds[i], **slot = NULL, **grown;
+
+		for (size_t j = 0; j < l->nr_embeds && !slot; j++)
+			if (same_binary(l->embeds[j], e))
+				slot = &l->embeds[j];
+		if (slot) {
+			if (merge_into(l, slot, e))
+				return -ENOMEM;
+			continue;
+		}
+		grown = realloc(l->embeds, (l->nr_embeds + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		l->embeds = grown;
+		l->embeds[l->nr_embeds++] = e;
+	}
+	return 0;
+}
+
+/* The file's copy of kallsyms names its kernel samples (table i + 1). */
+static void load_kallsyms(struct load *l, size_t i)
+{
+	const struct session *s = &l->sessions[i];
+	struct err e2 = { 0 };
+
+	if (symbolizer_load_kallsyms_table(l->sym, (unsigned)i + 1, s->kallsyms, s->kallsyms_len,
+					   &e2) && !l->quiet)
+		fprintf(stderr, "prep: warning: %s: kernel symbols of the file unusable: %s\n",
+			l->inputs[i], e2.msg);
+}
+
+/* Open every input: what the files embedded and their kernel symbols are
+ * known before any sample is named (and their DWARF unwound). */
+static int open_all(struct load *l, bool *kallsyms_done, struct err *err)
+{
+	int ret;
+
+	for (size_t i = 0; i < l->nr_inputs; i++) {
+		struct session *s = &l->sessions[i];
+
+		ret = open_input(l, i, s, l->quiet, err);
+		if (ret)
+			return ret;
+		l->nr_sessions++;
+		if (s->header.kind != CONTAINER_KIND_SAMPLES)
+			return err_set(err, -EINVAL, "%s is a counting recording (%s stat record): "
+				       "use prep stat report", l->inputs[i], s->pd ? "perf" : "prec");
+		if (!l->no_embedded && s->early && take_embeds(l, s))
+			return err_set(err, -ENOMEM, "out of memory");
+		if (s->kallsyms) {
+			load_kallsyms(l, i);
+			kallsyms_done[i] = true;
+		}
+	}
+	if (l->nr_embeds && (symbolizer_add_embedded(l->sym, l->embeds, l->nr_embeds) ||
+			     unwinder_add_embedded(l->unw, l->embeds, l->nr_embeds)))
+		return err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
 	     struct err *err)
 {
 	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx };
+	bool kallsyms_done[LOAD_MAX_INPUTS] = { false };
 	int ret = parse_time(&l->f, err);
 
 	if (ret)
@@ -410,25 +507,13 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 		ret = err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
+	ret = open_all(l, kallsyms_done, err);
+	if (ret)
+		goto out;
 	for (size_t i = 0; i < l->nr_inputs; i++) {
 		struct session *s = &l->sessions[i];
 
-		ret = open_input(l, i, s, l->quiet, err);
-		if (ret)
-			goto out;
-		l->nr_sessions++;
-		if (s->header.kind != CONTAINER_KIND_SAMPLES) {
-			ret = err_set(err, -EINVAL, "%s is a counting recording (%s stat record): "
-				      "use prep stat report", l->inputs[i], s->pd ? "perf" : "prec");
-			goto out;
-		}
 		rc.file = i;
-		if (!l->no_embedded && s->early &&
-		    (symbolizer_add_embedded(l->sym, s->embeds, s->nr_embeds) ||
-		     unwinder_add_embedded(l->unw, s->embeds, s->nr_embeds))) {
-			ret = err_set(err, -ENOMEM, "out of memory");
-			goto out;
-		}
 		if (l->f.pct_start >= 0) {
 			/* percent ranges need the span of the recording first */
 			struct session probe;
@@ -454,19 +539,16 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 			goto out;
 		l->lost_samples += s->stats.lost_samples;
 		apply_build_ids(l, s);
-		if (!l->no_embedded && !s->early &&
-		    symbolizer_add_embedded(l->sym, s->embeds, s->nr_embeds)) {
+		/* a file without an index: its blocks at the end serve what is
+		 * named after the reading (a merged entry is found first) */
+		if (!l->no_embedded && !s->early && s->nr_embeds &&
+		    (take_embeds(l, s) ||
+		     symbolizer_add_embedded(l->sym, l->embeds, l->nr_embeds))) {
 			ret = err_set(err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		if (s->kallsyms && i == 0) {
-			struct err e2 = { 0 };
-
-			if (symbolizer_load_kallsyms(l->sym, s->kallsyms, s->kallsyms_len, &e2) &&
-			    !l->quiet)
-				fprintf(stderr, "prep: warning: %s: kernel symbols of the file unusable: %s\n",
-					l->inputs[i], e2.msg);
-		}
+		if (s->kallsyms && !kallsyms_done[i])
+			load_kallsyms(l, i);
 	}
 out:
 	free(rc.addrs);

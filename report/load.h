@@ -55,6 +55,12 @@ struct load {
 	bool event_chains[LOAD_MAX_EVENTS];     /* the event records call chains */
 	uint64_t samples_by_event[LOAD_MAX_EVENTS];
 	uint64_t period_by_event[LOAD_MAX_EVENTS];      /* before filters */
+	/* what the files embedded of their binaries, one entry per build id:
+	 * a file's SYMBOLS data, or the data of several files merged */
+	struct embed_dso **embeds;
+	size_t nr_embeds;
+	struct embed_dso **merged;      /* the merged entries, owned */
+	size_t nr_merged;
 };
 
 /* A sample that passed the filters: frames[0] the sampled address, then the
@@ -68,6 +74,7 @@ struct load_sample {
 	const uint64_t *addrs;
 	const bool *kernel;
 	size_t nr;
+	unsigned kernel_table;  /* the file's kernel symbols (symbolizer table) */
 };
 
 typedef int (*load_sample_fn)(void *ctx, struct load *l, const struct load_sample *s);
@@ -87,7 +94,10 @@ int load_check_cpus(const struct load *l, const struct session *s, struct err *e
 struct opt;
 int load_opt_input(const struct opt *o, const char *arg, struct err *err);
 /* Open every input and read it: sideband into the machine model, samples
- * that pass the filters to fn, every record to on_record (may be NULL). */
+ * that pass the filters to fn, every record to on_record (may be NULL).
+ * Each file's samples are named from its own data: the binaries it
+ * embedded (where several files embed one binary, from all of their data
+ * merged) and its copy of kallsyms (kernel table file index + 1). */
 int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,
 	     struct err *err);
 void load_free(struct load *l);

@@ -38,6 +38,7 @@ struct script {
 	bool ready;
 	bool default_fields;    /* no -F */
 	struct load *l;
+	unsigned ktab;          /* the sample's kernel symbols (symbolizer table) */
 };
 
 static int parse_fields(const char *list, unsigned *out, struct err *err)
@@ -112,7 +113,7 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 	uint64_t shown = addr;
 
 	if (kernel) {
-		symbolizer_kernel_lookup(l->sym, addr, &si, &module);
+		symbolizer_kernel_lookup_table(l->sym, sc->ktab, addr, &si, &module);
 		dso = "[kernel.kallsyms]";
 	} else if (m && m->dso) {
 		struct dso *d = m->dso;
@@ -194,6 +195,7 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	const char *name = l->events[s->event];
 
 	script_ready(sc, l);
+	sc->ktab = s->kernel_table;
 	print_start(sc, s->thread->comm, has_chain && (sc->fields & SF_IP) ? 0 : 16, smp->pid,
 		    smp->tid, smp->cpu, smp->time);
 	if (sc->fields & SF_PERIOD) {

@@ -82,9 +82,20 @@ static int add_build_ids(struct session *s, const struct container_block *b, str
 	return 0;
 }
 
-/* The BUILD_IDS and SYMBOLS blocks end the file, but what is resolved while
- * reading the samples before them (the unwinding, the script's names) needs
- * them: a finished file's index says where they are. */
+static int set_kallsyms(struct session *s, const struct container_block *b, struct err *err)
+{
+	free(s->kallsyms);
+	s->kallsyms = malloc(b->len + 1);
+	if (!s->kallsyms)
+		return err_set(err, -ENOMEM, "out of memory");
+	memcpy(s->kallsyms, b->data, b->len);
+	s->kallsyms_len = b->len;
+	return 0;
+}
+
+/* The BUILD_IDS, KALLSYMS and SYMBOLS blocks end the file, but what is
+ * resolved while reading the samples before them (the unwinding, the
+ * script's names) needs them: a finished file's index says where they are. */
 static int early_blocks(struct session *s, struct err *err)
 {
 	struct index_entry *e;
@@ -94,12 +105,14 @@ static int early_blocks(struct session *s, struct err *err)
 	for (size_t i = 0; ret > 0 && i < n; i++) {
 		struct container_block b;
 
-		if (e[i].type != BLOCK_SYMBOLS && e[i].type != BLOCK_BUILD_IDS)
+		if (e[i].type != BLOCK_SYMBOLS && e[i].type != BLOCK_BUILD_IDS &&
+		    e[i].type != BLOCK_KALLSYMS)
 			continue;
 		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
 		if (ret > 0)
 			ret = (b.type == BLOCK_SYMBOLS ? add_embed(s, &b, err) :
-						       add_build_ids(s, &b, err)) ? -ENOMEM : 1;
+			       b.type == BLOCK_KALLSYMS ? set_kallsyms(s, &b, err) :
+							  add_build_ids(s, &b, err)) ? -ENOMEM : 1;
 		else if (!ret)
 			ret = 1;        /* damaged: the walk will say so */
 	}
@@ -559,14 +572,8 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 				ret = add_build_ids(s, &b, err);
 			break;
 		case BLOCK_KALLSYMS:
-			free(s->kallsyms);
-			s->kallsyms = malloc(b.len + 1);
-			if (!s->kallsyms) {
-				ret = err_set(err, -ENOMEM, "out of memory");
-				break;
-			}
-			memcpy(s->kallsyms, b.data, b.len);
-			s->kallsyms_len = b.len;
+			if (!s->early)
+				ret = set_kallsyms(s, &b, err);
 			break;
 		case BLOCK_SYMBOLS:
 			if (!s->early)

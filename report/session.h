@@ -60,7 +60,8 @@ struct session {
 	size_t nr_build_ids;
 	struct embed_dso **embeds;      /* the SYMBOLS blocks (format/embed.h) */
 	size_t nr_embeds;
-	bool early;                     /* BUILD_IDS and SYMBOLS read through the index at open */
+	bool early;                     /* BUILD_IDS, KALLSYMS and SYMBOLS read through the
+					   index at open */
 	uint8_t *kallsyms;              /* the KALLSYMS block's text, or NULL */
 	size_t kallsyms_len;
 	uint64_t first_time, last_time; /* of samples */

@@ -97,6 +97,12 @@ int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offse
  * symbol address. Returns 0, -ENOMEM, or -PREC_ECORRUPT with err set. */
 int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
 			     struct err *err);
+/* The kernel symbols of one recording among several: tables numbered from 1,
+ * each from its own text (the same text as another table's shares that
+ * table, names included); table 0 is the one above. A lookup in a table
+ * never loaded is a lookup in table 0. As symbolizer_load_kallsyms. */
+int symbolizer_load_kallsyms_table(struct symbolizer *s, unsigned table, const uint8_t *text,
+				   size_t len, struct err *err);
 /* Start reading /proc/kallsyms (opts.kallsyms_path) on a thread now, so
  * that the first kernel lookup does not wait for the kernel to format it.
  * Loading the recording's copy instead discards the prefetch. Always 0. */
@@ -110,6 +116,9 @@ int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos,
 /* *module (when module is not NULL) is NULL for the core kernel. 0 or -ENOMEM. */
 int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
 			     const char **module);
+/* The same in a table of symbolizer_load_kallsyms_table. */
+int symbolizer_kernel_lookup_table(struct symbolizer *s, unsigned table, uint64_t addr,
+				   struct sym_info *out, const char **module);
 
 /* What a recording embedded (format/embed.h, SYMBOLS blocks): a dso whose
  * build id is among them takes its segments, symbols and source lines from

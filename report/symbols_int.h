@@ -137,6 +137,7 @@ struct ksyms {
 	struct kindex ix;
 	const char **names;             /* per index entry, filled on first use */
 	const char **modules;
+	unsigned same_as;               /* a table of ktabs: the same text as table same_as */
 };
 
 /* The debuginfod client and what it was asked (symbols_find.c). */
@@ -155,7 +156,9 @@ struct symbolizer {
 	struct sym_dso **buckets;
 	size_t nbuckets, ndsos;
 	struct arena arena;
-	struct ksyms kernel;
+	struct ksyms kernel;             /* table 0 */
+	struct ksyms *ktabs;            /* tables 1.. (symbolizer_load_kallsyms_table) */
+	size_t nr_ktabs;
 	struct symbolizer_stats stats;
 	/* DWARF opened ahead on a thread (symbolizer_prefetch_dwarf) */
 	bool dw_pf_running;

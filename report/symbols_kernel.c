@@ -361,11 +361,10 @@ fail:
 	return NULL;
 }
 
-/* Make an index the symbolizer's kernel symbols (or mark them unavailable). */
-static int kernel_take(struct symbolizer *s, struct kindex *k, bool warn, struct err *err)
+/* Make an index the kernel symbols of table ks (or mark them unavailable). */
+static int kernel_take(struct symbolizer *s, struct ksyms *ks, struct kindex *k, bool warn,
+		       struct err *err)
 {
-	struct ksyms *ks = &s->kernel;
-
 	free(ks->names);
 	free(ks->modules);
 	ks->names = ks->modules = NULL;
@@ -381,7 +380,8 @@ static int kernel_take(struct symbolizer *s, struct kindex *k, bool warn, struct
 	}
 	ks->ix = *k;
 	memset(k, 0, sizeof(*k));
-	s->stats.kallsyms_cached = ks->ix.top != NULL;
+	if (ks == &s->kernel)
+		s->stats.kallsyms_cached = ks->ix.top != NULL;
 	if (!ks->ix.nonzero) {
 		ks->state = -1;
 		if (warn)
@@ -432,28 +432,87 @@ void kernel_prefetch_drop(struct symbolizer *s)
 	kindex_free(&s->kernel.pf);
 }
 
+static void ksyms_free(struct ksyms *ks)
+{
+	kindex_free(&ks->ix);
+	free(ks->names);
+	free(ks->modules);
+	ks->names = ks->modules = NULL;
+}
+
 void kernel_free(struct symbolizer *s)
 {
 	kernel_prefetch_drop(s);
-	kindex_free(&s->kernel.ix);
-	free(s->kernel.names);
-	free(s->kernel.modules);
-	s->kernel.names = s->kernel.modules = NULL;
+	ksyms_free(&s->kernel);
+	for (size_t i = 0; i < s->nr_ktabs; i++)
+		ksyms_free(&s->ktabs[i]);
+	free(s->ktabs);
+	s->ktabs = NULL;
+	s->nr_ktabs = 0;
 }
 
-int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
-			     struct err *err)
+static int ksyms_load(struct symbolizer *s, struct ksyms *ks, const uint8_t *text, size_t len,
+		      struct err *err)
 {
 	struct kindex k = { 0 };
 
-	kernel_prefetch_drop(s);        /* the recording's copy wins */
 	k.text = malloc(len ? len : 1);
 	if (!k.text)
 		return err_set(err, -ENOMEM, "kallsyms: out of memory");
 	memcpy(k.text, text, len);
 	k.len = len;
 	kindex_build(&k);
-	return kernel_take(s, &k, true, err);
+	return kernel_take(s, ks, &k, true, err);
+}
+
+int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
+			     struct err *err)
+{
+	kernel_prefetch_drop(s);        /* the recording's copy wins */
+	return ksyms_load(s, &s->kernel, text, len, err);
+}
+
+/* Table n (from 1) of ktabs; NULL when never loaded. */
+static struct ksyms *ktab(struct symbolizer *s, unsigned n)
+{
+	struct ksyms *ks;
+
+	if (!n || n > s->nr_ktabs)
+		return NULL;
+	ks = &s->ktabs[n - 1];
+	if (ks->same_as)
+		ks = &s->ktabs[ks->same_as - 1];
+	return ks->state ? ks : NULL;
+}
+
+int symbolizer_load_kallsyms_table(struct symbolizer *s, unsigned table, const uint8_t *text,
+				   size_t len, struct err *err)
+{
+	struct ksyms *grown;
+
+	if (!table)
+		return symbolizer_load_kallsyms(s, text, len, err);
+	if (table > s->nr_ktabs) {
+		grown = realloc(s->ktabs, table * sizeof(*grown));
+		if (!grown)
+			return err_set(err, -ENOMEM, "kallsyms: out of memory");
+		memset(grown + s->nr_ktabs, 0, (table - s->nr_ktabs) * sizeof(*grown));
+		s->ktabs = grown;
+		s->nr_ktabs = table;
+	}
+	ksyms_free(&s->ktabs[table - 1]);
+	memset(&s->ktabs[table - 1], 0, sizeof(*grown));
+	/* recordings of one boot: one table, whose names are shared */
+	for (unsigned i = 1; i <= s->nr_ktabs; i++) {
+		const struct ksyms *o = ktab(s, i);
+
+		if (i != table && o && o->ix.text && o->ix.len == len &&
+		    !memcmp(o->ix.text, text, len)) {
+			s->ktabs[table - 1].same_as = (unsigned)(o - s->ktabs) + 1;
+			return 0;
+		}
+	}
+	return ksyms_load(s, &s->ktabs[table - 1], text, len, err);
 }
 
 static int kernel_ensure(struct symbolizer *s)
@@ -478,7 +537,7 @@ static int kernel_ensure(struct symbolizer *s)
 		sym_warn(s, "cannot read %s: kernel addresses stay unresolved", s->kallsyms_path);
 		return 0;
 	}
-	ret = kernel_take(s, &k, true, &err);
+	ret = kernel_take(s, &s->kernel, &k, true, &err);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
@@ -489,21 +548,19 @@ static int kernel_ensure(struct symbolizer *s)
 }
 
 /* Bytes of the strings of a kept index, read into the arena. */
-static char *kstr_read(struct symbolizer *s, uint32_t off, uint16_t len)
+static char *kstr_read(struct symbolizer *s, const struct ksyms *ks, uint32_t off, uint16_t len)
 {
 	char *p = arena_alloc(&s->arena, (size_t)len + 1);
 
-	if (!p || pread(s->kernel.ix.fd, p, len, (off_t)(s->kernel.ix.strings_off + off)) != len)
+	if (!p || pread(ks->ix.fd, p, len, (off_t)(ks->ix.strings_off + off)) != len)
 		return NULL;
 	p[len] = 0;
 	return p;
 }
 
 /* The name (and module) of index entry i (e), copied out on first use. */
-static int kent_strings(struct symbolizer *s, size_t i, const struct kent *e)
+static int kent_strings(struct symbolizer *s, struct ksyms *ks, size_t i, const struct kent *e)
 {
-	struct ksyms *ks = &s->kernel;
-
 	if (ks->names[i])
 		return 0;
 	/* a kept index is a file: check before reading names out of it */
@@ -511,9 +568,9 @@ static int kent_strings(struct symbolizer *s, size_t i, const struct kent *e)
 	    (e->module_len && (uint64_t)e->module_off + e->module_len > ks->ix.len))
 		return -PREC_ECORRUPT;
 	if (ks->ix.top) {
-		ks->names[i] = kstr_read(s, e->name_off, e->name_len);
+		ks->names[i] = kstr_read(s, ks, e->name_off, e->name_len);
 		if (e->module_len)
-			ks->modules[i] = kstr_read(s, e->module_off, e->module_len);
+			ks->modules[i] = kstr_read(s, ks, e->module_off, e->module_len);
 		if (!ks->names[i] || (e->module_len && !ks->modules[i]))
 			return -PREC_ECORRUPT;
 		return 0;
@@ -571,7 +628,13 @@ static bool kwindow(struct ksyms *ks, uint64_t addr, struct kent *buf, const str
 int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
 			     const char **module)
 {
-	struct ksyms *ks = &s->kernel;
+	return symbolizer_kernel_lookup_table(s, 0, addr, out, module);
+}
+
+int symbolizer_kernel_lookup_table(struct symbolizer *s, unsigned table, uint64_t addr,
+				   struct sym_info *out, const char **module)
+{
+	struct ksyms *ks = ktab(s, table);
 	struct kent buf[KBLOCK + 2 * KWINDOW];
 	const struct kent *v;
 	size_t lo = 0, hi, best, next, base, n;
@@ -582,9 +645,12 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 	out->addr = addr;
 	if (module)
 		*module = NULL;
-	ret = kernel_ensure(s);
-	if (ret)
-		return ret;
+	if (!ks) {
+		ks = &s->kernel;
+		ret = kernel_ensure(s);
+		if (ret)
+			return ret;
+	}
 	s->stats.lookups++;
 	if (ks->state != 1 || !ks->ix.n || !kwindow(ks, addr, buf, &v, &base, &n))
 		goto unresolved;
@@ -608,7 +674,7 @@ int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_inf
 	 * (perf gives each symbol the size up to the next one before it drops
 	 * aliases, and prefers the one with a size) */
 	best = next - 1;
-	if ((ret = kent_strings(s, base + best, &v[best])))
+	if ((ret = kent_strings(s, ks, base + best, &v[best])))
 		goto failed;
 	out->name = ks->names[base + best];
 	out->start = start;

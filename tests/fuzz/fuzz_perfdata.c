@@ -134,7 +134,7 @@ static int add(void *ctx, struct load *l, const struct load_sample *s)
 {
 	(void)l;
 	return hist_add(ctx, s->event, s->thread, s->rec->u.sample.cpu, s->period,
-			s->addrs, s->kernel, s->nr);
+			s->addrs, s->kernel, s->nr, s->kernel_table);
 }
 
 static void report(const uint8_t *data, size_t size)

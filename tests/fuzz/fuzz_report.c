@@ -27,7 +27,7 @@ static int add(void *ctx, struct load *l, const struct load_sample *s)
 {
 	(void)l;
 	return hist_add(ctx, s->event, s->thread, s->rec->u.sample.cpu, s->rec->u.sample.period,
-			s->addrs, s->kernel, s->nr);
+			s->addrs, s->kernel, s->nr, s->kernel_table);
 }
 
 static void run(const uint8_t *data, size_t size)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the SYMBOLS block payload (format/embed.c, FORMAT.md 5.8):
- * round trips, the lookups, and what the encoder and the decoder reject. */
+ * round trips, the lookups, what the encoder and the decoder reject, and
+ * the merging of two files' data of one binary. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -407,6 +408,137 @@ static void test_decode_every_byte(void **state)
 	buf_free(&again);
 }
 
+/* ---- merging two files' data of one binary ----------------------------- */
+
+/* The byte of the binary at vaddr (both files copied the same binary). */
+static uint8_t image(uint64_t vaddr)
+{
+	return (uint8_t)(vaddr * 7 + 3);
+}
+
+/* One file's data: symbols sym_starts named by names (offsets in str),
+ * each hit at start + 0x10 with one frame (the symbol, line = index + 1),
+ * and byte ranges [r, r + len). */
+struct part {
+	const char *str;
+	uint32_t str_len;
+	uint64_t starts[3];
+	uint32_t names[3];
+	uint32_t nr;
+	uint64_t rv[3];
+	uint32_t rlen[3];
+	uint32_t nr_ranges;
+};
+
+static struct embed_dso *make_part(const struct part *p, uint8_t id0)
+{
+	struct embed_sym sy[3];
+	struct embed_addr ad[3];
+	struct embed_frame fr[3];
+	struct embed_range rg[3];
+	uint8_t by[64];
+	uint32_t nb = 0;
+	struct embed_dso d, *out;
+	struct buf b = BUF_INIT;
+
+	memset(&d, 0, sizeof(d));
+	for (uint32_t i = 0; i < p->nr; i++) {
+		sy[i] = (struct embed_sym){ p->starts[i], 0x100, p->names[i] };
+		ad[i] = (struct embed_addr){ p->starts[i] + 0x10, i, 1 };
+		fr[i] = (struct embed_frame){ p->names[i], EMBED_NONE, i + 1 };
+	}
+	for (uint32_t i = 0; i < p->nr_ranges; i++) {
+		rg[i] = (struct embed_range){ p->rv[i], p->rlen[i], nb };
+		for (uint32_t k = 0; k < p->rlen[i]; k++)
+			by[nb++] = image(p->rv[i] + k);
+	}
+	d.build_id_size = 4;
+	d.build_id[0] = id0;
+	d.segs = segs;
+	d.nr_segs = 1;
+	segs[0] = (struct embed_seg){ 0, 0, 0x10000, 0x10000, 5 };
+	d.syms = sy;
+	d.nr_syms = p->nr;
+	d.addrs = ad;
+	d.nr_addrs = p->nr;
+	d.frames = fr;
+	d.nr_frames = p->nr;
+	d.ranges = rg;
+	d.nr_ranges = p->nr_ranges;
+	d.strings = p->str;
+	d.strings_len = p->str_len;
+	d.bytes = by;
+	d.bytes_len = nb;
+	assert_int_equal(embed_encode(&d, &b), 0);
+	assert_int_equal(embed_decode(b.data, b.len, &out, NULL), 0);
+	buf_free(&b);
+	return out;
+}
+
+static const char *addr_function(const struct embed_dso *d, uint64_t vaddr, uint32_t *line)
+{
+	const struct embed_addr *a = embed_find_addr(d, vaddr);
+
+	assert_non_null(a);
+	assert_int_equal(a->nr, 1);
+	*line = d->frames[a->first].line;
+	return embed_str(d, d->frames[a->first].function);
+}
+
+/* a hit f1 and main, b hit f2 and main: merged, the symbols and hit
+ * addresses of both, the byte ranges joined where they overlap or touch. */
+static void test_merge(void **state)
+{
+	static const char sa[] = "/bin/app\0f1\0main", sb[] = "/bin/app\0main\0f2";
+	const struct part pa = { sa, sizeof(sa), { 0x1000, 0x1200 }, { 9, 12 }, 2,
+				 { 0x2000, 0x3000 }, { 8, 4 }, 2 };
+	const struct part pb = { sb, sizeof(sb), { 0x1100, 0x1200 }, { 14, 9 }, 2,
+				 { 0x2004, 0x3004, 0x5000 }, { 8, 2, 1 }, 3 };
+	struct embed_dso *a = make_part(&pa, 1), *b = make_part(&pb, 1), *c = make_part(&pb, 2);
+	struct embed_dso *m;
+	const uint8_t *p;
+	uint32_t line;
+
+	(void)state;
+	assert_int_equal(embed_merge(a, b, &m), 0);
+	assert_int_equal(m->nr_syms, 3);
+	assert_string_equal(embed_str(m, m->syms[0].name), "f1");
+	assert_string_equal(embed_str(m, m->syms[1].name), "f2");
+	assert_string_equal(embed_str(m, m->syms[2].name), "main");
+	assert_string_equal(embed_str(m, m->path), "/bin/app");
+	assert_int_equal(m->nr_addrs, 3);
+	assert_string_equal(addr_function(m, 0x1010, &line), "f1");
+	assert_int_equal(line, 1);
+	assert_string_equal(addr_function(m, 0x1110, &line), "f2");
+	assert_int_equal(line, 1);
+	assert_string_equal(addr_function(m, 0x1210, &line), "main");
+	assert_int_equal(line, 2);          /* a's entry */
+	assert_int_equal(m->nr_ranges, 3);
+	p = embed_find_bytes(m, 0x2000, 12);
+	assert_non_null(p);
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(p[i], image(0x2000 + i));
+	p = embed_find_bytes(m, 0x3000, 6);
+	assert_non_null(p);
+	assert_int_equal(p[5], image(0x3005));
+	assert_non_null(embed_find_bytes(m, 0x5000, 1));
+	assert_null(embed_find_bytes(m, 0x2000, 13));
+	embed_free(m);
+	/* the other way round: the same symbols and addresses */
+	assert_int_equal(embed_merge(b, a, &m), 0);
+	assert_int_equal(m->nr_syms, 3);
+	assert_string_equal(addr_function(m, 0x1010, &line), "f1");
+	assert_string_equal(addr_function(m, 0x1110, &line), "f2");
+	assert_non_null(embed_find_bytes(m, 0x2000, 12));
+	embed_free(m);
+	/* another binary: refused */
+	assert_int_equal(embed_merge(a, c, &m), -EINVAL);
+	assert_null(m);
+	embed_free(a);
+	embed_free(b);
+	embed_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_encode_rejects),
 		cmocka_unit_test(test_decode_rejects),
 		cmocka_unit_test(test_decode_every_byte),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1074,6 +1074,49 @@ static void test_kallsyms(void **state)
 	symbolizer_free(s);
 }
 
+/* The name at addr in a kernel table (NULL: unresolved). */
+static const char *ktab_name(struct symbolizer *s, unsigned table, uint64_t addr)
+{
+	struct sym_info si;
+
+	assert_int_equal(symbolizer_kernel_lookup_table(s, table, addr, &si, NULL), 0);
+	return si.name;
+}
+
+/* Several recordings' kernel symbols: each table names its own addresses;
+ * the same text as another table shares its names; a table never loaded is
+ * table 0. */
+static void test_kallsyms_tables(void **state)
+{
+	static const char k1[] = "ffffffff81000000 T one_a\nffffffff81000100 T one_b\n",
+			  k2[] = "ffffffff81000000 T two_a\nffffffff81000200 T two_b\n";
+	struct warns w = { 0 };
+	struct symbolizer *s = new_sym(&w, tmpdir);
+	struct err err = { 0 };
+
+	(void)state;
+	assert_int_equal(symbolizer_load_kallsyms(s, (const uint8_t *)ktext, strlen(ktext), &err),
+			 0);
+	assert_int_equal(symbolizer_load_kallsyms_table(s, 1, (const uint8_t *)k1, strlen(k1),
+							&err), 0);
+	assert_int_equal(symbolizer_load_kallsyms_table(s, 3, (const uint8_t *)k2, strlen(k2),
+							&err), 0);
+	assert_int_equal(symbolizer_load_kallsyms_table(s, 4, (const uint8_t *)k1, strlen(k1),
+							&err), 0);
+	assert_string_equal(ktab_name(s, 0, 0xffffffff81000210), "helper");
+	assert_string_equal(ktab_name(s, 1, 0xffffffff81000110), "one_b");
+	assert_string_equal(ktab_name(s, 3, 0xffffffff81000110), "two_a");
+	assert_string_equal(ktab_name(s, 3, 0xffffffff81000210), "two_b");
+	assert_ptr_equal(ktab_name(s, 4, 0xffffffff81000110), ktab_name(s, 1, 0xffffffff81000110));
+	assert_string_equal(ktab_name(s, 2, 0xffffffff81000210), "helper");
+	assert_string_equal(ktab_name(s, 9, 0xffffffff81000210), "helper");
+	assert_int_equal(symbolizer_load_kallsyms_table(s, 2, (const uint8_t *)"zz T x\n", 7,
+							&err), -PREC_ECORRUPT);
+	assert_null(ktab_name(s, 2, 0xffffffff81000210));
+	assert_int_equal(w.n, 0);
+	symbolizer_free(s);
+}
+
 /* The kernel symbol index kept between runs: made by the first symbolizer,
  * mapped by the next with the same answers; a changed file or a damaged
  * index is never trusted. */
@@ -1186,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_debuginfod_unreachable),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_tables),
 		cmocka_unit_test(test_kallsyms_file),
 		cmocka_unit_test(test_kallsyms_cache),
 	};

@@ -77,6 +77,9 @@ UNITS = {"ns": 1, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9}
 def parse(text):
     """the app's value: (value, half of its last digit)"""
     v = text.split(" (")[0].replace(",", "")
+    m = re.fullmatch(r"([0-9]+):([0-9]{2})", v)   # a minute or more: m:ss
+    if m:
+        return (int(m.group(1)) * 60 + int(m.group(2))) * 1e9, 0.5e9
     m = re.fullmatch(r"([0-9.]+)(ns|\u00b5s|ms|s)?", v)
     if not m:
         raise ValueError("the app shows %r" % text)
@@ -135,9 +138,8 @@ def same(text, want, what):
         fail("%s: the app shows %s, prep's report %s" % (what, text, want))
 
 checked = 0
-for p in profiles:
-    if p["name"] not in want_names:
-        continue
+def compare(p):
+    global checked
     i = want_names.index(p["name"])
     tid = threads[i][2][0]
     if p["total"] is not None:
@@ -173,6 +175,12 @@ for p in profiles:
         # inline frames: the work of tests/programs is in burn(), inlined
         if "burn" not in names or app_self["burn"] < 0.9 * want_totals[i]:
             fail("%s: inlined burn not the leaf: Self %s of %s" % (p["name"], app_self["burn"], want_totals[i]))
+for p in profiles:
+    if p["name"] in want_names:
+        try:
+            compare(p)
+        except ValueError as e:
+            fail("%s: %s" % (p["name"], e))
 for f in fails:
     print("FAIL: " + f)
 print("%d profiles, %d values compared, %d differ" % (len(profiles), checked, len(fails)))

@@ -14,7 +14,7 @@ as the selector lists them, and the rows of the Sandwich view's table
 (Total, Self, Symbol Name), the whole table (it is a virtual list: it is
 scrolled through). Writes them as JSON to OUT.json:
 
-  {"title": ..., "profiles": [{"name", "total", "selected",
+  {"title": ..., "profiles": [{"name", "total", "index", "selected",
     "rows": [{"total", "self", "name", "file"}]}], "console": [...]}
 
 Values are the app's text ("154.00ms (34%)"). With SCREENSHOT_PREFIX it
@@ -215,10 +215,12 @@ window.__ss = {
     const box = this.sandwichBox();
     if (!box) return null;
     const rows = new Map();
-    for (box.scrollTop = 0; ; box.scrollTop += Math.max(box.clientHeight / 2, 20)) {
+    for (box.scrollTop = 0; ; ) {
       await this.frame();
       for (const r of this.rowsInView(box)) rows.set(r.y, r);
-      if (box.scrollTop + box.clientHeight >= box.scrollHeight - 1) break;
+      const was = box.scrollTop;
+      box.scrollTop += Math.max(box.clientHeight / 2, 20);
+      if (box.scrollTop <= was) break;   // at the end
     }
     box.scrollTop = 0;
     await this.frame();

@@ -12,6 +12,7 @@
 #     self (--no-children) and children weights, to the app's last digit;
 #     with inline frames, the inlined function (burn) as the leaf
 #   - units: cpu-clock in time (the app prints ms), page-faults as counts
+#   - the source file of a function in its row's tooltip
 # Recordings use fixed periods (-c), so the app's numbers are exact sample
 # counts: 1.00ms per cpu-clock sample, 1 per page fault. A copy of an export
 # with one weight and one name changed must fail the same comparison.
@@ -161,6 +162,10 @@ def compare(p):
             fail("%s: %s (%d in prep's report) not in the app" % (p["name"], name, c)); continue
         same(app_total[name], c, "%s: Total of %s" % (p["name"], name)); checked += 1
     names = set(app_total)
+    # the source file, in the row's tooltip
+    for r in p["rows"]:
+        if r["name"] in ("a1", "work_a") and not r["file"].endswith(("/tree.c", "/threads.c")):
+            fail("%s: %s shown without its source file: %r" % (p["name"], r["name"], r["file"]))
     if mode == "no-inline":
         # Self: the report's self, symbol by symbol; the same names
         for name in set(self_by_tid[tid]) | {s for s in app_self if app_self[s]}:

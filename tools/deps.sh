@@ -10,6 +10,9 @@ for p in $PKGS; do
 		missing="$missing $p"
 	fi
 done
+# npm fetches speedscope's app for tests/e2e/prep_speedscope_app.sh; a
+# Node.js of another origin (NodeSource's nodejs carries its own npm) counts
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
 	echo "missing packages:$missing" >&2

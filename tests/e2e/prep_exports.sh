@@ -9,7 +9,8 @@
 #                (tests/speedscope, python3-jsonschema), weights sum to the
 #                event count, designed ratios, one profile per thread
 #   flamegraph   the page is self-contained; --svg is well-formed XML
-# The page in a real browser: prep_flamegraph.sh.
+# The page in a real browser: prep_flamegraph.sh; the speedscope export in
+# speedscope's own app: prep_speedscope_app.sh.
 set -u
 B=${BUILD:-build}
 PREC=./prec PREP=./prep

@@ -177,7 +177,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		goto count;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct frame f = { .addr = addrs[i], .kernel = kernel[i] };
+		struct frame f = { .addr = addrs[i], .ip = addrs[i], .kernel = kernel[i] };
 		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
 
 		if (m) {
@@ -524,6 +524,15 @@ static size_t frame_names(struct hist *h, struct frame *f, const char **out, siz
 	return 1;
 }
 
+/* perf orders siblings by their dso's place in memory: the order the dsos
+ * were made in; the kernel is one dso, whatever its maps are called */
+static uint32_t dso_rank(const struct hist *h, const struct dso *d)
+{
+	if (d && d->kernel && !strncmp(d->path, "[kernel.kallsyms]", 17) && h->machine->kernel_dso)
+		d = h->machine->kernel_dso;
+	return d ? d->idx + 1 : 0;
+}
+
 static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos)
 {
 	uint32_t n = s->nr_frames;
@@ -558,8 +567,10 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 				return -ENOMEM;
 			if (!node->period) {
 				node->inlined = k + 1 < nn;
-				node->dso_rank = f->dso ? f->dso->idx + 1 : 0;
+				node->dso_rank = dso_rank(h, f->dso);
 				node->addr = f->sym ? f->sym_start : f->vaddr;
+				node->ip = f->ip;
+				node->resolved = f->sym;
 			}
 			node->period += s->period;
 			node->count += s->count;
@@ -637,16 +648,25 @@ static int cmp_entries(const void *pa, const void *pb)
 	return cmp_key_names(sort_hist, a, b);
 }
 
-/* Does a come before b, of equal period? */
+/* perf's match_chain(): two functions by name when one is inlined, else
+ * by dso and start; anything unresolved by dso and the addresses as sampled */
+static int chain_cmp(const struct cnode *a, const struct cnode *b)
+{
+	if (a->resolved && b->resolved && (a->inlined || b->inlined))
+		return strcmp(a->name, b->name);
+	if (a->dso_rank != b->dso_rank)
+		return a->dso_rank < b->dso_rank ? -1 : 1;
+	if (a->resolved && b->resolved)
+		return cmp_u64(a->addr, b->addr);
+	return cmp_u64(a->ip, b->ip);
+}
+
+/* Does a come before b, of equal period? (perf: the greater first) */
 static bool tie_before(const struct cnode *a, const struct cnode *b)
 {
-	if (a->inlined || b->inlined)
-		return strcmp(a->name, b->name) >= 0;
-	if (a->dso_rank != b->dso_rank)
-		return a->dso_rank > b->dso_rank;
-	if (a->addr != b->addr)
-		return a->addr > b->addr;
-	return strcmp(a->name, b->name) <= 0;
+	int c = chain_cmp(a, b);
+
+	return c ? c > 0 : strcmp(a->name, b->name) <= 0;
 }
 
 static void sort_tree(struct cnode *n)

@@ -616,7 +616,8 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 			else if (fa->sym || fb->sym)
 				c = fa->sym ? -1 : 1;
 			else
-				c = cmp_u64(fa->addr, fb->addr);
+				c = cmp_u64(a->key.ip ? a->key.ip : fa->addr,
+					    b->key.ip ? b->key.ip : fb->addr);
 			if (!c && h->opts.keys[i] == SORT_SYMOFF)
 				c = cmp_u64(a->key.symoff, b->key.symoff);
 			break;
@@ -690,6 +691,78 @@ static void sort_tree(struct cnode *n)
 	}
 }
 
+/* The sort keys include the symbol: perf keys the entries it makes from
+ * call chains by the address as sampled where no symbol names it. */
+static bool keyed_by_sym(const struct hist *h)
+{
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		if (h->opts.keys[i] == SORT_SYM)
+			return true;
+	return false;
+}
+
+/* Count the stack once in the total of entry e (children mode). */
+static int add_total(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
+		     uint32_t depth, char level, size_t *seen, size_t *nseen)
+{
+	size_t ei = (size_t)(e - h->entries);
+
+	for (size_t j = 0; j < *nseen; j++)
+		if (seen[j] == ei)
+			return 0;
+	seen[(*nseen)++] = ei;
+	if (!e->thread)
+		e->thread = s->thread;
+	if (!e->level && level)
+		e->level = level;
+	if (depth > e->max_depth)
+		e->max_depth = depth;
+	e->total_period += s->period;
+	e->total_count += s->count;
+	return h->opts.callchain ? add_chain(h, e, s, pos) : 0;
+}
+
+/* The entries of every frame of stack s get its period in their totals:
+ * the sampled function's own entry first (with the whole chain), then, as
+ * perf walks the chain, the entry of each frame with the chain from there
+ * (the sampled one again, under the address as sampled when it is
+ * unresolved), from the root in caller order (perf keeps the outermost of
+ * a recursion there), from the sampled one otherwise. */
+static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const struct stack *s,
+			  const char *parent, size_t first_entry)
+{
+	size_t nseen = 0, *seen = malloc((s->nr_frames + 1) * sizeof(*seen));
+	char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
+	bool by_sym = keyed_by_sym(h);
+	int ret;
+
+	if (!seen)
+		return -ENOMEM;
+	ret = add_total(h, &h->entries[first_entry], s, 0, s->nr_frames, 0, seen, &nseen);
+	for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
+		uint32_t pos = h->opts.caller ? s->nr_frames - 1 - it : it;
+		uint32_t depth = h->opts.caller ? pos + 1 : s->nr_frames - pos;
+		const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+		struct hentry *e;
+		struct hkey k;
+
+		if (f->sym || f->dso)
+			level = f->kernel ? 'k' : '.';
+		make_key(h, s, pos, parent, &k);
+		if (by_sym && !f->sym && f->ip != f->addr)
+			k.ip = f->ip;
+		else if (!pos)
+			continue;
+		e = find_entry(h, idx, &k, h->frame_ids[s->first + pos], cap);
+		if (!e)
+			ret = -ENOMEM;
+		else
+			ret = add_total(h, e, s, pos, depth, level, seen, &nseen);
+	}
+	free(seen);
+	return ret;
+}
+
 int hist_build(struct hist *h, int event)
 {
 	struct hmap idx = HMAP_INIT;
@@ -735,59 +808,7 @@ int hist_build(struct hist *h, int event)
 			continue;
 		}
 		/* Children: every distinct entry on the chain gets the period once. */
-		{
-			size_t seen_cap = s->nr_frames, nseen = 0;
-			size_t *seen = malloc(seen_cap * sizeof(*seen));
-
-			if (!seen) {
-				ret = -ENOMEM;
-				break;
-			}
-			/* the sampled function, then the others from the root
-			 * in caller order (perf keeps the outermost of a
-			 * recursion there), from the sampled one otherwise */
-			char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
-
-			for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
-				uint32_t pos = !it || !h->opts.caller ? it : s->nr_frames - it;
-				uint32_t depth = !pos ? s->nr_frames :
-						 h->opts.caller ? pos + 1 : s->nr_frames - pos;
-				const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
-				size_t ei;
-				bool dup = false;
-
-				if (f->sym || f->dso)
-					level = f->kernel ? 'k' : '.';
-
-				if (pos) {
-					make_key(h, s, pos, parent, &k);
-					e = find_entry(h, &idx, &k, h->frame_ids[s->first + pos], &cap);
-					if (!e) {
-						ret = -ENOMEM;
-						break;
-					}
-				} else {
-					e = &h->entries[first_entry];
-				}
-				ei = (size_t)(e - h->entries);
-				for (size_t j = 0; j < nseen; j++)
-					dup |= seen[j] == ei;
-				if (dup)
-					continue;
-				seen[nseen++] = ei;
-				if (!e->thread)
-					e->thread = s->thread;
-				if (!e->level && pos)
-					e->level = level;
-				if (depth > e->max_depth)
-					e->max_depth = depth;
-				e->total_period += s->period;
-				e->total_count += s->count;
-				if (h->opts.callchain)
-					ret = add_chain(h, e, s, pos);
-			}
-			free(seen);
-		}
+		ret = add_cumulative(h, &idx, &cap, s, parent, first_entry);
 	}
 	if (want_parent)
 		regfree(&re);

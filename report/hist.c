@@ -533,7 +533,10 @@ static uint32_t dso_rank(const struct hist *h, const struct dso *d)
 	return d ? d->idx + 1 : 0;
 }
 
-static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos)
+/* Add the chain of stack s from frame pos to the graph of entry e; in caller
+ * order, the whole chain for a sample's own entry (whole). */
+static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
+		     bool whole)
 {
 	uint32_t n = s->nr_frames;
 	struct cnode *node;
@@ -547,7 +550,7 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	if (h->opts.caller) {
 		/* root first: the whole chain for a sample's own entry, else from
 		 * the entry down to the sampled function */
-		from = pos == 0 || !h->opts.children ? (int)n - 1 : (int)pos;
+		from = whole ? (int)n - 1 : (int)pos;
 		to = -1;
 		step = -1;
 	} else {
@@ -593,6 +596,14 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
+/* perf's _sort__addr_cmp(): the sign of the difference as a signed number */
+static int cmp_addr(uint64_t a, uint64_t b)
+{
+	int64_t d = (int64_t)(a - b);
+
+	return d < 0 ? -1 : d > 0;
+}
+
 /* Entries of equal periods: by the sort keys in their order, each as perf
  * orders it (names and sources ascending, resolved symbols before bare
  * addresses, those by address), then by frame to be stable. */
@@ -616,8 +627,8 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 			else if (fa->sym || fb->sym)
 				c = fa->sym ? -1 : 1;
 			else
-				c = cmp_u64(a->key.ip ? a->key.ip : fa->addr,
-					    b->key.ip ? b->key.ip : fb->addr);
+				c = cmp_addr(a->key.ip ? a->key.ip : fa->addr,
+					     b->key.ip ? b->key.ip : fb->addr);
 			if (!c && h->opts.keys[i] == SORT_SYMOFF)
 				c = cmp_u64(a->key.symoff, b->key.symoff);
 			break;
@@ -719,7 +730,7 @@ static int add_total(struct hist *h, struct hentry *e, const struct stack *s, ui
 		e->max_depth = depth;
 	e->total_period += s->period;
 	e->total_count += s->count;
-	return h->opts.callchain ? add_chain(h, e, s, pos) : 0;
+	return h->opts.callchain ? add_chain(h, e, s, pos, depth == s->nr_frames) : 0;
 }
 
 /* The entries of every frame of stack s get its period in their totals:
@@ -804,7 +815,7 @@ int hist_build(struct hist *h, int event)
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
 			if (h->opts.callchain && s->nr_frames)
-				ret = add_chain(h, e, s, 0);
+				ret = add_chain(h, e, s, 0, true);
 			continue;
 		}
 		/* Children: every distinct entry on the chain gets the period once. */

@@ -20,7 +20,8 @@
 #    prep names are left out of prep's report, perf's entries of addresses
 #    that prep's report does not have are left out of perf's, and the stub's
 #    name stands for an address in call-graph lines;
-#  - entries that perf splits in two (mask_split says when): left out;
+#  - entries that perf splits in two (README, same heading; mask_split says
+#    when): left out of both;
 #  - unresolved frames in call-graph lines print as an address in both, but
 #    not yet the same address (perf: as sampled; prep: in the file; issue 13
 #    has that bullet apart): addresses in call-graph lines read 0xADDR.

@@ -73,7 +73,7 @@ struct cnode {
 	uint32_t dso_rank;      /* dso index + 1, 0 without a dso */
 	uint64_t addr;          /* the symbol's start, else the address */
 	uint64_t ip;            /* the address as sampled */
-	bool resolved;
+	bool resolved;          /* a symbol names it */
 };
 
 struct hentry {

@@ -181,7 +181,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		goto count;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct frame f = { .addr = addrs[i], .kernel = kernel[i],
+		struct frame f = { .addr = addrs[i], .ip = addrs[i], .kernel = kernel[i],
 				   .ktab = kernel[i] ? (uint16_t)ktab : 0 };
 		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
 
@@ -535,7 +535,19 @@ static size_t frame_names(struct hist *h, struct frame *f, const char **out, siz
 	return 1;
 }
 
-static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos)
+/* perf orders siblings by their dso's place in memory: the order the dsos
+ * were made in; the kernel is one dso, whatever its maps are called */
+static uint32_t dso_rank(const struct hist *h, const struct dso *d)
+{
+	if (d && d->kernel && !strncmp(d->path, "[kernel.kallsyms]", 17) && h->machine->kernel_dso)
+		d = h->machine->kernel_dso;
+	return d ? d->idx + 1 : 0;
+}
+
+/* Add the chain of stack s from frame pos to the graph of entry e; in caller
+ * order, the whole chain for a sample's own entry (whole). */
+static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
+		     bool whole)
 {
 	uint32_t n = s->nr_frames;
 	struct cnode *node;
@@ -549,7 +561,7 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	if (h->opts.caller) {
 		/* root first: the whole chain for a sample's own entry, else from
 		 * the entry down to the sampled function */
-		from = pos == 0 || !h->opts.children ? (int)n - 1 : (int)pos;
+		from = whole ? (int)n - 1 : (int)pos;
 		to = -1;
 		step = -1;
 	} else {
@@ -569,8 +581,10 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 				return -ENOMEM;
 			if (!node->period) {
 				node->inlined = k + 1 < nn;
-				node->dso_rank = f->dso ? f->dso->idx + 1 : 0;
+				node->dso_rank = dso_rank(h, f->dso);
 				node->addr = f->sym ? f->sym_start : f->vaddr;
+				node->ip = f->ip;
+				node->resolved = f->sym;
 			}
 			node->period += s->period;
 			node->count += s->count;
@@ -591,6 +605,14 @@ static int cmp_str(const char *a, const char *b)
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
+}
+
+/* perf's _sort__addr_cmp(): the sign of the difference as a signed number */
+static int cmp_addr(uint64_t a, uint64_t b)
+{
+	int64_t d = (int64_t)(a - b);
+
+	return d < 0 ? -1 : d > 0;
 }
 
 /* Entries of equal periods: by the sort keys in their order, each as perf
@@ -616,7 +638,8 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 			else if (fa->sym || fb->sym)
 				c = fa->sym ? -1 : 1;
 			else
-				c = cmp_u64(fa->addr, fb->addr);
+				c = cmp_addr(a->key.ip ? a->key.ip : fa->addr,
+					     b->key.ip ? b->key.ip : fb->addr);
 			if (!c && h->opts.keys[i] == SORT_SYMOFF)
 				c = cmp_u64(a->key.symoff, b->key.symoff);
 			break;
@@ -648,16 +671,25 @@ static int cmp_entries(const void *pa, const void *pb)
 	return cmp_key_names(sort_hist, a, b);
 }
 
-/* Does a come before b, of equal period? */
+/* perf's match_chain(): two functions by name when one is inlined, else
+ * by dso and start; anything unresolved by dso and the addresses as sampled */
+static int chain_cmp(const struct cnode *a, const struct cnode *b)
+{
+	if (a->resolved && b->resolved && (a->inlined || b->inlined))
+		return strcmp(a->name, b->name);
+	if (a->dso_rank != b->dso_rank)
+		return a->dso_rank < b->dso_rank ? -1 : 1;
+	if (a->resolved && b->resolved)
+		return cmp_u64(a->addr, b->addr);
+	return cmp_u64(a->ip, b->ip);
+}
+
+/* Does a come before b, of equal period? (perf: the greater first) */
 static bool tie_before(const struct cnode *a, const struct cnode *b)
 {
-	if (a->inlined || b->inlined)
-		return strcmp(a->name, b->name) >= 0;
-	if (a->dso_rank != b->dso_rank)
-		return a->dso_rank > b->dso_rank;
-	if (a->addr != b->addr)
-		return a->addr > b->addr;
-	return strcmp(a->name, b->name) <= 0;
+	int c = chain_cmp(a, b);
+
+	return c ? c > 0 : strcmp(a->name, b->name) <= 0;
 }
 
 static void sort_tree(struct cnode *n)
@@ -679,6 +711,78 @@ static void sort_tree(struct cnode *n)
 		n->child = sorted;
 		sort_tree(n->child);
 	}
+}
+
+/* The sort keys include the symbol: perf keys the entries it makes from
+ * call chains by the address as sampled where no symbol names it. */
+static bool keyed_by_sym(const struct hist *h)
+{
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		if (h->opts.keys[i] == SORT_SYM)
+			return true;
+	return false;
+}
+
+/* Count the stack once in the total of entry e (children mode). */
+static int add_total(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
+		     uint32_t depth, char level, size_t *seen, size_t *nseen)
+{
+	size_t ei = (size_t)(e - h->entries);
+
+	for (size_t j = 0; j < *nseen; j++)
+		if (seen[j] == ei)
+			return 0;
+	seen[(*nseen)++] = ei;
+	if (!e->thread)
+		e->thread = s->thread;
+	if (!e->level && level)
+		e->level = level;
+	if (depth > e->max_depth)
+		e->max_depth = depth;
+	e->total_period += s->period;
+	e->total_count += s->count;
+	return h->opts.callchain ? add_chain(h, e, s, pos, depth == s->nr_frames) : 0;
+}
+
+/* The entries of every frame of stack s get its period in their totals:
+ * the sampled function's own entry first (with the whole chain), then, as
+ * perf walks the chain, the entry of each frame with the chain from there
+ * (the sampled one again, under the address as sampled when it is
+ * unresolved), from the root in caller order (perf keeps the outermost of
+ * a recursion there), from the sampled one otherwise. */
+static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const struct stack *s,
+			  const char *parent, size_t first_entry)
+{
+	size_t nseen = 0, *seen = malloc((s->nr_frames + 1) * sizeof(*seen));
+	char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
+	bool by_sym = keyed_by_sym(h);
+	int ret;
+
+	if (!seen)
+		return -ENOMEM;
+	ret = add_total(h, &h->entries[first_entry], s, 0, s->nr_frames, 0, seen, &nseen);
+	for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
+		uint32_t pos = h->opts.caller ? s->nr_frames - 1 - it : it;
+		uint32_t depth = h->opts.caller ? pos + 1 : s->nr_frames - pos;
+		const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+		struct hentry *e;
+		struct hkey k;
+
+		if (f->sym || f->dso)
+			level = f->kernel ? 'k' : '.';
+		make_key(h, s, pos, parent, &k);
+		if (by_sym && !f->sym && f->ip != f->addr)
+			k.ip = f->ip;
+		else if (!pos)
+			continue;
+		e = find_entry(h, idx, &k, h->frame_ids[s->first + pos], cap);
+		if (!e)
+			ret = -ENOMEM;
+		else
+			ret = add_total(h, e, s, pos, depth, level, seen, &nseen);
+	}
+	free(seen);
+	return ret;
 }
 
 int hist_build(struct hist *h, int event)
@@ -722,63 +826,11 @@ int hist_build(struct hist *h, int event)
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
 			if (h->opts.callchain && s->nr_frames)
-				ret = add_chain(h, e, s, 0);
+				ret = add_chain(h, e, s, 0, true);
 			continue;
 		}
 		/* Children: every distinct entry on the chain gets the period once. */
-		{
-			size_t seen_cap = s->nr_frames, nseen = 0;
-			size_t *seen = malloc(seen_cap * sizeof(*seen));
-
-			if (!seen) {
-				ret = -ENOMEM;
-				break;
-			}
-			/* the sampled function, then the others from the root
-			 * in caller order (perf keeps the outermost of a
-			 * recursion there), from the sampled one otherwise */
-			char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
-
-			for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
-				uint32_t pos = !it || !h->opts.caller ? it : s->nr_frames - it;
-				uint32_t depth = !pos ? s->nr_frames :
-						 h->opts.caller ? pos + 1 : s->nr_frames - pos;
-				const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
-				size_t ei;
-				bool dup = false;
-
-				if (f->sym || f->dso)
-					level = f->kernel ? 'k' : '.';
-
-				if (pos) {
-					make_key(h, s, pos, parent, &k);
-					e = find_entry(h, &idx, &k, h->frame_ids[s->first + pos], &cap);
-					if (!e) {
-						ret = -ENOMEM;
-						break;
-					}
-				} else {
-					e = &h->entries[first_entry];
-				}
-				ei = (size_t)(e - h->entries);
-				for (size_t j = 0; j < nseen; j++)
-					dup |= seen[j] == ei;
-				if (dup)
-					continue;
-				seen[nseen++] = ei;
-				if (!e->thread)
-					e->thread = s->thread;
-				if (!e->level && pos)
-					e->level = level;
-				if (depth > e->max_depth)
-					e->max_depth = depth;
-				e->total_period += s->period;
-				e->total_count += s->count;
-				if (h->opts.callchain)
-					ret = add_chain(h, e, s, pos);
-			}
-			free(seen);
-		}
+		ret = add_cumulative(h, &idx, &cap, s, parent, first_entry);
 	}
 	if (want_parent)
 		regfree(&re);

@@ -25,6 +25,7 @@ enum sort_key {
 struct frame {
 	struct dso *dso;        /* NULL: no map holds the address */
 	uint64_t addr;          /* file offset in dso; absolute for kernel or no dso */
+	uint64_t ip;            /* the address as sampled (by the first sample) */
 	bool kernel;
 	uint16_t ktab;          /* kernel: the symbolizer's table naming it (0 otherwise) */
 	/* after hist_resolve: */
@@ -57,6 +58,10 @@ struct hkey {
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
 	uint64_t symoff, period;
+	/* perf's entries of an unresolved address met on call chains
+	 * (--children, sorted by sym): the address as sampled, not as the
+	 * sample's own entry shows it; 0 otherwise */
+	uint64_t ip;
 };
 
 struct cnode {
@@ -68,6 +73,8 @@ struct cnode {
 	bool inlined;
 	uint32_t dso_rank;      /* dso index + 1, 0 without a dso */
 	uint64_t addr;          /* the symbol's start, else the address */
+	uint64_t ip;            /* the address as sampled */
+	bool resolved;          /* a symbol names it */
 };
 
 struct hentry {

@@ -47,8 +47,10 @@ static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char
 		snprintf(buf, n, "[%c] %s", mark, f->sym);
 	else
 		/* perf shows the offset in the file (the address in maps
-		 * without a file) */
-		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->addr);
+		 * without a file), the address as sampled for entries
+		 * made from call chains */
+		snprintf(buf, n, "[%c] %#.16llx", mark,
+			 (unsigned long long)(e->key.ip ? e->key.ip : f->addr));
 }
 
 static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)

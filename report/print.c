@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "../format/blocks.h"
@@ -428,6 +429,28 @@ static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const c
 	fputc('\n', out);
 }
 
+/* The workload's end, from its wait status: how it exited or what killed it. */
+static void workload_exit_line(FILE *out, const struct metadata *m)
+{
+	uint64_t v;
+	int st;
+
+	if (!metadata_get_u64(m, META_WORKLOAD_EXIT, &v))
+		return;
+	st = (int)v;
+	fprintf(out, "# workload exit : ");
+	if (v > 0xffff)
+		fprintf(out, "wait status %#" PRIx64 "\n", v);
+	else if (WIFEXITED(st))
+		fprintf(out, "exited with status %d\n", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(out, "killed by signal %d (SIG%s)%s\n", WTERMSIG(st),
+			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+			WCOREDUMP(st) ? ", core dumped" : "");
+	else
+		fprintf(out, "wait status %#x\n", st);
+}
+
 static void bit_names(FILE *out, const char *label, uint64_t v, const char *const *names,
 		      size_t n)
 {
@@ -521,7 +544,7 @@ void print_header(FILE *out, const struct load *l)
 		meta_line(out, m, META_PERF_EVENT_PARANOID, "perf_event_paranoid");
 		meta_line(out, m, META_NR_SAMPLES, "samples");
 		meta_line(out, m, META_NR_LOST_SAMPLES, "lost samples");
-		meta_line(out, m, META_WORKLOAD_EXIT, "workload exit status");
+		workload_exit_line(out, m);
 		if (metadata_get_u64(m, META_START_CLOCK_NS, &v)) {
 			uint64_t e;
 

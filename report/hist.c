@@ -438,8 +438,9 @@ static void make_key(struct hist *h, const struct stack *s, uint32_t pos, const 
 	for (size_t i = 0; i < h->opts.nr_keys; i++) {
 		switch (h->opts.keys[i]) {
 		case SORT_COMM: k->comm = s->comm; break;
-		case SORT_PID: k->pid = s->thread->pid; k->comm = s->comm; break;
-		case SORT_TID: k->tid = s->thread->tid; k->comm = s->comm; break;
+		/* perf's pid is the thread: its id, named by its last comm */
+		case SORT_PID: k->pid = s->thread->tid; break;
+		case SORT_TID: k->tid = s->thread->tid; break;
 		case SORT_DSO: k->dso = f->dso; break;
 		case SORT_SYM: k->sym = f->sym_id + 1; break;
 		case SORT_SRCLINE: k->srcline = hist_srcline(h, f, true); break;

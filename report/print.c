@@ -52,14 +52,21 @@ static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char
 		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->addr);
 }
 
+/* The name of an entry's thread, as perf labels its pid column: the
+ * thread's last comm (of the entry's first sample's thread). */
+static const char *thread_comm(const struct hentry *e)
+{
+	return e->thread && e->thread->comm ? e->thread->comm : "";
+}
+
 static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)
 {
 	const struct frame *f = &h->frames[e->frame];
 
 	switch (k) {
 	case SORT_COMM: snprintf(buf, n, "%s", e->key.comm); break;
-	case SORT_PID: snprintf(buf, n, "%7u:%s", e->key.pid, e->key.comm); break;
-	case SORT_TID: snprintf(buf, n, "%7u:%s", e->key.tid, e->key.comm); break;
+	case SORT_PID: snprintf(buf, n, "%7u:%s", e->key.pid, thread_comm(e)); break;
+	case SORT_TID: snprintf(buf, n, "%7u:%s", e->key.tid, thread_comm(e)); break;
 	case SORT_DSO: snprintf(buf, n, "%s", f->dso ? f->dso->short_name : "[unknown]"); break;
 	case SORT_SYM: sym_text(h, e, false, buf, n); break;
 	case SORT_SYMOFF: sym_text(h, e, true, buf, n); break;
@@ -318,9 +325,13 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 		if (cols[j].key == SORT_COMM || cols[j].key == SORT_PID || cols[j].key == SORT_TID) {
 			int commw = (int)strlen("Command");
 
-			for (size_t i = 0; i < h->nr_entries; i++)
-				if ((int)strlen(h->entries[i].key.comm ? h->entries[i].key.comm : "") > commw)
-					commw = (int)strlen(h->entries[i].key.comm);
+			for (size_t i = 0; i < h->nr_entries; i++) {
+				const struct hentry *e = &h->entries[i];
+				const char *c = cols[j].key == SORT_COMM ? e->key.comm : thread_comm(e);
+
+				if ((int)strlen(c ? c : "") > commw)
+					commw = (int)strlen(c);
+			}
 			if (cols[j].key != SORT_COMM && commw + 8 > cols[j].width)
 				cols[j].width = commw + 8;
 		}

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # prep's answers where perf has one (issue 13): the header decodes the
-# workload's end (exit status, or the signal that killed it).
+# workload's end (exit status, or the signal that killed it); --sort pid is
+# perf's, per thread (TID:COMM, the thread's last comm), compared with perf
+# report on perf.data of named threads and of a shell that execs.
+#
+# perf prints a random tip at the end of a report: that line and the '#'
+# lines around it are left out.
 source "$(dirname "$0")/lib/common.sh"
 trap 'rm -rf "$d"' EXIT
 export LC_ALL=C
@@ -13,6 +18,32 @@ header_exit() {
 	$PREP -i "$d/exit.data" --header-only 2>&1 | grep '^# workload exit'
 }
 
+have_perf=false
+command -v perf >/dev/null && have_perf=true
+
+drop_tip() {
+	awk '/^# \(Tip/ { tip = NR } { l[NR] = $0 }
+	     END { for (i = 1; i <= NR; i++) if (!tip || i < tip - 1 || i > tip + 1) print l[i] }'
+}
+
+# same FILE ARGS...: perf report and prep print the same lines
+same() {
+	local f=$1; shift
+	perf report -i "$d/$f.data" --stdio "$@" 2>/dev/null | drop_tip >"$d/perf.out"
+	$PREP -i "$d/$f.data" --stdio "$@" >"$d/prep.out" 2>"$d/prep.err" ||
+		{ fail "$f $*: prep failed: $(head -1 "$d/prep.err")"; return; }
+	[ -s "$d/perf.out" ] || { fail "$f $*: perf report printed nothing"; return; }
+	diff -u "$d/perf.out" "$d/prep.out" >"$d/diff" ||
+		{ fail "$f $*: prep differs from perf report"; head -20 "$d/diff"; }
+}
+
+# perf_rec NAME [perf record options] -- command
+perf_rec() {
+	local name=$1; shift
+	perf record -q -o "$d/$name.data" "$@" >/dev/null 2>"$d/$name.rec.err" ||
+		{ fail "perf record $name: $(head -1 "$d/$name.rec.err")"; return 1; }
+}
+
 # 1. the header: how the workload ended, not its raw wait status
 got=$(header_exit sh -c 'exit 3')
 [ "$got" = "# workload exit : exited with status 3" ] || fail "exit 3: header says '$got'"
@@ -21,6 +52,28 @@ got=$(header_exit sh -c 'kill -SEGV $$')
 	fail "SIGSEGV: header says '$got'"
 got=$(header_exit true)
 [ "$got" = "# workload exit : exited with status 0" ] || fail "true: header says '$got'"
+
+# 2. --sort pid: one entry per thread, labelled TID:COMM (the thread's last
+# comm: the exec'd program's for the shell's samples too), as perf's
+if $have_perf; then
+	if perf_rec threads -F 999 -g -e cpu-clock -- $P/threads 200; then
+		for opts in "--sort pid" "--sort pid,sym" "--sort comm,pid" "--sort pid,comm"; do
+			same threads --no-children $opts -g none
+		done
+		same threads --no-children --sort pid --no-inline
+		n=$($PREP -i "$d/threads.data" --no-children --sort pid -g none |
+		    grep -cE '^ +[0-9.]+% +[0-9]+:worker-[abc] *$')
+		[ "$n" = 3 ] || fail "--sort pid: $n entries of worker threads, not 3"
+	fi
+	if perf_rec exec -F 999 -e cpu-clock -- sh -c \
+		"i=0; while [ \$i -lt 30000 ]; do i=\$((i+1)); done; exec $P/tree 100"; then
+		for opts in "--sort pid" "--sort comm,pid" "--sort pid,sym"; do
+			same exec $opts
+		done
+	fi
+else
+	echo "perf is not installed: --sort pid not compared with perf"
+fi
 
 [ $failures -eq 0 ] && echo "prep answers as perf does"
 exit $((failures > 0))

@@ -3,6 +3,7 @@
 #include "hist.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,13 +109,15 @@ static bool frame_eq(void *ctx, uint32_t idx)
 	const struct frame_key *k = ctx;
 	const struct frame *a = &k->h->frames[idx];
 
-	return a->dso == k->f->dso && a->addr == k->f->addr && a->kernel == k->f->kernel;
+	return a->dso == k->f->dso && a->addr == k->f->addr && a->ip == k->f->ip &&
+	       a->kernel == k->f->kernel;
 }
 
 static int frame_id(struct hist *h, const struct frame *f, uint32_t *id)
 {
 	struct frame_key k = { h, f };
-	uint64_t hv = hash_combine(hash_combine(hash_u64(f->addr), (uintptr_t)f->dso), f->kernel);
+	uint64_t hv = hash_combine(hash_combine(hash_u64(f->addr ^ (f->ip << 1)), (uintptr_t)f->dso),
+				   f->kernel);
 
 	if (hmap_find(&h->frame_idx, hv, frame_eq, &k, id))
 		return 0;
@@ -177,7 +180,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		goto count;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct frame f = { .addr = addrs[i], .kernel = kernel[i] };
+		struct frame f = { .addr = addrs[i], .ip = addrs[i], .kernel = kernel[i] };
 		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
 
 		if (m) {
@@ -519,13 +522,17 @@ static size_t frame_names(struct hist *h, struct frame *f, const char **out, siz
 	if (f->sym) {
 		out[0] = machine_intern(h->machine, f->sym);
 	} else {
-		snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)f->vaddr);
+		/* perf: the address as sampled (entry lines show the offset) */
+		snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)f->ip);
 		out[0] = machine_intern(h->machine, buf);
 	}
 	return 1;
 }
 
-static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos)
+/* The call graph of entry e from one stack: the whole chain for a sampled
+ * function's own entry (lvl < 0), else from the entry's frame pos on. */
+static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
+		     int lvl)
 {
 	uint32_t n = s->nr_frames;
 	struct cnode *node;
@@ -539,7 +546,7 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	if (h->opts.caller) {
 		/* root first: the whole chain for a sample's own entry, else from
 		 * the entry down to the sampled function */
-		from = pos == 0 || !h->opts.children ? (int)n - 1 : (int)pos;
+		from = lvl < 0 ? (int)n - 1 : (int)pos;
 		to = -1;
 		step = -1;
 	} else {
@@ -600,16 +607,21 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 			c = cmp_str(a->key.dso ? a->key.dso->short_name : NULL,
 				    b->key.dso ? b->key.dso->short_name : NULL);
 			break;
-		case SORT_SYM: case SORT_SYMOFF:
-			if (fa->sym && fb->sym)
-				c = strcmp(fa->sym, fb->sym);
-			else if (fa->sym || fb->sym)
-				c = fa->sym ? -1 : 1;
+		case SORT_SYM: case SORT_SYMOFF: {
+			const char *na = fa->sym, *nb = fb->sym;
+
+			if (na && nb)
+				c = strcmp(na, nb);
+			else if (na || nb)
+				c = na ? -1 : 1;
+			else if (!a->key.ip != !b->key.ip)
+				c = a->key.ip ? 1 : -1;
 			else
-				c = cmp_u64(fa->addr, fb->addr);
+				c = a->key.ip ? cmp_u64(a->key.ip, b->key.ip) : cmp_u64(fa->addr, fb->addr);
 			if (!c && h->opts.keys[i] == SORT_SYMOFF)
 				c = cmp_u64(a->key.symoff, b->key.symoff);
 			break;
+		}
 		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
 		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
 		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
@@ -671,6 +683,102 @@ static void sort_tree(struct cnode *n)
 	}
 }
 
+/* ---- children ------------------------------------------------------- */
+
+/* One stack's walk in children mode: the entries met so far. */
+struct walk {
+	struct hist *h;
+	struct hmap *idx;
+	size_t *cap;
+	const struct stack *s;
+	const char *parent;
+	size_t *seen, nseen;
+	bool by_sym;            /* a sym key: address entries apply */
+};
+
+/* The order of equal totals, as perf's (see cmp_entries): the chain's
+ * length for the sampled function's own entry, else the frame's distance
+ * from the root (caller order) or from the sampled end (callee order). */
+static uint32_t walk_depth(const struct walk *w, uint32_t pos, bool self)
+{
+	const struct stack *s = w->s;
+
+	return self ? s->nr_frames : w->h->opts.caller ? pos + 1 : s->nr_frames - pos;
+}
+
+/* Give entry k (of frame pos) the stack's period once. */
+static int walk_entry(struct walk *w, const struct hkey *k, uint32_t pos, int lvl,
+		      uint32_t depth, char level, struct hentry *e)
+{
+	struct hist *h = w->h;
+	size_t ei;
+
+	if (!e)
+		e = find_entry(h, w->idx, k, h->frame_ids[w->s->first + pos], w->cap);
+	if (!e)
+		return -ENOMEM;
+	ei = (size_t)(e - h->entries);
+	for (size_t j = 0; j < w->nseen; j++)
+		if (w->seen[j] == ei)
+			return 0;
+	w->seen[w->nseen++] = ei;
+	if (!e->thread)
+		e->thread = w->s->thread;
+	if (!e->level && level)
+		e->level = level;
+	if (depth > e->max_depth)
+		e->max_depth = depth;
+	e->total_period += w->s->period;
+	e->total_count += w->s->count;
+	return h->opts.callchain ? add_chain(h, e, w->s, pos, lvl) : 0;
+}
+
+/* The entry of frame pos other than the sampled function's own: its
+ * function (or, unresolved and sorted by sym, its address as sampled, as
+ * perf keys the addresses of a chain). */
+static int walk_frame(struct walk *w, uint32_t pos, char level)
+{
+	struct hist *h = w->h;
+	struct frame *f = &h->frames[h->frame_ids[w->s->first + pos]];
+	struct hkey k;
+
+	make_key(h, w->s, pos, w->parent, &k);
+	if (w->by_sym && !f->sym)
+		k.ip = f->ip;
+	return walk_entry(w, &k, pos, INT_MAX, walk_depth(w, pos, false), pos ? level : 0, NULL);
+}
+
+/* Children: every distinct entry on the chain gets the period once; the
+ * sampled function's own entry is first_entry. */
+static int add_children(struct hist *h, struct hmap *idx, size_t *cap, const struct stack *s,
+			const char *parent, size_t first_entry)
+{
+	struct walk w = { h, idx, cap, s, parent, NULL, 0, false };
+	char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
+	int ret;
+
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		w.by_sym |= h->opts.keys[i] == SORT_SYM;
+	/* the sampled function, its address and callers */
+	w.seen = malloc(((size_t)s->nr_frames + 1) * sizeof(*w.seen));
+	if (!w.seen)
+		return -ENOMEM;
+	ret = walk_entry(&w, NULL, 0, -1, walk_depth(&w, 0, true), 0, &h->entries[first_entry]);
+	/* then every frame, the sampled one again (its address when
+	 * unresolved), the others from the root in caller order (perf keeps
+	 * the outermost of a recursion there), from the sampled one otherwise */
+	for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
+		uint32_t pos = !it || !h->opts.caller ? it : s->nr_frames - it;
+		const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+
+		if (f->sym || f->dso)
+			level = f->kernel ? 'k' : '.';
+		ret = walk_frame(&w, pos, level);
+	}
+	free(w.seen);
+	return ret;
+}
+
 int hist_build(struct hist *h, int event)
 {
 	struct hmap idx = HMAP_INIT;
@@ -712,63 +820,10 @@ int hist_build(struct hist *h, int event)
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
 			if (h->opts.callchain && s->nr_frames)
-				ret = add_chain(h, e, s, 0);
+				ret = add_chain(h, e, s, 0, -1);
 			continue;
 		}
-		/* Children: every distinct entry on the chain gets the period once. */
-		{
-			size_t seen_cap = s->nr_frames, nseen = 0;
-			size_t *seen = malloc(seen_cap * sizeof(*seen));
-
-			if (!seen) {
-				ret = -ENOMEM;
-				break;
-			}
-			/* the sampled function, then the others from the root
-			 * in caller order (perf keeps the outermost of a
-			 * recursion there), from the sampled one otherwise */
-			char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
-
-			for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
-				uint32_t pos = !it || !h->opts.caller ? it : s->nr_frames - it;
-				uint32_t depth = !pos ? s->nr_frames :
-						 h->opts.caller ? pos + 1 : s->nr_frames - pos;
-				const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
-				size_t ei;
-				bool dup = false;
-
-				if (f->sym || f->dso)
-					level = f->kernel ? 'k' : '.';
-
-				if (pos) {
-					make_key(h, s, pos, parent, &k);
-					e = find_entry(h, &idx, &k, h->frame_ids[s->first + pos], &cap);
-					if (!e) {
-						ret = -ENOMEM;
-						break;
-					}
-				} else {
-					e = &h->entries[first_entry];
-				}
-				ei = (size_t)(e - h->entries);
-				for (size_t j = 0; j < nseen; j++)
-					dup |= seen[j] == ei;
-				if (dup)
-					continue;
-				seen[nseen++] = ei;
-				if (!e->thread)
-					e->thread = s->thread;
-				if (!e->level && pos)
-					e->level = level;
-				if (depth > e->max_depth)
-					e->max_depth = depth;
-				e->total_period += s->period;
-				e->total_count += s->count;
-				if (h->opts.callchain)
-					ret = add_chain(h, e, s, pos);
-			}
-			free(seen);
-		}
+		ret = add_children(h, &idx, &cap, s, parent, first_entry);
 	}
 	if (want_parent)
 		regfree(&re);

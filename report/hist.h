@@ -25,6 +25,8 @@ enum sort_key {
 struct frame {
 	struct dso *dso;        /* NULL: no map holds the address */
 	uint64_t addr;          /* file offset in dso; absolute for kernel or no dso */
+	uint64_t ip;            /* the address as sampled (call graphs name
+				   unresolved frames by it, as perf) */
 	bool kernel;
 	/* after hist_resolve: */
 	const char *sym;        /* NULL: unresolved */
@@ -56,6 +58,9 @@ struct hkey {
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
 	uint64_t symoff, period;
+	/* children mode, sorted by sym: an unresolved caller is keyed by its
+	 * address as sampled (perf's entries) */
+	uint64_t ip;
 };
 
 struct cnode {

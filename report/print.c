@@ -42,7 +42,9 @@ static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char
 	const struct frame *f = &h->frames[e->frame];
 	char mark = e->level ? e->level : f->kernel ? 'k' : '.';
 
-	if (f->sym && with_off)
+	if (e->key.ip)     /* children mode: an unresolved caller, as sampled */
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)e->key.ip);
+	else if (f->sym && with_off)
 		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));
 	else if (f->sym)
 		snprintf(buf, n, "[%c] %s", mark, f->sym);
@@ -335,6 +337,12 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 			if (cols[j].key != SORT_COMM && commw + 8 > cols[j].width)
 				cols[j].width = commw + 8;
 		}
+		/* perf: an entry without a symbol widens the dso column to an
+		 * address's 16 digits (but with --dso) */
+		if (cols[j].key == SORT_DSO && cols[j].width < 16 && !l->f.dsos)
+			for (size_t i = 0; i < h->nr_entries; i++)
+				if (!h->frames[h->entries[i].frame].sym)
+					cols[j].width = 16;
 	}
 	if (!po->quiet) {
 		fprintf(out, "#");

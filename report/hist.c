@@ -530,7 +530,9 @@ static size_t frame_names(struct hist *h, struct frame *f, const char **out, siz
 }
 
 /* The call graph of entry e from one stack: the whole chain for a sampled
- * function's own entry (lvl < 0), else from the entry's frame pos on. */
+ * function's own entry (lvl < 0), else from the entry's frame pos on, and
+ * of that frame's names (frame_names) from the lvl-th (the entry's own,
+ * clamped to the function) towards the sampled end. */
 static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
 		     int lvl)
 {
@@ -561,7 +563,11 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 
 		for (size_t j = 0; j < nn; j++) {
 			size_t k = h->opts.caller ? nn - 1 - j : j;
+			size_t own = lvl < 0 || (size_t)lvl >= nn ? nn - 1 : (size_t)lvl;
 
+			/* the entry's frame: from the entry's own name on */
+			if (i == (int)pos && lvl >= 0 && (h->opts.caller ? k > own : k < own))
+				continue;
 			if (!names[k] || !(node = child_node(node, names[k])))
 				return -ENOMEM;
 			if (!node->period) {
@@ -608,7 +614,8 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 				    b->key.dso ? b->key.dso->short_name : NULL);
 			break;
 		case SORT_SYM: case SORT_SYMOFF: {
-			const char *na = fa->sym, *nb = fb->sym;
+			const char *na = a->key.inl ? a->key.inl : fa->sym;
+			const char *nb = b->key.inl ? b->key.inl : fb->sym;
 
 			if (na && nb)
 				c = strcmp(na, nb);
@@ -693,20 +700,23 @@ struct walk {
 	const struct stack *s;
 	const char *parent;
 	size_t *seen, nseen;
-	bool by_sym;            /* a sym key: address entries apply */
+	bool by_sym;            /* a sym key: inline and address entries apply */
 };
 
 /* The order of equal totals, as perf's (see cmp_entries): the chain's
  * length for the sampled function's own entry, else the frame's distance
- * from the root (caller order) or from the sampled end (callee order). */
-static uint32_t walk_depth(const struct walk *w, uint32_t pos, bool self)
+ * from the root (caller order) or from the sampled end (callee order);
+ * functions inlined into a frame sit below it, innermost last. */
+static uint32_t walk_depth(const struct walk *w, uint32_t pos, bool self, uint32_t inl)
 {
 	const struct stack *s = w->s;
+	uint32_t d = self ? s->nr_frames : w->h->opts.caller ? pos + 1 : s->nr_frames - pos;
 
-	return self ? s->nr_frames : w->h->opts.caller ? pos + 1 : s->nr_frames - pos;
+	return w->h->opts.caller ? d * 256 - inl : d * 256 + inl;
 }
 
-/* Give entry k (of frame pos) the stack's period once. */
+/* Give entry k (frame pos, name lvl of the frame's names) the stack's
+ * period once. */
 static int walk_entry(struct walk *w, const struct hkey *k, uint32_t pos, int lvl,
 		      uint32_t depth, char level, struct hentry *e)
 {
@@ -733,19 +743,32 @@ static int walk_entry(struct walk *w, const struct hkey *k, uint32_t pos, int lv
 	return h->opts.callchain ? add_chain(h, e, w->s, pos, lvl) : 0;
 }
 
-/* The entry of frame pos other than the sampled function's own: its
+/* The entries of frame pos other than the sampled function's own: its
  * function (or, unresolved and sorted by sym, its address as sampled, as
- * perf keys the addresses of a chain). */
+ * perf keys the addresses of a chain), and the functions inlined into it,
+ * each "name (inlined)" with self 0, as perf lists them when the chain
+ * carries DWARF inline frames. */
 static int walk_frame(struct walk *w, uint32_t pos, char level)
 {
 	struct hist *h = w->h;
 	struct frame *f = &h->frames[h->frame_ids[w->s->first + pos]];
+	const char *names[16];
+	size_t nn = 1;
 	struct hkey k;
+	int ret;
 
+	if (w->by_sym && h->opts.inline_frames && f->sym && !f->kernel)
+		nn = frame_names(h, f, names, 16);
 	make_key(h, w->s, pos, w->parent, &k);
 	if (w->by_sym && !f->sym)
 		k.ip = f->ip;
-	return walk_entry(w, &k, pos, INT_MAX, walk_depth(w, pos, false), pos ? level : 0, NULL);
+	ret = walk_entry(w, &k, pos, INT_MAX, walk_depth(w, pos, false, 0), pos ? level : 0, NULL);
+	for (size_t i = nn - 1; i-- > 0 && !ret;) {
+		k.inl = names[i];
+		ret = walk_entry(w, &k, pos, (int)i, walk_depth(w, pos, false, (uint32_t)(nn - 1 - i)),
+				 level, NULL);
+	}
+	return ret;
 }
 
 /* Children: every distinct entry on the chain gets the period once; the
@@ -759,13 +782,13 @@ static int add_children(struct hist *h, struct hmap *idx, size_t *cap, const str
 
 	for (size_t i = 0; i < h->opts.nr_keys; i++)
 		w.by_sym |= h->opts.keys[i] == SORT_SYM;
-	/* the sampled function, its address and callers */
-	w.seen = malloc(((size_t)s->nr_frames + 1) * sizeof(*w.seen));
+	/* the sampled function, its names and callers: at most 16 each */
+	w.seen = malloc((size_t)s->nr_frames * 17 * sizeof(*w.seen));
 	if (!w.seen)
 		return -ENOMEM;
-	ret = walk_entry(&w, NULL, 0, -1, walk_depth(&w, 0, true), 0, &h->entries[first_entry]);
-	/* then every frame, the sampled one again (its address when
-	 * unresolved), the others from the root in caller order (perf keeps
+	ret = walk_entry(&w, NULL, 0, -1, walk_depth(&w, 0, true, 0), 0, &h->entries[first_entry]);
+	/* then every frame, the sampled one again (its inlined functions,
+	 * its address), the others from the root in caller order (perf keeps
 	 * the outermost of a recursion there), from the sampled one otherwise */
 	for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
 		uint32_t pos = !it || !h->opts.caller ? it : s->nr_frames - it;

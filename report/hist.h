@@ -58,8 +58,10 @@ struct hkey {
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
 	uint64_t symoff, period;
-	/* children mode, sorted by sym: an unresolved caller is keyed by its
-	 * address as sampled (perf's entries) */
+	/* children mode, sorted by sym: an inlined function on a chain is an
+	 * entry of its own ("name (inlined)", interned), and an unresolved
+	 * caller is keyed by its address as sampled (perf's entries) */
+	const char *inl;
 	uint64_t ip;
 };
 

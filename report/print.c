@@ -42,7 +42,9 @@ static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char
 	const struct frame *f = &h->frames[e->frame];
 	char mark = e->level ? e->level : f->kernel ? 'k' : '.';
 
-	if (e->key.ip)     /* children mode: an unresolved caller, as sampled */
+	if (e->key.inl)         /* a function inlined into f->sym */
+		snprintf(buf, n, "[%c] %s", mark, e->key.inl);
+	else if (e->key.ip)     /* children mode: an unresolved caller, as sampled */
 		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)e->key.ip);
 	else if (f->sym && with_off)
 		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));

@@ -6,7 +6,9 @@
 # unresolved frames of a stripped program are printed as perf prints them
 # (call graphs: the address as sampled; entries: the offset in the file,
 # and in children mode the callers by their address as sampled), compared
-# with perf report on its perf.data and checked on prec's.
+# with perf report on its perf.data and checked on prec's; --children lists
+# inlined functions as entries of their own (perf 6.1 here cannot show
+# inline frames: checked against tests/programs/PROFILES.md's design).
 #
 # perf prints a random tip at the end of a report: that line and the '#'
 # lines around it are left out.
@@ -107,6 +109,33 @@ $PREP -i "$d/stripped.prec" --children --sort sym -g none >"$d/s.out" 2>&1
 grep -qE '^ +[0-9.]+% +0\.00%  \[\.\] 0x0{4}[0-9a-f]{12}$' "$d/s.out" &&
 	! grep -qE '^ +[0-9.]+% +0\.00%  \[\.\] 0x0{8}' "$d/s.out" ||
 	fail "stripped, children: callers are not entries by their address as sampled"
+
+# 4. --children: inlined functions as entries of their own, self 0, their
+# children as designed (PROFILES.md, inl: hot 60, warm 40, cool 15)
+$PREC -q -F 999 -g -o "$d/inl.data" -- $P/inl 500 >/dev/null 2>&1 || fail "prec of inl failed"
+$PREP -i "$d/inl.data" --children --sort sym -g none >"$d/inl.out" 2>&1
+for row in hot_inl:60 warm_inl:40 cool_inl:15 inl_work:100; do
+	name=${row%:*} want=${row#*:}
+	line=$(grep -E "\] $name( \(inlined\))?\$" "$d/inl.out" | head -1)
+	[ -n "$line" ] || { fail "--children: no entry for $name"; continue; }
+	set -- $line
+	awk -v a="${1%\%}" -v b="$want" 'BEGIN { d = a - b; exit !(d <= 3 && d >= -3) }' ||
+		fail "--children: $name has $1, designed $want"
+	case $name in
+	*_inl) [ "$2" = 0.00% ] && [ "$4 $5" = "$name (inlined)" ] ||
+		fail "--children: '$line': not '$name (inlined)' with self 0" ;;
+	esac
+done
+# the entry's graph starts at the inlined function (caller order: its callees)
+$PREP -i "$d/inl.data" --children --sort dso,sym >"$d/inl.g" 2>&1
+grep -A6 '\] warm_inl (inlined)$' "$d/inl.g" | tr -d ' |' >"$d/warm.g"
+grep -qx -- '---warm_inl(inlined)' "$d/warm.g" && grep -qE -- '^--1[0-9]\.[0-9]+%--cool_inl\(inlined\)$' "$d/warm.g" ||
+	fail "--children: the graph of warm_inl (inlined) is not warm_inl > cool_inl"
+$PREP -i "$d/inl.data" --children --sort sym -g none --no-inline >"$d/inl.no" 2>&1
+grep -q '(inlined)' "$d/inl.no" && fail "--no-inline: inlined functions listed"
+grep -qE '^ +100\.00% +[0-9.]+%  \[\.\] inl_work$' "$d/inl.no" || fail "--no-inline: no inl_work"
+$PREP -i "$d/inl.data" --no-children --sort sym -g none >"$d/inl.self" 2>&1
+grep -q '(inlined)' "$d/inl.self" && fail "--no-children: inlined functions listed"
 
 [ $failures -eq 0 ] && echo "prep answers as perf does"
 exit $((failures > 0))

@@ -3,6 +3,7 @@
 #include "hist.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,8 +450,9 @@ static void make_key(struct hist *h, const struct stack *s, uint32_t pos, const 
 	for (size_t i = 0; i < h->opts.nr_keys; i++) {
 		switch (h->opts.keys[i]) {
 		case SORT_COMM: k->comm = s->comm; break;
-		case SORT_PID: k->pid = s->thread->pid; k->comm = s->comm; break;
-		case SORT_TID: k->tid = s->thread->tid; k->comm = s->comm; break;
+		/* perf's pid is the thread: its id, named by its last comm */
+		case SORT_PID: k->pid = s->thread->tid; break;
+		case SORT_TID: k->tid = s->thread->tid; break;
 		case SORT_DSO: k->dso = f->dso; break;
 		case SORT_SYM: k->sym = f->sym_id + 1; break;
 		case SORT_SRCLINE: k->srcline = hist_srcline(h, f, true); break;
@@ -529,7 +531,8 @@ static size_t frame_names(struct hist *h, struct frame *f, const char **out, siz
 	if (f->sym) {
 		out[0] = machine_intern(h->machine, f->sym);
 	} else {
-		snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)f->vaddr);
+		/* perf: the address as sampled (entry lines show the offset) */
+		snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)f->ip);
 		out[0] = machine_intern(h->machine, buf);
 	}
 	return 1;
@@ -544,10 +547,12 @@ static uint32_t dso_rank(const struct hist *h, const struct dso *d)
 	return d ? d->idx + 1 : 0;
 }
 
-/* Add the chain of stack s from frame pos to the graph of entry e; in caller
- * order, the whole chain for a sample's own entry (whole). */
+/* The call graph of entry e from one stack: in caller order the whole chain
+ * for a sampled function's own entry (lvl < 0), else from the entry's frame
+ * pos on; of that frame's names (frame_names), from the lvl-th (the entry's
+ * own, clamped to the function) towards the sampled end. */
 static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
-		     bool whole)
+		     int lvl)
 {
 	uint32_t n = s->nr_frames;
 	struct cnode *node;
@@ -561,7 +566,7 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	if (h->opts.caller) {
 		/* root first: the whole chain for a sample's own entry, else from
 		 * the entry down to the sampled function */
-		from = whole ? (int)n - 1 : (int)pos;
+		from = lvl < 0 ? (int)n - 1 : (int)pos;
 		to = -1;
 		step = -1;
 	} else {
@@ -576,7 +581,11 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 
 		for (size_t j = 0; j < nn; j++) {
 			size_t k = h->opts.caller ? nn - 1 - j : j;
+			size_t own = lvl < 0 || (size_t)lvl >= nn ? nn - 1 : (size_t)lvl;
 
+			/* the entry's frame: from the entry's own name on */
+			if (i == (int)pos && lvl >= 0 && (h->opts.caller ? k > own : k < own))
+				continue;
 			if (!names[k] || !(node = child_node(node, names[k])))
 				return -ENOMEM;
 			if (!node->period) {
@@ -632,17 +641,21 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 			c = cmp_str(a->key.dso ? a->key.dso->short_name : NULL,
 				    b->key.dso ? b->key.dso->short_name : NULL);
 			break;
-		case SORT_SYM: case SORT_SYMOFF:
-			if (fa->sym && fb->sym)
-				c = strcmp(fa->sym, fb->sym);
-			else if (fa->sym || fb->sym)
-				c = fa->sym ? -1 : 1;
+		case SORT_SYM: case SORT_SYMOFF: {
+			const char *na = a->key.inl ? a->key.inl : fa->sym;
+			const char *nb = b->key.inl ? b->key.inl : fb->sym;
+
+			if (na && nb)
+				c = strcmp(na, nb);
+			else if (na || nb)
+				c = na ? -1 : 1;
 			else
 				c = cmp_addr(a->key.ip ? a->key.ip : fa->addr,
 					     b->key.ip ? b->key.ip : fb->addr);
 			if (!c && h->opts.keys[i] == SORT_SYMOFF)
 				c = cmp_u64(a->key.symoff, b->key.symoff);
 			break;
+		}
 		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
 		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
 		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
@@ -724,8 +737,10 @@ static bool keyed_by_sym(const struct hist *h)
 }
 
 /* Count the stack once in the total of entry e (children mode). */
+/* Count the stack once in the total of entry e (children mode), with its
+ * chain from frame pos (lvl as add_chain takes it). */
 static int add_total(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
-		     uint32_t depth, char level, size_t *seen, size_t *nseen)
+		     uint32_t depth, char level, int lvl, size_t *seen, size_t *nseen)
 {
 	size_t ei = (size_t)(e - h->entries);
 
@@ -741,29 +756,62 @@ static int add_total(struct hist *h, struct hentry *e, const struct stack *s, ui
 		e->max_depth = depth;
 	e->total_period += s->period;
 	e->total_count += s->count;
-	return h->opts.callchain ? add_chain(h, e, s, pos, depth == s->nr_frames) : 0;
+	return h->opts.callchain ? add_chain(h, e, s, pos, lvl) : 0;
+}
+
+/* The functions inlined into frame pos, each an entry of its own ("name
+ * (inlined)", self 0), as perf lists them when the chains carry DWARF
+ * inline frames; below their frame in the order of equal totals (depth is
+ * 256 per frame), innermost last. k is the frame's key. */
+static int add_inlined(struct hist *h, struct hmap *idx, size_t *cap, const struct stack *s,
+		       uint32_t pos, struct hkey *k, uint32_t depth, char level, size_t *seen,
+		       size_t *nseen)
+{
+	uint32_t id = h->frame_ids[s->first + pos];
+	struct frame *f = &h->frames[id];
+	const char *names[16];
+	size_t nn;
+	int ret = 0;
+
+	if (!h->opts.inline_frames || !f->sym || f->kernel)
+		return 0;
+	nn = frame_names(h, f, names, 16);
+	for (size_t i = nn - 1; i-- > 0 && !ret;) {
+		uint32_t in = (uint32_t)(nn - 1 - i);
+		struct hentry *e;
+
+		k->inl = names[i];
+		e = find_entry(h, idx, k, id, cap);
+		ret = e ? add_total(h, e, s, pos, h->opts.caller ? depth - in : depth + in, level,
+				    (int)i, seen, nseen) : -ENOMEM;
+	}
+	k->inl = NULL;
+	return ret;
 }
 
 /* The entries of every frame of stack s get its period in their totals:
  * the sampled function's own entry first (with the whole chain), then, as
  * perf walks the chain, the entry of each frame with the chain from there
  * (the sampled one again, under the address as sampled when it is
- * unresolved), from the root in caller order (perf keeps the outermost of
- * a recursion there), from the sampled one otherwise. */
+ * unresolved) and of the functions inlined into it, from the root in caller
+ * order (perf keeps the outermost of a recursion there), from the sampled
+ * one otherwise. */
 static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const struct stack *s,
 			  const char *parent, size_t first_entry)
 {
-	size_t nseen = 0, *seen = malloc((s->nr_frames + 1) * sizeof(*seen));
+	/* each frame: its function, its address, at most 15 inlined names */
+	size_t nseen = 0, *seen = malloc(((size_t)s->nr_frames + 1) * 17 * sizeof(*seen));
 	char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
 	bool by_sym = keyed_by_sym(h);
 	int ret;
 
 	if (!seen)
 		return -ENOMEM;
-	ret = add_total(h, &h->entries[first_entry], s, 0, s->nr_frames, 0, seen, &nseen);
+	ret = add_total(h, &h->entries[first_entry], s, 0, s->nr_frames * 256, 0, -1, seen,
+			&nseen);
 	for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
 		uint32_t pos = h->opts.caller ? s->nr_frames - 1 - it : it;
-		uint32_t depth = h->opts.caller ? pos + 1 : s->nr_frames - pos;
+		uint32_t depth = (h->opts.caller ? pos + 1 : s->nr_frames - pos) * 256;
 		const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
 		struct hentry *e;
 		struct hkey k;
@@ -773,13 +821,13 @@ static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const s
 		make_key(h, s, pos, parent, &k);
 		if (by_sym && !f->sym && f->ip != f->addr)
 			k.ip = f->ip;
-		else if (!pos)
-			continue;
-		e = find_entry(h, idx, &k, h->frame_ids[s->first + pos], cap);
-		if (!e)
-			ret = -ENOMEM;
-		else
-			ret = add_total(h, e, s, pos, depth, level, seen, &nseen);
+		if (pos || k.ip) {
+			e = find_entry(h, idx, &k, h->frame_ids[s->first + pos], cap);
+			ret = e ? add_total(h, e, s, pos, depth, level, INT_MAX, seen, &nseen) :
+				  -ENOMEM;
+		}
+		if (!ret && by_sym)
+			ret = add_inlined(h, idx, cap, s, pos, &k, depth, level, seen, &nseen);
 	}
 	free(seen);
 	return ret;
@@ -826,7 +874,7 @@ int hist_build(struct hist *h, int event)
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
 			if (h->opts.callchain && s->nr_frames)
-				ret = add_chain(h, e, s, 0, true);
+				ret = add_chain(h, e, s, 0, -1);
 			continue;
 		}
 		/* Children: every distinct entry on the chain gets the period once. */

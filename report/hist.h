@@ -25,7 +25,8 @@ enum sort_key {
 struct frame {
 	struct dso *dso;        /* NULL: no map holds the address */
 	uint64_t addr;          /* file offset in dso; absolute for kernel or no dso */
-	uint64_t ip;            /* the address as sampled (by the first sample) */
+	uint64_t ip;            /* the address as sampled (by the first sample;
+				   call graphs name unresolved frames by it, as perf) */
 	bool kernel;
 	uint16_t ktab;          /* kernel: the symbolizer's table naming it (0 otherwise) */
 	/* after hist_resolve: */
@@ -58,9 +59,11 @@ struct hkey {
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
 	uint64_t symoff, period;
-	/* perf's entries of an unresolved address met on call chains
-	 * (--children, sorted by sym): the address as sampled, not as the
-	 * sample's own entry shows it; 0 otherwise */
+	/* children mode, sorted by sym: an inlined function on a chain is an
+	 * entry of its own ("name (inlined)", interned), and an unresolved
+	 * address met on call chains is keyed by its address as sampled, not
+	 * as the sample's own entry shows it (perf's entries); 0 otherwise */
+	const char *inl;
 	uint64_t ip;
 };
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "../format/blocks.h"
@@ -41,16 +42,25 @@ static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char
 	const struct frame *f = &h->frames[e->frame];
 	char mark = e->level ? e->level : f->kernel ? 'k' : '.';
 
-	if (f->sym && with_off)
+	if (e->key.inl)         /* a function inlined into f->sym */
+		snprintf(buf, n, "[%c] %s", mark, e->key.inl);
+	else if (e->key.ip)     /* children mode: an unresolved caller, as sampled */
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)e->key.ip);
+	else if (f->sym && with_off)
 		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));
 	else if (f->sym)
 		snprintf(buf, n, "[%c] %s", mark, f->sym);
 	else
 		/* perf shows the offset in the file (the address in maps
-		 * without a file), the address as sampled for entries
-		 * made from call chains */
-		snprintf(buf, n, "[%c] %#.16llx", mark,
-			 (unsigned long long)(e->key.ip ? e->key.ip : f->addr));
+		 * without a file) */
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->addr);
+}
+
+/* The name of an entry's thread, as perf labels its pid column: the
+ * thread's last comm (of the entry's first sample's thread). */
+static const char *thread_comm(const struct hentry *e)
+{
+	return e->thread && e->thread->comm ? e->thread->comm : "";
 }
 
 static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)
@@ -59,8 +69,8 @@ static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, ch
 
 	switch (k) {
 	case SORT_COMM: snprintf(buf, n, "%s", e->key.comm); break;
-	case SORT_PID: snprintf(buf, n, "%7u:%s", e->key.pid, e->key.comm); break;
-	case SORT_TID: snprintf(buf, n, "%7u:%s", e->key.tid, e->key.comm); break;
+	case SORT_PID: snprintf(buf, n, "%7u:%s", e->key.pid, thread_comm(e)); break;
+	case SORT_TID: snprintf(buf, n, "%7u:%s", e->key.tid, thread_comm(e)); break;
 	case SORT_DSO: snprintf(buf, n, "%s", f->dso ? f->dso->short_name : "[unknown]"); break;
 	case SORT_SYM: sym_text(h, e, false, buf, n); break;
 	case SORT_SYMOFF: sym_text(h, e, true, buf, n); break;
@@ -319,12 +329,22 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 		if (cols[j].key == SORT_COMM || cols[j].key == SORT_PID || cols[j].key == SORT_TID) {
 			int commw = (int)strlen("Command");
 
-			for (size_t i = 0; i < h->nr_entries; i++)
-				if ((int)strlen(h->entries[i].key.comm ? h->entries[i].key.comm : "") > commw)
-					commw = (int)strlen(h->entries[i].key.comm);
+			for (size_t i = 0; i < h->nr_entries; i++) {
+				const struct hentry *e = &h->entries[i];
+				const char *c = cols[j].key == SORT_COMM ? e->key.comm : thread_comm(e);
+
+				if ((int)strlen(c ? c : "") > commw)
+					commw = (int)strlen(c);
+			}
 			if (cols[j].key != SORT_COMM && commw + 8 > cols[j].width)
 				cols[j].width = commw + 8;
 		}
+		/* perf: an entry without a symbol widens the dso column to an
+		 * address's 16 digits (but with --dso) */
+		if (cols[j].key == SORT_DSO && cols[j].width < 16 && !l->f.dsos)
+			for (size_t i = 0; i < h->nr_entries; i++)
+				if (!h->frames[h->entries[i].frame].sym)
+					cols[j].width = 16;
 	}
 	if (!po->quiet) {
 		fprintf(out, "#");
@@ -430,6 +450,28 @@ static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const c
 	fputc('\n', out);
 }
 
+/* The workload's end, from its wait status: how it exited or what killed it. */
+static void workload_exit_line(FILE *out, const struct metadata *m)
+{
+	uint64_t v;
+	int st;
+
+	if (!metadata_get_u64(m, META_WORKLOAD_EXIT, &v))
+		return;
+	st = (int)v;
+	fprintf(out, "# workload exit : ");
+	if (v > 0xffff)
+		fprintf(out, "wait status %#" PRIx64 "\n", v);
+	else if (WIFEXITED(st))
+		fprintf(out, "exited with status %d\n", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(out, "killed by signal %d (SIG%s)%s\n", WTERMSIG(st),
+			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+			WCOREDUMP(st) ? ", core dumped" : "");
+	else
+		fprintf(out, "wait status %#x\n", st);
+}
+
 static void bit_names(FILE *out, const char *label, uint64_t v, const char *const *names,
 		      size_t n)
 {
@@ -523,7 +565,7 @@ void print_header(FILE *out, const struct load *l)
 		meta_line(out, m, META_PERF_EVENT_PARANOID, "perf_event_paranoid");
 		meta_line(out, m, META_NR_SAMPLES, "samples");
 		meta_line(out, m, META_NR_LOST_SAMPLES, "lost samples");
-		meta_line(out, m, META_WORKLOAD_EXIT, "workload exit status");
+		workload_exit_line(out, m);
 		meta_line(out, m, META_REPAIRED, "repaired after it was cut short, bytes cut off");
 		if (metadata_get_u64(m, META_START_CLOCK_NS, &v)) {
 			uint64_t e;

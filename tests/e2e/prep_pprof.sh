@@ -46,8 +46,8 @@ prep_self() {   # FILE: --no-children -n
 		awk '$1 ~ /%$/ { n = $4; for (i = 5; i <= NF; i++) n = n " " $i
 				 sub(/%/, "", $1); print n "\t" $1 "\t" $2 }'
 }
-prep_children() {
-	$PREP -q -i "$1" --sort sym --children -g none 2>/dev/null |
+prep_children() {       # inlined functions are entries of their own, not in -noinlines
+	$PREP -q -i "$1" --sort sym --children -g none --no-inline 2>/dev/null |
 		awk '$1 ~ /%$/ { n = $4; for (i = 5; i <= NF; i++) n = n " " $i
 				 sub(/%/, "", $1); print n "\t" $1 }'
 }

@@ -19,7 +19,6 @@ struct raw_stack {
 	const struct thread *thread;
 	const char *comm;
 	uint32_t cpu;
-	uint64_t period_key;
 	uint64_t kmask;         /* kernel flags of the first 64 frames (deeper ones
 				   follow from the same addresses in practice) */
 	unsigned ktab;
@@ -33,8 +32,6 @@ int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, stru
 	h->opts = *o;
 	h->machine = m;
 	h->sym = s;
-	for (size_t i = 0; i < o->nr_keys; i++)
-		h->period_key |= o->keys[i] == SORT_PERIOD;
 	return 0;
 }
 
@@ -57,7 +54,7 @@ static bool raw_eq(void *ctx, uint32_t idx)
 	const struct raw_stack *a = &k->h->raw[idx], *b = k->r;
 
 	return a->n == b->n && a->event == b->event && a->thread == b->thread &&
-	       a->comm == b->comm && a->cpu == b->cpu && a->period_key == b->period_key &&
+	       a->comm == b->comm && a->cpu == b->cpu &&
 	       a->kmask == b->kmask && a->ktab == b->ktab &&
 	       !memcmp(&k->h->raw_addrs[a->first], k->addrs, a->n * sizeof(uint64_t));
 }
@@ -142,7 +139,7 @@ static bool stack_eq(void *ctx, uint32_t idx)
 	const struct stack *a = &k->h->stacks[idx];
 
 	return a->event == k->s->event && a->thread == k->s->thread && a->comm == k->s->comm &&
-	       a->cpu == k->s->cpu && a->period_key == k->s->period_key &&
+	       a->cpu == k->s->cpu &&
 	       a->nr_frames == k->s->nr_frames &&
 	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
 }
@@ -166,8 +163,6 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		n = (size_t)h->opts.max_stack;
 	if (n > PERF_MAX_STACK_DEPTH + 8)
 		n = PERF_MAX_STACK_DEPTH + 8;
-	if (h->period_key)
-		s.period_key = r.period_key = period;
 	/* the same raw addresses as before, with the same maps: the same stack */
 	if (h->raw_gen != h->machine->maps_gen)
 		raw_reset(h);
@@ -176,7 +171,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		r.kmask |= (uint64_t)kernel[i] << i;
 	rh = hash_bytes(addrs, n * sizeof(*addrs),
 			hash_combine(hash_combine(hash_u64((uint64_t)event ^ r.kmask), (uintptr_t)t),
-				     hash_combine((uintptr_t)r.comm, cpu ^ (r.period_key << 20))));
+				     hash_combine((uintptr_t)r.comm, cpu)));
 	if (hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
 		idx = h->raw[ri].stack;
 		goto count;
@@ -201,7 +196,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	h->chains_seen |= n > 1;
 	hv = hash_bytes(ids, n * sizeof(*ids),
 			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
-				     hash_combine((uintptr_t)s.comm, cpu ^ (s.period_key << 20))));
+				     hash_combine((uintptr_t)s.comm, cpu)));
 	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
 		if (array_grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
 		    array_grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
@@ -469,7 +464,7 @@ static void make_key(struct hist *h, const struct stack *s, uint32_t pos, const 
 		}
 		case SORT_CPU: k->cpu = s->cpu; break;
 		case SORT_SYMOFF: k->sym = f->sym_id + 1; k->symoff = f->vaddr; break;
-		case SORT_PERIOD: k->period = s->period_key; break;
+		case SORT_PERIOD: break;        /* a column (print.c), not a key */
 		case SORT_PARENT: k->parent = parent; break;
 		case SORT_NR: break;
 		}
@@ -659,7 +654,7 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
 		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
 		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
-		case SORT_PERIOD: c = cmp_u64(a->key.period, b->key.period); break;
+		case SORT_PERIOD: c = cmp_u64(a->self_period, b->self_period); break;
 		case SORT_PARENT: c = cmp_str(a->key.parent, b->key.parent); break;
 		case SORT_NR: break;
 		}

@@ -46,7 +46,6 @@ struct stack {
 	struct thread *thread;
 	const char *comm;
 	uint32_t cpu;
-	uint64_t period_key;    /* the sample's period, kept apart only for --sort period */
 	uint32_t nr_frames;
 	size_t first;           /* in hist.frame_ids */
 	uint64_t count, period;
@@ -58,7 +57,7 @@ struct hkey {
 	struct dso *dso;
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
-	uint64_t symoff, period;
+	uint64_t symoff;
 	/* children mode, sorted by sym: an inlined function on a chain is an
 	 * entry of its own ("name (inlined)", interned), and an unresolved
 	 * address met on call chains is keyed by its address as sampled, not
@@ -140,7 +139,6 @@ struct hist {
 	struct raw_stack *raw;
 	size_t nr_raw, cap_raw;
 	uint64_t raw_gen;
-	bool period_key;        /* --sort period: samples differ by period */
 	bool dwarf_prefetched;
 	bool chains_seen;       /* a sample with callers */
 	uint64_t added;         /* samples given to hist_add */

@@ -77,7 +77,8 @@ static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, ch
 	case SORT_SRCLINE: snprintf(buf, n, "%s", e->key.srcline); break;
 	case SORT_SRCFILE: snprintf(buf, n, "%s", e->key.srcfile && *e->key.srcfile ? e->key.srcfile : "[unknown]"); break;
 	case SORT_CPU: snprintf(buf, n, "%03u", e->key.cpu); break;
-	case SORT_PERIOD: snprintf(buf, n, "%" PRIu64, e->key.period); break;
+	/* perf's period field: the entry's events, not a key of its own */
+	case SORT_PERIOD: snprintf(buf, n, "%" PRIu64, e->self_period); break;
 	case SORT_PARENT: snprintf(buf, n, "%s", e->key.parent); break;
 	case SORT_NR: buf[0] = 0; break;
 	}
@@ -308,7 +309,8 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 
 		cols[i].key = k;
 		cols[i].title = key_title(k);
-		cols[i].width = (int)strlen(cols[i].title);
+		/* perf's period column is at least 12 wide */
+		cols[i].width = k == SORT_PERIOD ? 12 : (int)strlen(cols[i].title);
 		/* "%7d:comm" left-aligned, as perf pads the name to the width */
 		cols[i].right = k == SORT_CPU || k == SORT_PERIOD;
 	}

@@ -81,7 +81,8 @@ for opts in "--no-children --sort sym" "--sort sym" "--sort dso,sym" "--sort com
 	    "--no-children -g caller" "--children -g callee --sort sym" "--no-children --sort sym,dso" \
 	    "--no-children --sort srcline -g none" "-n --show-total-period --sort dso" \
 	    "--sort sym --percent-limit 5" "--no-children --sort pid,sym -g none" \
-	    "--header --no-children --sort sym -g none"; do
+	    "--header --no-children --sort sym -g none" "--no-children --sort sym,period -g none" \
+	    "--no-children -F overhead,period,sym -g none" "--no-children --sort period -g none"; do
 	same tree $opts --no-inline
 done
 for opts in "--sort sym" "--no-children --sort dso,sym" "--no-children -g caller"; do

@@ -98,8 +98,14 @@ def rows(suffix):   # the report's entries: the numbers, then the keys
 
 n = int(next(l for l in lines("--no-children_--sort_sym_-n") if l.startswith("# Samples:")).split()[2])
 event = re.search(r"of event '([^']*)'", "\n".join(lines("--no-children_--sort_sym_-n"))).group(1)
-# threads: "PCT COUNT PID:COMM TID:COMM"
-threads = [(int(r[1]), r[2].split(":")[0], r[3].split(":", 1)) for r in rows("--no-children_--sort_pid_tid_-n")]
+# threads: "PCT COUNT TID:COMM", and each thread's process from prep script
+pid_of = {}
+for l in open(base + ".pids"):
+    w = l.replace("/", " ").split()
+    if len(w) == 2:
+        pid_of[w[1]] = w[0]
+threads = [(int(r[1]), pid_of.get(r[2].split(":")[0], "?"), r[2].split(":", 1))
+           for r in rows("--no-children_--sort_tid_-n")]
 want_names = ["%s %s/%s %s" % (comm, pid, tid, event) for _, pid, (tid, comm) in threads]
 want_totals = [c * period for c, _, _ in threads]
 # per thread, the self samples of each symbol: "PCT COUNT TID:COMM [.] SYM"
@@ -116,8 +122,11 @@ for r in rows("--no-children_--sort_tid_sym_-n"):
 children_by_tid = {}
 for _, _, (tid, _) in threads:
     w = sum(self_by_tid[tid].values())
+    # (the report's entries of inlined functions, "name (inlined)", are
+    # frames of their callers in the export: prep_answers.sh checks them)
     children_by_tid[tid] = {sym(r[3:]): round(float(r[0].rstrip("%")) * w / period / 100) * period
-                            for r in rows("--children_--sort_sym_--tid_" + tid)}
+                            for r in rows("--children_--sort_sym_--tid_" + tid)
+                            if not sym(r[3:]).endswith(" (inlined)")}
 
 profiles = app["profiles"]
 got_names = [p["name"] for p in profiles]
@@ -195,9 +204,11 @@ EOF
 reports() {
 	local name=$1 tid
 	report "$name" --no-children --sort sym -n
-	report "$name" --no-children --sort pid,tid -n
+	report "$name" --no-children --sort tid -n
 	report "$name" --no-children --sort tid,sym -n
-	for tid in $(awk '!/^#/ && NF { split($4, a, ":"); print a[1] }' "$d/$name.--no-children_--sort_pid_tid_-n"); do
+	# the process of each thread (perf's pid key is per thread, as tid)
+	$PREP script -i "$d/$name.data" -F pid,tid 2>/dev/null | sort -u >"$d/$name.pids"
+	for tid in $(awk '!/^#/ && NF { split($3, a, ":"); print a[1] }' "$d/$name.--no-children_--sort_tid_-n"); do
 		report "$name" --children --sort sym --tid "$tid"
 	done
 }

@@ -195,7 +195,7 @@ static int on_alias(const struct event_item *it, void *ctx)
 	}
 	if (n <= 0 || (size_t)n + 2 > sizeof(w->text))
 		return 0;
-	strcpy(w->text + n, "/");
+	memcpy(w->text + n, "/", 2);      /* room checked above */
 	if (!glob_ok(w->glob, w->text, FNM_CASEFOLD) && !glob_ok(w->glob, it->name, FNM_CASEFOLD))
 		return 0;
 	return lines_add(&w->lines, w->text, "Kernel PMU event", SUPPORTED);
@@ -207,7 +207,7 @@ static int format_flush(struct pmu_walk *w)
 	int ret = 0;
 
 	if (n && n + 2 <= sizeof(w->text)) {
-		strcpy(w->text + n, "/");
+		memcpy(w->text + n, "/", 2);      /* room checked above */
 		ret = lines_add(&w->lines, w->text, "Kernel PMU format", SUPPORTED);
 	}
 	w->text[0] = '\0';

@@ -17,20 +17,19 @@ int err_set(struct err *err, int code, const char *fmt, ...)
 	return code;
 }
 
-int err_prefix(struct err *err, const char *fmt, ...)
+void err_prefix(struct err *err, const char *fmt, ...)
 {
 	char head[ERR_MSG_MAX], both[2 * ERR_MSG_MAX + 2];
 	va_list ap;
 
 	if (!err)
-		return 0;
+		return;
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
 	snprintf(both, sizeof(both), "%s: %s", head, err->msg);
 	/* The message keeps its head; an over-long tail is cut short. */
 	snprintf(err->msg, sizeof(err->msg), "%.*s", (int)sizeof(err->msg) - 1, both);
-	return err->code;
 }
 
 const char *err_str(int code)

@@ -39,8 +39,9 @@ struct err {
 int err_set(struct err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Prefix the message already in err with "prefix: ". Returns err->code. */
-int err_prefix(struct err *err, const char *fmt, ...)
+/* Prefix the message already in err with "prefix: ". Returns nothing: the
+ * caller returns the code it holds (err may be NULL, and then knows none). */
+void err_prefix(struct err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Short text for a code: strerror() for -errno, a phrase for project codes. */

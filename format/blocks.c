@@ -186,9 +186,10 @@ static int data_block_validate(const uint8_t *p, size_t len, struct err *err)
 			off += rec_len;
 			nr_records++;
 		}
-		if (ret < 0)
-			return err_prefix(err, "DATA block: span %llu",
-					  (unsigned long long)nr_spans - 1);
+		if (ret < 0) {
+			err_prefix(err, "DATA block: span %llu", (unsigned long long)nr_spans - 1);
+			return ret;
+		}
 	}
 	if (ret < 0)
 		return ret;

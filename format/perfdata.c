@@ -584,7 +584,8 @@ int perfdata_open(struct perfdata **out, const char *path, const struct perfdata
 	if (ret) {
 		if (map)
 			munmap(map, (size_t)st.st_size);
-		return err_prefix(err, "'%s'", path);
+		err_prefix(err, "'%s'", path);
+		return ret;
 	}
 	(*out)->mapped = map != NULL;
 	(*out)->info.mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +

@@ -205,7 +205,8 @@ int container_reader_open(struct container_reader **out, const char *path,
 	ret = container_reader_open_mem(out, map, (size_t)st.st_size, opts, err);
 	if (ret) {
 		munmap(map, (size_t)st.st_size);
-		return err_prefix(err, "'%s'", path);
+		err_prefix(err, "'%s'", path);
+		return ret;
 	}
 	(*out)->mapped = true;
 	return 0;

@@ -126,8 +126,10 @@ static int send_header(struct container_stream *cs, struct err *err)
 	if (pread(cs->file_fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
 		return 0;
 	ret = container_header_decode(hdr, sizeof(hdr), &h, err);
-	if (ret)
-		return err_prefix(err, "the file to stream");
+	if (ret) {
+		err_prefix(err, "the file to stream");
+		return ret;
+	}
 	h.flags |= CONTAINER_FLAG_STREAM;
 	h.index_offset = 0;
 	container_header_encode(&h, hdr);

@@ -428,8 +428,10 @@ static int start(struct run *run, struct err *err)
 		return ret;
 	if (run->have_workload) {
 		ret = workload_start(&run->wl, err);
-		if (ret)
-			return err_prefix(err, "cannot run '%s'", o->argv[0]);
+		if (ret) {
+			err_prefix(err, "cannot run '%s'", o->argv[0]);
+			return ret;
+		}
 	}
 	return commit_output(run, err);
 }

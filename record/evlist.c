@@ -123,6 +123,20 @@ static int check_cpu_list(const char *list, const int *cpus, size_t n, struct er
 	return ret;
 }
 
+int target_cpus(const char *list, int **cpus, size_t *n, struct err *err)
+{
+	int ret;
+
+	if (!list)
+		return online_cpus(cpus, n, err);
+	ret = parse_cpu_list(list, cpus, n, err);
+	if (!ret && (ret = check_cpu_list(list, *cpus, *n, err))) {
+		free(*cpus);
+		*cpus = NULL;
+	}
+	return ret;
+}
+
 static int add_tid(struct session *s, pid_t tid)
 {
 	pid_t *grown = realloc(s->tids, (s->nr_tids + 1) * sizeof(*grown));
@@ -466,12 +480,7 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	s->attrs = calloc(s->nr_events, sizeof(*s->attrs));
 	if (!s->attrs)
 		return err_set(err, -ENOMEM, "out of memory");
-	if (o->cpu_list) {
-		ret = parse_cpu_list(o->cpu_list, &s->cpus, &s->nr_cpus, err);
-		if (!ret)
-			ret = check_cpu_list(o->cpu_list, s->cpus, s->nr_cpus, err);
-	} else
-		ret = online_cpus(&s->cpus, &s->nr_cpus, err);
+	ret = target_cpus(o->cpu_list, &s->cpus, &s->nr_cpus, err);
 	if (ret)
 		return ret;
 	s->ring_pages = choose_ring_pages(s);

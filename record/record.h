@@ -109,6 +109,9 @@ int session_enable(struct session *s, struct err *err);
 int session_disable(struct session *s);
 void record_session_close(struct session *s);
 int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err);
+/* The CPUs of -C list (each must be online), or without one every online
+ * CPU, as a new array (the caller frees it). Used by prec and prec stat. */
+int target_cpus(const char *list, int **cpus, size_t *n, struct err *err);
 
 /* drain.c */
 /* Copy whatever every ring holds into the writer; returns bytes copied or a

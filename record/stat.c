@@ -117,42 +117,6 @@ static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, i
 	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
 }
 
-/* "0-2,5" -> cpus; -a: every online CPU. */
-static int cpu_targets(const struct stat_opts *o, int **cpus, size_t *n, struct err *err)
-{
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	const char *p = o->cpu_list;
-
-	*cpus = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(int));
-	*n = 0;
-	if (!*cpus)
-		return err_set(err, -ENOMEM, "out of memory");
-	if (!p) {
-		for (long c = 0; c < ncpu; c++)
-			(*cpus)[(*n)++] = (int)c;
-		return 0;
-	}
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0)
-			return err_set(err, -EINVAL, "-C '%s': not a CPU list like 0-2,5", o->cpu_list);
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		if (b < a || b >= ncpu)
-			return err_set(err, -EINVAL, "-C '%s': CPU %ld does not exist", o->cpu_list, b);
-		for (long c = a; c <= b; c++)
-			if (*n < (size_t)ncpu)
-				(*cpus)[(*n)++] = (int)c;
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return err_set(err, -EINVAL, "-C '%s': not a CPU list like 0-2,5", o->cpu_list);
-		p = end;
-	}
-	return 0;
-}
 
 /* -p: every thread of each process; -t: the threads as given. */
 static int thread_targets(const struct stat_opts *o, pid_t **tids, size_t *n, struct err *err)
@@ -1226,7 +1190,7 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((o.all_cpus || o.cpu_list) && (ret = cpu_targets(&o, &t.cpus, &t.nr_cpus, &err)))
+	if ((o.all_cpus || o.cpu_list) && (ret = target_cpus(o.cpu_list, &t.cpus, &t.nr_cpus, &err)))
 		goto out;
 	if ((o.pids || o.tids) && (ret = thread_targets(&o, &t.tids, &t.nr_tids, &err)))
 		goto out;

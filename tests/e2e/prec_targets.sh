@@ -130,6 +130,10 @@ $PREC -C $missing -o "$d/x.data" -- true 2>"$d/err" && fail "-C $missing: taken"
 grep -qx "prec: -C $missing: CPU $missing does not exist (this machine has $(cat /sys/devices/system/cpu/online))" "$d/err" ||
 	fail "-C $missing: message: $(cat "$d/err")"
 [ -e "$d/x.data" ] && fail "-C $missing: left a file"
+# prec stat takes the same CPU lists and says the same
+$PREC stat -C $missing -- true 2>"$d/err" && fail "stat -C $missing: taken"
+grep -qx "prec stat: -C $missing: CPU $missing does not exist (this machine has $(cat /sys/devices/system/cpu/online))" "$d/err" ||
+	fail "stat -C $missing: message: $(cat "$d/err")"
 
 if unpriv_init "$d/user"; then
 	paranoid_set 2

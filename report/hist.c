@@ -662,10 +662,10 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 	return c ? c : a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
-static const struct hist *sort_hist;
-
-static int cmp_entries(const void *pa, const void *pb)
+/* qsort_r: ctx is the hist the entries belong to */
+static int cmp_entries(const void *pa, const void *pb, void *ctx)
 {
+	const struct hist *sort_hist = ctx;
 	const struct hentry *a = pa, *b = pb;
 
 	if (sort_hist->opts.children && a->total_period != b->total_period)
@@ -883,8 +883,7 @@ int hist_build(struct hist *h, int event)
 	for (size_t i = 0; i < h->nr_entries; i++)
 		if (h->entries[i].tree)
 			sort_tree(h->entries[i].tree);
-	sort_hist = h;
 	if (h->nr_entries)
-		qsort(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries);
+		qsort_r(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries, h);
 	return 0;
 }

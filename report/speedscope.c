@@ -14,11 +14,11 @@ struct profile {
 	uint64_t weight;
 };
 
-static const struct stacks *sort_stacks;
-
-/* stacks grouped by event, then process and thread */
-static int cmp_stack(const void *pa, const void *pb)
+/* stacks grouped by event, then process and thread (qsort_r: ctx is the
+ * stacks the indices point into) */
+static int cmp_stack(const void *pa, const void *pb, void *ctx)
 {
+	const struct stacks *sort_stacks = ctx;
 	const struct sstack *a = &sort_stacks->stacks[*(const uint32_t *)pa];
 	const struct sstack *b = &sort_stacks->stacks[*(const uint32_t *)pb];
 
@@ -116,9 +116,8 @@ int speedscope_write(FILE *out, const struct load *l, const struct stacks *s, co
 	}
 	for (size_t i = 0; i < s->nr_stacks; i++)
 		order[i] = (uint32_t)i;
-	sort_stacks = s;
 	if (s->nr_stacks)
-		qsort(order, s->nr_stacks, sizeof(*order), cmp_stack);
+		qsort_r(order, s->nr_stacks, sizeof(*order), cmp_stack, (void *)s);
 	for (size_t i = 0; i < s->nr_stacks; i++) {
 		const struct sstack *st = &s->stacks[order[i]];
 

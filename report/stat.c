@@ -549,9 +549,6 @@ done:
 	cur_unit = -1;
 }
 
-static const struct stat_result *sort_r;
-static const struct stat_counter *sort_c;
-
 static uint64_t count_of(double v)
 {
 	if (v >= 18446744073709551616.0)
@@ -560,9 +557,11 @@ static uint64_t count_of(double v)
 }
 
 /* --per-thread: threads by count, largest first, compared as perf does
- * (the difference of the two counts as an int); ties keep their order. */
-static int cmp_unit(const void *pa, const void *pb)
+ * (the difference of the two counts as an int); ties keep their order.
+ * qsort_r: ctx is the counter. */
+static int cmp_unit(const void *pa, const void *pb, void *ctx)
 {
+	const struct stat_counter *sort_c = ctx;
 	long a = *(const long *)pa, b = *(const long *)pb;
 	uint64_t va = sort_c->urunning[a] ? count_of(sort_c->uvalues[a]) : 0;
 	uint64_t vb = sort_c->urunning[b] ? count_of(sort_c->uvalues[b]) : 0;
@@ -583,9 +582,7 @@ static void for_units(FILE *out, const struct stat_result *r, const struct stat_
 	for (size_t u = 0; u < r->nr_units; u++)
 		order[u] = (long)u;
 	if (r->aggr == AGGR_THREAD && c->uvalues) {
-		sort_r = r;
-		sort_c = c;
-		qsort(order, r->nr_units, sizeof(*order), cmp_unit);
+		qsort_r(order, r->nr_units, sizeof(*order), cmp_unit, (void *)c);
 	}
 	for (size_t u = 0; u < r->nr_units; u++)
 		text_line(out, r, o, c, order[u]);

@@ -46,13 +46,12 @@ struct report_opts {
 	bool help;
 };
 
-static struct report_opts *g_ro;
-
 static int cb_callgraph(const struct opt *o, const char *arg, struct err *err)
 {
-	(void)o;
+	struct report_opts *ro = o->dest;
+
 	(void)err;
-	g_ro->callgraph = arg ? arg : "graph";
+	ro->callgraph = arg ? arg : "graph";
 	return 0;
 }
 
@@ -250,7 +249,6 @@ int cmd_report(int argc, char **argv)
 	struct hist h;
 	int ret;
 
-	g_ro = &ro;
 	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &ro.help);
 	if (ret >= 0)
 		return ret;

@@ -100,25 +100,23 @@ void stat_refs_update(struct stat_refs *s, enum stat_ref k, uint64_t v)
 	s->mean[k] += delta / (double)s->n[k];
 }
 
-/* Which value the printer is on: the total (unit < 0) or one unit's. */
-static long cur_unit = -1;
-
-/* The count (before the counter's scale). */
-static double value_of(const struct stat_result *r, const struct stat_counter *c)
+/* The count (before the counter's scale) of the total (unit < 0) or of
+ * one unit (CPU, core, thread, ... of the aggregation). */
+static double value_of(const struct stat_result *r, const struct stat_counter *c, long unit)
 {
-	if (cur_unit >= 0)
-		return c->uvalues ? c->uvalues[cur_unit] : 0;
+	if (unit >= 0)
+		return c->uvalues ? c->uvalues[unit] : 0;
 	return mean(c->values, r->runs);
 }
 
 /* The mean of a reference and how many updates it had: the file's (perf
  * stat report), else the readings printed, as perf's live run keeps them. */
-static double ref_avg(const struct stat_result *r, enum stat_ref k, uint64_t *n)
+static double ref_avg(const struct stat_result *r, enum stat_ref k, long unit, uint64_t *n)
 {
 	double sum = 0;
 
 	if (r->refs) {
-		const struct stat_refs *s = &r->refs[k == STAT_REF_WALL || cur_unit < 0 ? 0 : cur_unit];
+		const struct stat_refs *s = &r->refs[k == STAT_REF_WALL || unit < 0 ? 0 : unit];
 
 		*n = s->n[k];
 		return s->n[k] ? s->mean[k] : 0;
@@ -132,7 +130,8 @@ static double ref_avg(const struct stat_result *r, enum stat_ref k, uint64_t *n)
 		const struct stat_counter *o = &r->c[i];
 
 		if (o->supported && stat_ref_of(o->type, o->config) == k) {
-			sum += k == STAT_REF_NSECS ? value_of(r, o) : value_of(r, o) * scale_of(o);
+			sum += k == STAT_REF_NSECS ? value_of(r, o, unit) :
+			       value_of(r, o, unit) * scale_of(o);
 			(*n)++;
 		}
 	}
@@ -153,11 +152,11 @@ static void set(struct metric *m, const char *fmt, const char *unit, double v)
 }
 
 /* Misses in percent of the accesses of the reference. */
-static void miss_ratio(const struct stat_result *r, enum stat_ref k, double avg,
+static void miss_ratio(const struct stat_result *r, long u, enum stat_ref k, double avg,
 		       const char *unit, struct metric *m)
 {
 	uint64_t n;
-	double total = ref_avg(r, k, &n);
+	double total = ref_avg(r, k, u, &n);
 
 	if (!n)
 		set(m, NULL, unit, 0);
@@ -184,8 +183,8 @@ static const char *per_sec(double *v)
 }
 
 /* The `#` column of a counter, and the second line perf gives instructions. */
-static void metrics(const struct stat_result *r, const struct stat_counter *c, struct metric *m,
-		    struct metric *m2)
+static void metrics(const struct stat_result *r, const struct stat_counter *c, long u,
+		    struct metric *m, struct metric *m2)
 {
 	static const char *const cache_units[] = {
 		"of all L1-dcache accesses", "of all L1-icache accesses", "of all LL-cache accesses",
@@ -196,56 +195,56 @@ static void metrics(const struct stat_result *r, const struct stat_counter *c, s
 	};
 	const uint64_t read_miss = PERF_COUNT_HW_CACHE_OP_READ << 8 |
 				   PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
-	double avg = value_of(r, c) * scale_of(c), total, other;
+	double avg = value_of(r, c, u) * scale_of(c), total, other;
 	uint64_t n;
 
 	set(m, NULL, NULL, 0);
 	set(m2, NULL, NULL, 0);
 	if (is_hw(c, PERF_COUNT_HW_INSTRUCTIONS)) {
-		total = ref_avg(r, STAT_REF_CYCLES, &n);
+		total = ref_avg(r, STAT_REF_CYCLES, u, &n);
 		if (total)
 			set(m, "%7.2f ", "insn per cycle", avg / total);
 		else
 			set(m, NULL, "insn per cycle", 0);
-		total = ref_avg(r, STAT_REF_STALLED_FRONT, &n);
-		other = ref_avg(r, STAT_REF_STALLED_BACK, &n);
+		total = ref_avg(r, STAT_REF_STALLED_FRONT, u, &n);
+		other = ref_avg(r, STAT_REF_STALLED_BACK, u, &n);
 		if (other > total)
 			total = other;
 		if (total && avg)
 			set(m2, "%7.2f ", "stalled cycles per insn", total / avg);
 	} else if (is_hw(c, PERF_COUNT_HW_BRANCH_MISSES)) {
-		miss_ratio(r, STAT_REF_BRANCHES, avg, "of all branches", m);
+		miss_ratio(r, u, STAT_REF_BRANCHES, avg, "of all branches", m);
 	} else if (c->type == PERF_TYPE_HW_CACHE && (c->config & ~0xffull) == read_miss &&
 		   (c->config & 0xff) <= PERF_COUNT_HW_CACHE_ITLB) {
-		miss_ratio(r, cache_refs[c->config & 0xff], avg, cache_units[c->config & 0xff], m);
+		miss_ratio(r, u, cache_refs[c->config & 0xff], avg, cache_units[c->config & 0xff], m);
 	} else if (is_hw(c, PERF_COUNT_HW_CACHE_MISSES)) {
-		total = ref_avg(r, STAT_REF_CACHE_REFS, &n);
+		total = ref_avg(r, STAT_REF_CACHE_REFS, u, &n);
 		if (n)
 			set(m, "%8.3f %%", "of all cache refs", total ? avg * 100 / total : 0);
 		else
 			set(m, NULL, "of all cache refs", 0);
 	} else if (is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND)) {
-		total = ref_avg(r, STAT_REF_CYCLES, &n);
+		total = ref_avg(r, STAT_REF_CYCLES, u, &n);
 		other = total ? avg / total * 100.0 : 0;
 		set(m, other ? "%7.2f%%" : NULL, "frontend cycles idle", other);
 	} else if (is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_BACKEND)) {
-		total = ref_avg(r, STAT_REF_CYCLES, &n);
+		total = ref_avg(r, STAT_REF_CYCLES, u, &n);
 		set(m, "%7.2f%%", "backend cycles idle", total ? avg / total * 100.0 : 0);
 	} else if (is_hw(c, PERF_COUNT_HW_CPU_CYCLES)) {
-		total = ref_avg(r, STAT_REF_NSECS, &n);
+		total = ref_avg(r, STAT_REF_NSECS, u, &n);
 		if (total)
 			set(m, "%8.3f", "GHz", avg / total);
 		else
 			set(m, NULL, "Ghz", 0);         /* sic, as perf */
 	} else if (is_clock(c)) {
-		total = ref_avg(r, STAT_REF_WALL, &n);
+		total = ref_avg(r, STAT_REF_WALL, u, &n);
 		if (total)
 			set(m, "%8.3f", "CPUs utilized", avg / (total * scale_of(c)));
 		else
 			set(m, NULL, "CPUs utilized", 0);
 	} else {
 		/* everything else: per second of the clocks' time */
-		total = ref_avg(r, STAT_REF_NSECS, &n);
+		total = ref_avg(r, STAT_REF_NSECS, u, &n);
 		if (n) {
 			double v = total ? 1e9 * avg / total : 0;
 			const char *unit = total ? per_sec(&v) : "/sec";
@@ -332,9 +331,8 @@ static void line_init(struct line *l, const struct stat_result *r, const struct 
 	l->en = u < 0 ? sum_u64(c->enabled, r->runs) : c->uenabled[u];
 	l->run = u < 0 ? sum_u64(c->running, r->runs) : c->urunning[u];
 	l->counted = c->supported && l->run && l->en;
-	cur_unit = u;
 	if (l->counted) {
-		metrics(r, c, &l->m, &l->m2);
+		metrics(r, c, u, &l->m, &l->m2);
 	} else {
 		set(&l->m, NULL, "", 0);
 		set(&l->m2, NULL, NULL, 0);
@@ -399,7 +397,7 @@ static void csv_line(FILE *out, const struct stat_result *r, const struct stat_p
 	if (!l->counted)
 		fputs(c->supported ? "<not counted>" : "<not supported>", out);
 	else
-		fprintf(out, value_fmt(c, true, false), value_of(r, c) * scale_of(c));
+		fprintf(out, value_fmt(c, true, false), value_of(r, c, l->u) * scale_of(c));
 	fprintf(out, "%s%s%s%s", s, unit_of(c), s, c->name);
 	if (r->runs > 1)
 		fprintf(out, "%s%.2f%%", s, l->counted ? variation_pct(c->values, r->runs) : 0.0);
@@ -441,7 +439,7 @@ static void json_line(FILE *out, const struct stat_result *r, const struct stat_
 	if (!l->counted)
 		fprintf(out, "\"counter-value\" : \"%s\", ", c->supported ? "<not counted>" : "<not supported>");
 	else
-		fprintf(out, "\"counter-value\" : \"%f\", ", value_of(r, c) * scale_of(c));
+		fprintf(out, "\"counter-value\" : \"%f\", ", value_of(r, c, l->u) * scale_of(c));
 	fprintf(out, "\"unit\" : \"%s\", \"event\" : \"%s\", ", unit_of(c), c->name);
 	if (l->u < 0 && r->runs > 1)
 		fprintf(out, "\"variance\" : %.2f, ", l->counted ? variation_pct(c->values, r->runs) : 0.0);
@@ -511,11 +509,11 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 	line_init(&l, r, c, u);
 	if (o->json) {
 		json_line(out, r, o, &l);
-		goto done;
+		return;
 	}
 	if (o->sep) {
 		csv_line(out, r, o, &l);
-		goto done;
+		return;
 	}
 	if (o->interval >= 0)
 		fprintf(out, "%16.9f ", o->interval);
@@ -525,7 +523,7 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 		fprintf(out, "%18s %-*s %-25s", c->supported ? "<not counted>" : "<not supported>", uw,
 			unit_of(c), c->name);
 	} else {
-		fprintf(out, value_fmt(c, false, o->big_num), value_of(r, c) * scale_of(c));
+		fprintf(out, value_fmt(c, false, o->big_num), value_of(r, c, u) * scale_of(c));
 		fprintf(out, " %-*s %-32s", uw, unit_of(c), c->name);
 	}
 	text_metric(out, &l.m);
@@ -545,8 +543,6 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 	if (l.run != l.en)
 		fprintf(out, "  (%.2f%%)", 100.0 * (double)l.run / (double)l.en);
 	fputc('\n', out);
-done:
-	cur_unit = -1;
 }
 
 static uint64_t count_of(double v)

@@ -40,18 +40,28 @@ static int wait_writable(int fd)
 	return poll(&p, 1, -1) < 0 && errno != EINTR ? -errno : 0;
 }
 
+/* A write or sendfile to the output failed: 0 to try again (interrupted,
+ * or a non-blocking output that is writable again), else the error. */
+static int out_failed(struct container_stream *cs, struct err *err)
+{
+	int e = errno;
+
+	if (e == EINTR || (e == EAGAIN && !(e = -wait_writable(cs->out_fd))))
+		return 0;
+	return err_set(err, -e, "cannot write the stream: %s", err_str(-e));
+}
+
 static int out_write(struct container_stream *cs, const uint8_t *p, size_t n, struct err *err)
 {
 	while (n) {
 		ssize_t done = write(cs->out_fd, p, n);
+		int ret;
 
-		if (done < 0 && (errno == EINTR || errno == EAGAIN)) {
-			if (errno == EAGAIN && wait_writable(cs->out_fd))
-				return err_set(err, -errno, "cannot write the stream: %s", err_str(-errno));
+		if (done < 0) {
+			if ((ret = out_failed(cs, err)))
+				return ret;
 			continue;
 		}
-		if (done < 0)
-			return err_set(err, -errno, "cannot write the stream: %s", err_str(-errno));
 		p += done;
 		n -= (size_t)done;
 		cs->out_bytes += (uint64_t)done;
@@ -73,13 +83,13 @@ static int out_copy(struct container_stream *cs, uint64_t off, uint64_t n, struc
 			cs->no_sendfile = true;
 			break;
 		}
-		if (done < 0 && (errno == EINTR || errno == EAGAIN)) {
-			if (errno == EAGAIN && wait_writable(cs->out_fd))
-				return err_set(err, -errno, "cannot write the stream: %s", err_str(-errno));
+		if (done < 0) {
+			int ret = out_failed(cs, err);
+
+			if (ret)
+				return ret;
 			continue;
 		}
-		if (done < 0)
-			return err_set(err, -errno, "cannot write the stream: %s", err_str(-errno));
 		if (done == 0)
 			return err_set(err, -PREC_ETRUNC, "the file ended while it was streamed");
 		off += (uint64_t)done;

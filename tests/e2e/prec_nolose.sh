@@ -10,13 +10,7 @@
 #  - after SIGKILL the file holds the samples up to shortly before the kill
 #    (DATA blocks reach the file every 0.2 s).
 . tests/e2e/lib/common.sh
-mnt=
-cleanup() {
-	kill $(jobs -p) 2>/dev/null
-	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$d"
-}
-trap cleanup EXIT
+trap e2e_cleanup EXIT
 need_perf_events 1
 
 # ---- a start that fails touches no file ----------------------------------------

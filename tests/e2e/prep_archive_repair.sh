@@ -7,13 +7,7 @@
 # binary deleted. What is not a prec file, an empty file and a file that
 # cannot be written are refused in one line, and left as they were.
 . tests/e2e/lib/common.sh
-mnt=
-cleanup() {
-	kill $(jobs -p) 2>/dev/null
-	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$d"
-}
-trap cleanup EXIT
+trap e2e_cleanup EXIT
 need_perf_events 1
 export PERF_BUILDID_DIR=$d/buildid-cache
 unset DEBUGINFOD_URLS

@@ -3,6 +3,8 @@
 #   P            the test programs (build/tests/programs)
 #   d            a new temporary folder: the test's EXIT trap removes it
 #   fail MSG     prints and counts a failure ($failures)
+#   e2e_cleanup  an EXIT trap: kills the test's background jobs, unmounts
+#                $mnt when the test mounted something there, removes $d
 #   need_perf_events LEVEL
 #                exits 77 (skip, with the reason) when the kernel has no
 #                perf events, or when not root and perf_event_paranoid is
@@ -15,6 +17,12 @@ P=$PWD/$B/tests/programs
 d=$(mktemp -d)
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+mnt=
+e2e_cleanup() {
+	kill $(jobs -p) 2>/dev/null
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	rm -rf "$d"
+}
 
 need_perf_events() {
 	[ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events on this kernel"; exit 77; }

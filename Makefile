@@ -11,7 +11,7 @@
 CC      ?= gcc
 BUILD   ?= build
 PREFIX  ?= /usr/local
-# libdebuginfod is not linked: report/symbols_find.c loads it with dlopen
+# libdebuginfod is not linked: report/symbols/symbols_find.c loads it with dlopen
 # when first needed (its header comes from libdebuginfod-dev, see deps.sh).
 PKGS    := zlib libdeflate libzstd libelf libdw liblzma libunwind-generic
 FUZZ_SECONDS ?= 60
@@ -22,7 +22,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
 
 LIB_SRC  := $(wildcard common/*.c) $(wildcard format/*.c)
@@ -31,7 +31,7 @@ LIB      := $(BUILD)/libprec.a
 
 # report/ without its main is a library too, so unit tests can link the
 # symbolizer, machine model and histograms.
-PREP_SRC := $(filter-out report/main.c,$(wildcard report/*.c))
+PREP_SRC := $(wildcard report/*/*.c)
 PREP_OBJ := $(PREP_SRC:%.c=$(BUILD)/%.o)
 PREP_LIB := $(BUILD)/libprep.a
 PREP_MAIN := $(BUILD)/report/main.o
@@ -60,7 +60,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # the flame graph page is assembled into flame.o (.incbin)
-$(BUILD)/report/flame.o: report/flamegraph.html
+$(BUILD)/report/export/flame.o: report/export/flamegraph.html
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -180,7 +180,7 @@ fuzz: deps
 		EXTRA_CFLAGS="$(FUZZ_CFLAGS)" build/fuzz/libprec.a build/fuzz/libprep.a
 	@set -e; for src in $(FUZZ_SRC); do \
 		name=$$(basename $$src .c | sed 's/^fuzz_//'); \
-		clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		clang -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -fsanitize=fuzzer,address,undefined \
 			-o build/fuzz/fuzz_$$name $$src build/fuzz/libprep.a build/fuzz/libprec.a $(PKG_LIBS) -lm; \
 		mkdir -p build/fuzz/corpus_$$name; \
 		cp tests/fuzz/corpus/$$name/* build/fuzz/corpus_$$name/ 2>/dev/null || true; \

@@ -4,7 +4,7 @@
 #include "container.h"
 #include "embed.h"
 #include "record.h"
-#include "../common/text.h"
+#include "common/text.h"
 
 #include <errno.h>
 #include <stdlib.h>

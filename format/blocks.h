@@ -17,9 +17,9 @@
 
 #include <linux/perf_event.h>
 
-#include "../common/buf.h"
-#include "../common/cursor.h"
-#include "../common/err.h"
+#include "common/buf.h"
+#include "common/cursor.h"
+#include "common/err.h"
 
 /* Check the structure of a decoded payload of a known type (used by the
  * reader before it hands a block out). Unknown types pass. */

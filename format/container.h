@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/err.h"
+#include "common/err.h"
 
 struct record_layouts;
 

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/buf.h"
-#include "../common/err.h"
+#include "common/buf.h"
+#include "common/err.h"
 
 #define EMBED_HEADER_SIZE 128    /* with the 64-byte build id field */
 #define EMBED_BUILD_ID_MAX 64

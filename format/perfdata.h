@@ -57,8 +57,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/cursor.h"
-#include "../common/err.h"
+#include "common/cursor.h"
+#include "common/err.h"
 #include "blocks.h"
 
 #define PERFDATA_MAGIC 0x32454c4946524550ull      /* "PERFILE2" */

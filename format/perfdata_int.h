@@ -5,7 +5,7 @@
 #ifndef PREC_FORMAT_PERFDATA_INT_H
 #define PREC_FORMAT_PERFDATA_INT_H
 
-#include "../common/buf.h"
+#include "common/buf.h"
 #include "perfdata.h"
 
 #define PD_FILE_HEADER_SIZE 104u

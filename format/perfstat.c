@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/cursor.h"
+#include "common/cursor.h"
 #include "blocks.h"
 
 #define HDR 8u

@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/err.h"
+#include "common/err.h"
 #include "perfdata.h"
 
 #define PERFSTAT_CPUS_MAX 65536u

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/buf.h"
-#include "../common/cursor.h"
+#include "common/buf.h"
+#include "common/cursor.h"
 
 /* ---- event layouts from attrs ------------------------------------------ */
 

@@ -33,7 +33,7 @@
 
 #include <linux/perf_event.h>
 
-#include "../common/err.h"
+#include "common/err.h"
 
 /* What the decoder needs to know of an event: the attr fields that shape its
  * records. Filled from the perf_event_attr the kernel accepted. */

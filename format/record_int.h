@@ -4,7 +4,7 @@
 #ifndef PREC_FORMAT_RECORD_INT_H
 #define PREC_FORMAT_RECORD_INT_H
 
-#include "../common/cursor.h"
+#include "common/cursor.h"
 #include "record.h"
 
 int record__sample(const struct event_layout *l, struct cursor *c,

@@ -16,7 +16,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../common/cursor.h"
+#include "common/cursor.h"
 
 /* Every sample_type bit up to WEIGHT_STRUCT: the ones whose layout we know.
  * Spelled out rather than PERF_SAMPLE_MAX - 1 so that a newer system header

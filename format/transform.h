@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/buf.h"
-#include "../common/err.h"
+#include "common/buf.h"
+#include "common/err.h"
 
 struct record_layouts;
 

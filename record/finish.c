@@ -17,7 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../format/blocks.h"
+#include "format/blocks.h"
 
 struct dso_entry {
 	char *path;

@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../common/opts.h"
+#include "common/opts.h"
 
 #define NAME_WIDTH	50	/* perf's "  %-50s [%s]" */
 #define NOT_HERE	", not supported here"

@@ -31,9 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../format/blocks.h"
-#include "../format/record.h"
-#include "../report/archive.h"
+#include "format/blocks.h"
+#include "format/record.h"
+#include "report/symbols/archive.h"
 #include "synth.h"
 
 #define DWARF_BLOCK_SIZE (4u << 20)

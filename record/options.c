@@ -15,7 +15,7 @@
 
 #include <linux/perf_event.h>
 
-#include "../common/opts.h"
+#include "common/opts.h"
 
 #define DEFAULT_FREQ 4000
 #define DEFAULT_STACK 8192

@@ -3,7 +3,7 @@
  * `prec -o -`: the recording as a stream on standard output (record.h).
  *
  * Why a private file first: the SYMBOLS and KALLSYMS blocks are made once
- * the recording is over by reading it back (report/archive.c reads a
+ * the recording is over by reading it back (report/symbols/archive.c reads a
  * finished file), and a pipe cannot be read back. So the writer writes a
  * normal file, unlinked from the start (O_TMPFILE in $TMPDIR or /tmp, else
  * a memfd) so that nothing is left behind whatever happens; archive_file

@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../common/err.h"
-#include "../common/events.h"
-#include "../format/container.h"
+#include "common/err.h"
+#include "common/events.h"
+#include "format/container.h"
 
 #define PREC_VERSION "0.1"
 

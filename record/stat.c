@@ -27,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/buf.h"
-#include "../common/opts.h"
-#include "../format/blocks.h"
-#include "../report/stat.h"
+#include "common/buf.h"
+#include "common/opts.h"
+#include "format/blocks.h"
+#include "report/stat/stat.h"
 
 /* perf stat's default set; system-wide (-a, -C) it counts cpu-clock, the
  * time of the CPUs, instead of task-clock */

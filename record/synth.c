@@ -11,7 +11,7 @@
  * reported as GONE, a positive code that the API functions turn into 0 or
  * into a skip; it is never returned to a caller.
  */
-#include "../common/text.h"
+#include "common/text.h"
 #include "synth.h"
 
 #include <dirent.h>
@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../common/buf.h"
+#include "common/buf.h"
 
 #define GONE		1               /* the task exited while being read */
 #define STOP		2               /* a line callback found what it wanted */

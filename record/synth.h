@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../common/err.h"
+#include "common/err.h"
 
 struct synth_params {
 	uint64_t sample_type;   /* of the tracking event: decides the trailer (TID, TIME,

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/opts.h"
-#include "archive.h"
-#include "dump.h"
-#include "export.h"
-#include "report.h"
-#include "stat.h"
+#include "common/opts.h"
+#include "report/symbols/archive.h"
+#include "report/views/dump.h"
+#include "report/export/export.h"
+#include "report/views/report.h"
+#include "report/stat/stat.h"
 
 struct dump_opts {
 	const char *input;

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "../format/container.h"
+#include "format/container.h"
 #include "synth.h"
 
 #define SPAN (256u << 10)

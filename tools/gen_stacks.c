@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../format/blocks.h"
-#include "../format/container.h"
+#include "format/blocks.h"
+#include "format/container.h"
 #include "synth.h"
 
 #define KBASE 0xffffffff81001000ull

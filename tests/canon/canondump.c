@@ -10,10 +10,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../../format/blocks.h"
-#include "../../format/container.h"
-#include "../../format/embed.h"
-#include "../../format/record.h"
+#include "format/blocks.h"
+#include "format/container.h"
+#include "format/embed.h"
+#include "format/record.h"
 
 struct counts {
 	unsigned long blocks, corrupt, skipped;

@@ -29,11 +29,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../format/blocks.h"
-#include "../../format/container.h"
-#include "../../format/embed.h"
-#include "../../format/record.h"
-#include "../../tools/synth.h"
+#include "format/blocks.h"
+#include "format/container.h"
+#include "format/embed.h"
+#include "format/record.h"
+#include "tools/synth.h"
 
 static const char *dir;
 

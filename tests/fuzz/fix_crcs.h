@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../format/container.h"
-#include "../../format/header.h"
+#include "format/container.h"
+#include "format/header.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target: the .debug_frame rewrite (report/unwind_debug_frame.c). The
+ * Fuzz target: the .debug_frame rewrite (report/symbols/unwind_debug_frame.c). The
  * input is a .debug_frame section, converted for the executable range
  * [0x1000, 0x10000000) of a binary loaded at BIAS. Then libunwind itself
  * looks up the start of every FDE in the search table (the first 256) in
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../report/unwind_debug_frame.h"
+#include "report/symbols/unwind_debug_frame.h"
 
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					     unw_dyn_info_t *di, unw_proc_info_t *pi,

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../common/events.h"
+#include "common/events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
  * Then the whole report pipeline reads the same bytes through the session
  * (ordering by FINISHED_ROUND, machine model, histograms, symbolization with
  * an empty kallsyms) and prints to /dev/null, as fuzz_report.c does for
- * prec.data. Last, prep stat report reads them (report/stat_perf.c: perf's
+ * prec.data. Last, prep stat report reads them (report/stat/stat_perf.c: perf's
  * STAT_CONFIG, STAT, STAT_ROUND, THREAD_MAP, CPU_MAP and EVENT_UPDATE
  * records) in five output modes. The committed corpus
  * (tests/fuzz/corpus/perfdata/) holds small files written by perf record:
@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../format/perfdata.h"
-#include "../../report/hist.h"
-#include "../../report/load.h"
-#include "../../report/print.h"
-#include "../../report/stat_perf.h"
+#include "format/perfdata.h"
+#include "report/aggregate/hist.h"
+#include "report/core/load.h"
+#include "report/views/print.h"
+#include "report/stat/stat_perf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "fix_crcs.h"
-#include "../../format/blocks.h"
-#include "../../format/container.h"
-#include "../../format/header.h"
-#include "../../format/record.h"
+#include "format/blocks.h"
+#include "format/container.h"
+#include "format/header.h"
+#include "format/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

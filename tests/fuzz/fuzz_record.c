@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../format/record.h"
+#include "format/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "fix_crcs.h"
-#include "../../format/blocks.h"
-#include "../../format/container.h"
+#include "format/blocks.h"
+#include "format/container.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

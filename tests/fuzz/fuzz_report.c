@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "fix_crcs.h"
-#include "../../report/hist.h"
-#include "../../report/load.h"
-#include "../../report/print.h"
+#include "report/aggregate/hist.h"
+#include "report/core/load.h"
+#include "report/views/print.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

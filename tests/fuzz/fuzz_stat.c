@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "fix_crcs.h"
-#include "../../report/stat.h"
+#include "report/stat/stat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../format/blocks.h"
-#include "../../format/record.h"
-#include "../../format/transform.h"
+#include "format/blocks.h"
+#include "format/record.h"
+#include "format/transform.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../format/blocks.h"
-#include "../../format/container.h"
-#include "../../format/header.h"
-#include "../../format/record.h"
-#include "../../tools/synth.h"
+#include "format/blocks.h"
+#include "format/container.h"
+#include "format/header.h"
+#include "format/record.h"
+#include "tools/synth.h"
 
 static char tmpdir[] = "/tmp/test_container.XXXXXX";
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the .debug_frame rewrite (report/unwind_debug_frame.c): a
+/* Unit tests of the .debug_frame rewrite (report/symbols/unwind_debug_frame.c): a
  * hand-made section, converted, then searched by libunwind itself through a
  * remote address space whose memory is the image. */
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/buf.h"
-#include "../../report/unwind_debug_frame.h"
+#include "common/buf.h"
+#include "report/symbols/unwind_debug_frame.h"
 
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					     unw_dyn_info_t *di, unw_proc_info_t *pi,

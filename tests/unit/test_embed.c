@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../format/embed.h"
+#include "format/embed.h"
 
 /* ---- a reference binary ------------------------------------------------ */
 

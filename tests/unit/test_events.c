@@ -23,7 +23,7 @@
 
 #include <linux/hw_breakpoint.h>
 
-#include "../../common/events.h"
+#include "common/events.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

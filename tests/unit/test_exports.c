@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the exports' writers on hand-made stacks: JSON strings
- * (report/json.c), the collapsed lines of --folded (report/folded.c), the
- * speedscope file (report/speedscope.c) and the flame graph tree in the
- * page's data (report/flame.c). The end-to-end tests (prep_exports.sh,
+ * (report/export/json.c), the collapsed lines of --folded (report/export/folded.c), the
+ * speedscope file (report/export/speedscope.c) and the flame graph tree in the
+ * page's data (report/export/flame.c). The end-to-end tests (prep_exports.sh,
  * prep_flamegraph.sh) run them on real recordings.
  */
 #include <setjmp.h>
@@ -16,11 +16,11 @@
 
 #include <cmocka.h>
 
-#include "../../report/flame.h"
-#include "../../report/folded.h"
-#include "../../report/json.h"
-#include "../../report/speedscope.h"
-#include "../../report/stacks.h"
+#include "report/export/flame.h"
+#include "report/export/folded.h"
+#include "report/export/json.h"
+#include "report/export/speedscope.h"
+#include "report/aggregate/stacks.h"
 
 /* the text a writer produced */
 struct capture {

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../common/pb.h"
+#include "common/pb.h"
 
 /* ---- a reference decoder ---------------------------------------------------- */
 

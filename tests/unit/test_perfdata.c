@@ -7,7 +7,7 @@
  * zstd stream cuts a record in two, pipe mode, and damaged files: every cut
  * of a good file, a data size of 0, a record too small, the other byte
  * order, the first file version. The session test reads the same file
- * through report/session.c and checks perf's ordering of the rounds.
+ * through report/core/session.c and checks perf's ordering of the rounds.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,8 +21,8 @@
 #include <cmocka.h>
 #include <zstd.h>
 
-#include "../../format/perfdata.h"
-#include "../../report/session.h"
+#include "format/perfdata.h"
+#include "report/core/session.h"
 
 #include "perf_bytes.h"
 

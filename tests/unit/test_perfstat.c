@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prep stat report on perf stat record files (format/perfstat.c,
- * report/stat_perf.c) built here byte by byte: the record decoders (every
+ * report/stat/stat_perf.c) built here byte by byte: the record decoders (every
  * CPU_MAP encoding, bad counts), a pipe-mode run printed as perf's report
  * prints it, -I rounds (differences of running totals, a round that did not
  * count, perf's running means for the metrics), multiplexing and
@@ -21,9 +21,9 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
-#include "../../format/perfdata.h"
-#include "../../format/perfstat.h"
-#include "../../report/stat_perf.h"
+#include "format/perfdata.h"
+#include "format/perfstat.h"
+#include "report/stat/stat_perf.h"
 
 #include "perf_bytes.h"
 

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "../../common/cursor.h"
-#include "../../format/record.h"
+#include "common/cursor.h"
+#include "format/record.h"
 
 /* ---- a record builder -------------------------------------------------- */
 

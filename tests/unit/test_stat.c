@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stat printer (report/stat.c) on readings made up here: what a machine
+ * The stat printer (report/stat/stat.c) on readings made up here: what a machine
  * without a PMU cannot produce live (multiplexed counters, hardware metrics)
  * and the exact layout of each kind of line.
  */
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/stat.h"
+#include "report/stat/stat.h"
 
 struct fixture {
 	struct stat_counter c[4];

@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "../../report/symbols.h"
+#include "report/symbols/symbols.h"
 
 /* ---- code to look up ------------------------------------------------------ */
 

@@ -32,12 +32,12 @@
 
 #include <cmocka.h>
 
-#include "../../format/record.h"
+#include "format/record.h"
 #define synth_process	test_copy_synth_process
 #define synth_thread	test_copy_synth_thread
 #define synth_all	test_copy_synth_all
 #define synth_kernel	test_copy_synth_kernel
-#include "../../record/synth.c"
+#include "record/synth.c"
 
 /* ---- collecting what is emitted ---------------------------------------- */
 

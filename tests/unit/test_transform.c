@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../format/blocks.h"
-#include "../../format/container.h"
-#include "../../format/record.h"
-#include "../../format/transform.h"
+#include "format/blocks.h"
+#include "format/container.h"
+#include "format/record.h"
+#include "format/transform.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)

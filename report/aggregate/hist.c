@@ -1,0 +1,889 @@
+/* SPDX-License-Identifier: MIT */
+/* Samples to histogram entries and call-graph trees; see hist.h. */
+#include "hist.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+
+#define RAW_ADDRS_MAX ((size_t)1 << 20)
+
+struct raw_stack {
+	int event;
+	uint32_t n;
+	const struct thread *thread;
+	const char *comm;
+	uint32_t cpu;
+	uint64_t kmask;         /* kernel flags of the first 64 frames (deeper ones
+				   follow from the same addresses in practice) */
+	unsigned ktab;
+	size_t first;           /* in raw_addrs */
+	uint32_t stack;
+};
+
+int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s)
+{
+	memset(h, 0, sizeof(*h));
+	h->opts = *o;
+	h->machine = m;
+	h->sym = s;
+	return 0;
+}
+
+static void raw_reset(struct hist *h)
+{
+	hmap_free(&h->raw_idx);
+	h->nr_raw = h->nr_raw_addrs = 0;
+	h->raw_gen = h->machine->maps_gen;
+}
+
+struct raw_key {
+	struct hist *h;
+	const struct raw_stack *r;
+	const uint64_t *addrs;
+};
+
+static bool raw_eq(void *ctx, uint32_t idx)
+{
+	const struct raw_key *k = ctx;
+	const struct raw_stack *a = &k->h->raw[idx], *b = k->r;
+
+	return a->n == b->n && a->event == b->event && a->thread == b->thread &&
+	       a->comm == b->comm && a->cpu == b->cpu &&
+	       a->kmask == b->kmask && a->ktab == b->ktab &&
+	       !memcmp(&k->h->raw_addrs[a->first], k->addrs, a->n * sizeof(uint64_t));
+}
+
+static void free_tree(struct cnode *n)
+{
+	while (n) {
+		struct cnode *next = n->next;
+
+		free_tree(n->child);
+		free(n);
+		n = next;
+	}
+}
+
+static void free_entries(struct hist *h)
+{
+	for (size_t i = 0; i < h->nr_entries; i++)
+		free_tree(h->entries[i].tree);
+	free(h->entries);
+	h->entries = NULL;
+	h->nr_entries = 0;
+}
+
+void hist_free(struct hist *h)
+{
+	free_entries(h);
+	free(h->frames);
+	free(h->frame_ids);
+	free(h->stacks);
+	free(h->symids);
+	free(h->raw);
+	free(h->raw_addrs);
+	hmap_free(&h->raw_idx);
+	hmap_free(&h->frame_idx);
+	hmap_free(&h->stack_idx);
+	hmap_free(&h->sym_idx);
+	memset(h, 0, sizeof(*h));
+}
+
+/* ---- folding samples ------------------------------------------------- */
+
+struct frame_key {
+	struct hist *h;
+	const struct frame *f;
+};
+
+static bool frame_eq(void *ctx, uint32_t idx)
+{
+	const struct frame_key *k = ctx;
+	const struct frame *a = &k->h->frames[idx];
+
+	return a->dso == k->f->dso && a->addr == k->f->addr && a->kernel == k->f->kernel &&
+	       a->ktab == k->f->ktab;
+}
+
+static int frame_id(struct hist *h, const struct frame *f, uint32_t *id)
+{
+	struct frame_key k = { h, f };
+	uint64_t hv = hash_combine(hash_combine(hash_u64(f->addr), (uintptr_t)f->dso),
+				   f->kernel | (uint64_t)f->ktab << 1);
+
+	if (hmap_find(&h->frame_idx, hv, frame_eq, &k, id))
+		return 0;
+	if (array_grow((void **)&h->frames, &h->cap_frames, h->nr_frames + 1, sizeof(*h->frames)) ||
+	    hmap_insert(&h->frame_idx, hv, (uint32_t)h->nr_frames))
+		return -ENOMEM;
+	*id = (uint32_t)h->nr_frames;
+	h->frames[h->nr_frames++] = *f;
+	return 0;
+}
+
+struct stack_key {
+	struct hist *h;
+	const struct stack *s;
+	const uint32_t *ids;
+};
+
+static bool stack_eq(void *ctx, uint32_t idx)
+{
+	const struct stack_key *k = ctx;
+	const struct stack *a = &k->h->stacks[idx];
+
+	return a->event == k->s->event && a->thread == k->s->thread && a->comm == k->s->comm &&
+	       a->cpu == k->s->cpu &&
+	       a->nr_frames == k->s->nr_frames &&
+	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
+}
+
+int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
+	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab)
+{
+	uint32_t ids[PERF_MAX_STACK_DEPTH + 8];
+	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu };
+	struct stack_key k = { h, &s, ids };
+	uint64_t hv;
+	uint32_t idx;
+
+	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
+			       .ktab = ktab };
+	struct raw_key rk = { h, &r, addrs };
+	uint64_t rh;
+	uint32_t ri;
+
+	if (h->opts.max_stack > 0 && n > (size_t)h->opts.max_stack)
+		n = (size_t)h->opts.max_stack;
+	if (n > PERF_MAX_STACK_DEPTH + 8)
+		n = PERF_MAX_STACK_DEPTH + 8;
+	/* the same raw addresses as before, with the same maps: the same stack */
+	if (h->raw_gen != h->machine->maps_gen)
+		raw_reset(h);
+	r.n = (uint32_t)n;
+	for (size_t i = 0; i < n && i < 64; i++)
+		r.kmask |= (uint64_t)kernel[i] << i;
+	rh = hash_bytes(addrs, n * sizeof(*addrs),
+			hash_combine(hash_combine(hash_u64((uint64_t)event ^ r.kmask), (uintptr_t)t),
+				     hash_combine((uintptr_t)r.comm, cpu)));
+	if (hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
+		idx = h->raw[ri].stack;
+		goto count;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct frame f = { .addr = addrs[i], .ip = addrs[i], .kernel = kernel[i],
+				   .ktab = kernel[i] ? (uint16_t)ktab : 0 };
+		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
+
+		if (m) {
+			f.dso = m->dso;
+			if (!kernel[i] && !m->dso->identity)
+				f.addr = addrs[i] - m->start + m->pgoff;
+		} else if (kernel[i]) {
+			f.dso = h->machine->kernel_dso ? h->machine->kernel_dso :
+				machine_dso(h->machine, "[kernel.kallsyms]");
+		}
+		if (frame_id(h, &f, &ids[i]))
+			return -ENOMEM;
+	}
+	s.nr_frames = (uint32_t)n;
+	h->chains_seen |= n > 1;
+	hv = hash_bytes(ids, n * sizeof(*ids),
+			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
+				     hash_combine((uintptr_t)s.comm, cpu)));
+	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
+		if (array_grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
+		    array_grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
+		    hmap_insert(&h->stack_idx, hv, (uint32_t)h->nr_stacks))
+			return -ENOMEM;
+		s.first = h->nr_ids;
+		memcpy(&h->frame_ids[h->nr_ids], ids, n * sizeof(*ids));
+		h->nr_ids += n;
+		idx = (uint32_t)h->nr_stacks;
+		h->stacks[h->nr_stacks++] = s;
+	}
+	/* bounded (8 MiB of addresses): a profile of ever new stacks gains nothing */
+	if (h->nr_raw_addrs + n > RAW_ADDRS_MAX)
+		raw_reset(h);
+	if (!array_grow((void **)&h->raw, &h->cap_raw, h->nr_raw + 1, sizeof(r)) &&
+	    !array_grow((void **)&h->raw_addrs, &h->cap_raw_addrs, h->nr_raw_addrs + n,
+			sizeof(*addrs)) &&
+	    !hmap_insert(&h->raw_idx, rh, (uint32_t)h->nr_raw)) {
+		r.first = h->nr_raw_addrs;
+		r.stack = idx;
+		memcpy(&h->raw_addrs[h->nr_raw_addrs], addrs, n * sizeof(*addrs));
+		h->nr_raw_addrs += n;
+		h->raw[h->nr_raw++] = r;
+	} else {
+		raw_reset(h);   /* no memory for the shortcut: do without */
+	}
+count:
+	h->stacks[idx].count++;
+	h->stacks[idx].period += period;
+	/* by now the binaries that matter have been seen: their DWARF can be
+	 * opened while the rest of the file is read */
+	if (++h->added == 4096)
+		return hist_prefetch_dwarf(h);
+	return 0;
+}
+
+/* ---- symbols --------------------------------------------------------- */
+
+struct symid_key {
+	struct hist *h;
+	const struct dso *dso;
+	uint64_t start;
+	const char *name;
+};
+
+/* a function: its dso, start and name (two files' kernel tables may name
+ * one address differently) */
+struct symid_rec {
+	const struct dso *dso;
+	uint64_t start;
+	const char *name;       /* NULL: unresolved */
+};
+
+static bool symid_eq(void *ctx, uint32_t idx)
+{
+	const struct symid_key *k = ctx;
+
+	const struct symid_rec *r = &k->h->symids[idx];
+
+	return r->dso == k->dso && r->start == k->start && r->name == k->name;
+}
+
+static int sym_id(struct hist *h, const struct dso *d, uint64_t start, const char *name,
+		  uint32_t *id)
+{
+	struct symid_key k = { h, d, start, name };
+	uint64_t hv = hash_combine(hash_combine(hash_u64(start), (uintptr_t)d), (uintptr_t)name);
+
+	if (hmap_find(&h->sym_idx, hv, symid_eq, &k, id))
+		return 0;
+	if (array_grow((void **)&h->symids, &h->cap_symids, h->nr_sym_ids + 1, sizeof(*h->symids)) ||
+	    hmap_insert(&h->sym_idx, hv, h->nr_sym_ids))
+		return -ENOMEM;
+	h->symids[h->nr_sym_ids] = (struct symid_rec){ d, start, name };
+	*id = h->nr_sym_ids++;
+	return 0;
+}
+
+struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d)
+{
+	char path[4096];
+
+	if (d->sym)
+		return d->sym;
+	if (symfs && *symfs && (size_t)snprintf(path, sizeof(path), "%s%s%s", symfs,
+						d->path[0] == '/' ? "" : "/", d->path) < sizeof(path))
+		d->sym = symbolizer_dso(s, path, d->build_id_size ? d->build_id : NULL,
+					d->build_id_size);
+	else
+		d->sym = symbolizer_dso(s, d->path, d->build_id_size ? d->build_id : NULL,
+					d->build_id_size);
+	return d->sym;
+}
+
+static struct sym_dso *dso_handle(struct hist *h, struct dso *d)
+{
+	return dso_sym(h->sym, h->opts.symfs, d);
+}
+
+/* DWARF will be wanted (inline frames, source lines): open it on a thread
+ * for every dso hit so far, while the rest of the work goes on here. Once:
+ * dsos hit later open their DWARF when first asked. */
+int hist_prefetch_dwarf(struct hist *h)
+{
+	bool want = h->opts.inline_frames && h->opts.callchain && h->chains_seen;
+	struct sym_dso **v;
+	size_t n = 0;
+	int ret;
+
+	if (h->dwarf_prefetched)
+		return 0;
+	h->dwarf_prefetched = true;
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		want |= h->opts.keys[i] == SORT_SRCLINE || h->opts.keys[i] == SORT_SRCFILE;
+	if (!want)
+		return 0;
+	v = calloc(h->machine->nr_dsos + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->nr_frames; i++) {
+		struct dso *d = h->frames[i].dso;
+		bool seen = false;
+
+		if (!d || d->kernel || d->anon || !dso_handle(h, d))
+			continue;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = v[j] == d->sym;
+		if (!seen && n < h->machine->nr_dsos)
+			v[n++] = d->sym;
+	}
+	ret = symbolizer_prefetch_dwarf(h->sym, v, n);
+	free(v);
+	return ret;
+}
+
+int hist_resolve(struct hist *h)
+{
+	int pf = hist_prefetch_dwarf(h);
+
+	if (pf)
+		return pf;
+	for (size_t i = 0; i < h->nr_frames; i++) {
+		struct frame *f = &h->frames[i];
+		struct sym_info si = { 0 };
+		int ret = 0;
+
+		if (f->sym || f->sym_id)
+			continue;
+		if (f->kernel) {
+			const char *module = NULL;
+
+			ret = symbolizer_kernel_lookup_table(h->sym, f->ktab, f->addr, &si, &module);
+			/* one name, one pointer, whichever table gave it */
+			if (!ret && si.name && !(si.name = machine_intern(h->machine, si.name)))
+				ret = -ENOMEM;
+			if (!ret && module) {
+				char name[128];
+
+				snprintf(name, sizeof(name), "[%s]", module);
+				f->module = machine_intern(h->machine, module);
+				f->dso = machine_dso(h->machine, name);
+				if (f->dso)
+					f->dso->kernel = true;
+			}
+			si.addr = f->addr;
+		} else if (f->dso && !f->dso->anon && dso_handle(h, f->dso)) {
+			ret = sym_dso_lookup(h->sym, f->dso->sym, f->addr, &si);
+		} else {
+			si.addr = f->addr;
+		}
+		if (ret)
+			return ret;
+		f->sym = si.name;
+		f->vaddr = si.addr;
+		f->sym_start = si.name ? si.start : si.addr;
+		if (sym_id(h, f->dso, f->sym_start, si.name, &f->sym_id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void hist_frame_src(struct hist *h, struct frame *f)
+{
+	if (f->src_done)
+		return;
+	f->src_done = true;
+	if (f->kernel || !f->dso || f->dso->anon || !dso_handle(h, f->dso))
+		return;
+	if (sym_dso_srcline(h->sym, f->dso->sym, f->addr, &f->inl, &f->nr_inl))
+		f->nr_inl = 0;
+}
+
+const char *hist_srcline(struct hist *h, struct frame *f, bool basename_only)
+{
+	char buf[4096];
+
+	hist_frame_src(h, f);
+	if (f->nr_inl && f->inl[0].file) {
+		const char *file = f->inl[0].file, *slash = strrchr(file, '/');
+
+		if (basename_only && slash)
+			file = slash + 1;
+		snprintf(buf, sizeof(buf), "%s:%u", file, f->inl[0].line);
+	} else if (f->sym) {
+		/* no line: perf's sym+offset, in decimal */
+		snprintf(buf, sizeof(buf), "%s+%llu", f->sym,
+			 (unsigned long long)(f->vaddr - f->sym_start));
+	} else {
+		snprintf(buf, sizeof(buf), "%s[%llx]", f->dso ? f->dso->short_name : "[unknown]",
+			 (unsigned long long)f->addr);
+	}
+	return machine_intern(h->machine, buf);
+}
+
+/* ---- entries --------------------------------------------------------- */
+
+struct hentry_key {
+	struct hist *h;
+	const struct hkey *k;
+};
+
+static bool hentry_eq(void *ctx, uint32_t idx)
+{
+	const struct hentry_key *k = ctx;
+
+	return !memcmp(&k->h->entries[idx].key, k->k, sizeof(*k->k));
+}
+
+static const char *parent_of(struct hist *h, const struct stack *s, const regex_t *re)
+{
+	for (uint32_t i = 0; i < s->nr_frames; i++) {
+		const struct frame *f = &h->frames[h->frame_ids[s->first + i]];
+
+		if (f->sym && !regexec(re, f->sym, 0, NULL, 0))
+			return f->sym;
+	}
+	return "[other]";
+}
+
+static void make_key(struct hist *h, const struct stack *s, uint32_t pos, const char *parent,
+		     struct hkey *k)
+{
+	struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < h->opts.nr_keys; i++) {
+		switch (h->opts.keys[i]) {
+		case SORT_COMM: k->comm = s->comm; break;
+		/* perf's pid is the thread: its id, named by its last comm */
+		case SORT_PID: k->pid = s->thread->tid; break;
+		case SORT_TID: k->tid = s->thread->tid; break;
+		case SORT_DSO: k->dso = f->dso; break;
+		case SORT_SYM: k->sym = f->sym_id + 1; break;
+		case SORT_SRCLINE: k->srcline = hist_srcline(h, f, true); break;
+		case SORT_SRCFILE: {
+			hist_frame_src(h, f);
+			if (f->nr_inl && f->inl[0].file) {
+				const char *slash = strrchr(f->inl[0].file, '/');
+
+				k->srcfile = machine_intern(h->machine, slash ? slash + 1 : f->inl[0].file);
+			} else {
+				k->srcfile = "";
+			}
+			break;
+		}
+		case SORT_CPU: k->cpu = s->cpu; break;
+		case SORT_SYMOFF: k->sym = f->sym_id + 1; k->symoff = f->vaddr; break;
+		case SORT_PERIOD: break;        /* a column (print.c), not a key */
+		case SORT_PARENT: k->parent = parent; break;
+		case SORT_NR: break;
+		}
+	}
+}
+
+static struct hentry *find_entry(struct hist *h, struct hmap *idx, const struct hkey *k,
+				 uint32_t frame, size_t *cap)
+{
+	struct hentry_key hk = { h, k };
+	uint64_t hv = hash_bytes(k, sizeof(*k), 7);
+	uint32_t i;
+
+	if (hmap_find(idx, hv, hentry_eq, &hk, &i))
+		return &h->entries[i];
+	if (array_grow((void **)&h->entries, cap, h->nr_entries + 1, sizeof(*h->entries)) ||
+	    hmap_insert(idx, hv, (uint32_t)h->nr_entries))
+		return NULL;
+	memset(&h->entries[h->nr_entries], 0, sizeof(*h->entries));
+	h->entries[h->nr_entries].key = *k;
+	h->entries[h->nr_entries].frame = frame;
+	return &h->entries[h->nr_entries++];
+}
+
+static struct cnode *child_node(struct cnode *parent, const char *name)
+{
+	struct cnode **p = &parent->child;
+
+	for (; *p; p = &(*p)->next)
+		if ((*p)->name == name)
+			return *p;
+	*p = calloc(1, sizeof(**p));
+	if (*p)
+		(*p)->name = name;
+	return *p;
+}
+
+/* The names a frame shows in a call graph, outermost last (innermost inlined
+ * function first, then the function that inlined it ...). */
+static size_t frame_names(struct hist *h, struct frame *f, const char **out, size_t max)
+{
+	char buf[512];
+
+	if (h->opts.inline_frames && f->sym && !f->kernel) {
+		hist_frame_src(h, f);
+		if (f->nr_inl > 1) {
+			size_t n = 0;
+
+			for (size_t i = 0; i + 1 < f->nr_inl && n + 1 < max; i++) {
+				if (!f->inl[i].function)
+					continue;
+				snprintf(buf, sizeof(buf), "%s (inlined)", f->inl[i].function);
+				out[n++] = machine_intern(h->machine, buf);
+			}
+			out[n++] = machine_intern(h->machine, f->sym);
+			return n;
+		}
+	}
+	if (f->sym) {
+		out[0] = machine_intern(h->machine, f->sym);
+	} else {
+		/* perf: the address as sampled (entry lines show the offset) */
+		snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)f->ip);
+		out[0] = machine_intern(h->machine, buf);
+	}
+	return 1;
+}
+
+/* perf orders siblings by their dso's place in memory: the order the dsos
+ * were made in; the kernel is one dso, whatever its maps are called */
+static uint32_t dso_rank(const struct hist *h, const struct dso *d)
+{
+	if (d && d->kernel && !strncmp(d->path, "[kernel.kallsyms]", 17) && h->machine->kernel_dso)
+		d = h->machine->kernel_dso;
+	return d ? d->idx + 1 : 0;
+}
+
+/* The call graph of entry e from one stack: in caller order the whole chain
+ * for a sampled function's own entry (lvl < 0), else from the entry's frame
+ * pos on; of that frame's names (frame_names), from the lvl-th (the entry's
+ * own, clamped to the function) towards the sampled end. */
+static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
+		     int lvl)
+{
+	uint32_t n = s->nr_frames;
+	struct cnode *node;
+	int from, to, step;
+
+	if (!e->tree && !(e->tree = calloc(1, sizeof(*e->tree))))
+		return -ENOMEM;
+	node = e->tree;
+	node->period += s->period;
+	node->count += s->count;
+	if (h->opts.caller) {
+		/* root first: the whole chain for a sample's own entry, else from
+		 * the entry down to the sampled function */
+		from = lvl < 0 ? (int)n - 1 : (int)pos;
+		to = -1;
+		step = -1;
+	} else {
+		from = (int)pos;
+		to = (int)n;
+		step = 1;
+	}
+	for (int i = from; i != to; i += step) {
+		struct frame *f = &h->frames[h->frame_ids[s->first + i]];
+		const char *names[16];
+		size_t nn = frame_names(h, f, names, 16);
+
+		for (size_t j = 0; j < nn; j++) {
+			size_t k = h->opts.caller ? nn - 1 - j : j;
+			size_t own = lvl < 0 || (size_t)lvl >= nn ? nn - 1 : (size_t)lvl;
+
+			/* the entry's frame: from the entry's own name on */
+			if (i == (int)pos && lvl >= 0 && (h->opts.caller ? k > own : k < own))
+				continue;
+			if (!names[k] || !(node = child_node(node, names[k])))
+				return -ENOMEM;
+			if (!node->period) {
+				node->inlined = k + 1 < nn;
+				node->dso_rank = dso_rank(h, f->dso);
+				node->addr = f->sym ? f->sym_start : f->vaddr;
+				node->ip = f->ip;
+				node->resolved = f->sym;
+			}
+			node->period += s->period;
+			node->count += s->count;
+		}
+	}
+	return 0;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* perf's _sort__addr_cmp(): the sign of the difference as a signed number */
+static int cmp_addr(uint64_t a, uint64_t b)
+{
+	int64_t d = (int64_t)(a - b);
+
+	return d < 0 ? -1 : d > 0;
+}
+
+/* Entries of equal periods: by the sort keys in their order, each as perf
+ * orders it (names and sources ascending, resolved symbols before bare
+ * addresses, those by address), then by frame to be stable. */
+static int cmp_key_names(const struct hist *h, const struct hentry *a, const struct hentry *b)
+{
+	const struct frame *fa = &h->frames[a->frame], *fb = &h->frames[b->frame];
+	int c = 0;
+
+	for (size_t i = 0; i < h->opts.nr_keys && !c; i++) {
+		switch (h->opts.keys[i]) {
+		case SORT_COMM: c = cmp_str(a->key.comm, b->key.comm); break;
+		case SORT_PID: c = cmp_u64(a->key.pid, b->key.pid); break;
+		case SORT_TID: c = cmp_u64(a->key.tid, b->key.tid); break;
+		case SORT_DSO:
+			c = cmp_str(a->key.dso ? a->key.dso->short_name : NULL,
+				    b->key.dso ? b->key.dso->short_name : NULL);
+			break;
+		case SORT_SYM: case SORT_SYMOFF: {
+			const char *na = a->key.inl ? a->key.inl : fa->sym;
+			const char *nb = b->key.inl ? b->key.inl : fb->sym;
+
+			if (na && nb)
+				c = strcmp(na, nb);
+			else if (na || nb)
+				c = na ? -1 : 1;
+			else
+				c = cmp_addr(a->key.ip ? a->key.ip : fa->addr,
+					     b->key.ip ? b->key.ip : fb->addr);
+			if (!c && h->opts.keys[i] == SORT_SYMOFF)
+				c = cmp_u64(a->key.symoff, b->key.symoff);
+			break;
+		}
+		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
+		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
+		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
+		case SORT_PERIOD: c = cmp_u64(a->self_period, b->self_period); break;
+		case SORT_PARENT: c = cmp_str(a->key.parent, b->key.parent); break;
+		case SORT_NR: break;
+		}
+	}
+	return c ? c : a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+/* qsort_r: ctx is the hist the entries belong to */
+static int cmp_entries(const void *pa, const void *pb, void *ctx)
+{
+	const struct hist *sort_hist = ctx;
+	const struct hentry *a = pa, *b = pb;
+
+	if (sort_hist->opts.children && a->total_period != b->total_period)
+		return a->total_period > b->total_period ? -1 : 1;
+	/* perf: of one thread, callers above callees (with call graphs) */
+	if (sort_hist->opts.children && sort_hist->opts.callchain && a->thread == b->thread &&
+	    a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == sort_hist->opts.caller ? -1 : 1;
+	if (a->self_period != b->self_period)
+		return a->self_period > b->self_period ? -1 : 1;
+	return cmp_key_names(sort_hist, a, b);
+}
+
+/* perf's match_chain(): two functions by name when one is inlined, else
+ * by dso and start; anything unresolved by dso and the addresses as sampled */
+static int chain_cmp(const struct cnode *a, const struct cnode *b)
+{
+	if (a->resolved && b->resolved && (a->inlined || b->inlined))
+		return strcmp(a->name, b->name);
+	if (a->dso_rank != b->dso_rank)
+		return a->dso_rank < b->dso_rank ? -1 : 1;
+	if (a->resolved && b->resolved)
+		return cmp_u64(a->addr, b->addr);
+	return cmp_u64(a->ip, b->ip);
+}
+
+/* Does a come before b, of equal period? (perf: the greater first) */
+static bool tie_before(const struct cnode *a, const struct cnode *b)
+{
+	int c = chain_cmp(a, b);
+
+	return c ? c > 0 : strcmp(a->name, b->name) <= 0;
+}
+
+static void sort_tree(struct cnode *n)
+{
+	/* children by period, descending (insertion sort on the list) */
+	for (; n; n = n->next) {
+		struct cnode *sorted = NULL;
+
+		while (n->child) {
+			struct cnode *c = n->child, **p = &sorted;
+
+			n->child = c->next;
+			while (*p && ((*p)->period > c->period ||
+				      ((*p)->period == c->period && tie_before(*p, c))))
+				p = &(*p)->next;
+			c->next = *p;
+			*p = c;
+		}
+		n->child = sorted;
+		sort_tree(n->child);
+	}
+}
+
+/* The sort keys include the symbol: perf keys the entries it makes from
+ * call chains by the address as sampled where no symbol names it. */
+static bool keyed_by_sym(const struct hist *h)
+{
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		if (h->opts.keys[i] == SORT_SYM)
+			return true;
+	return false;
+}
+
+/* Count the stack once in the total of entry e (children mode). */
+/* Count the stack once in the total of entry e (children mode), with its
+ * chain from frame pos (lvl as add_chain takes it). */
+static int add_total(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
+		     uint32_t depth, char level, int lvl, size_t *seen, size_t *nseen)
+{
+	size_t ei = (size_t)(e - h->entries);
+
+	for (size_t j = 0; j < *nseen; j++)
+		if (seen[j] == ei)
+			return 0;
+	seen[(*nseen)++] = ei;
+	if (!e->thread)
+		e->thread = s->thread;
+	if (!e->level && level)
+		e->level = level;
+	if (depth > e->max_depth)
+		e->max_depth = depth;
+	e->total_period += s->period;
+	e->total_count += s->count;
+	return h->opts.callchain ? add_chain(h, e, s, pos, lvl) : 0;
+}
+
+/* The functions inlined into frame pos, each an entry of its own ("name
+ * (inlined)", self 0), as perf lists them when the chains carry DWARF
+ * inline frames; below their frame in the order of equal totals (depth is
+ * 256 per frame), innermost last. k is the frame's key. */
+static int add_inlined(struct hist *h, struct hmap *idx, size_t *cap, const struct stack *s,
+		       uint32_t pos, struct hkey *k, uint32_t depth, char level, size_t *seen,
+		       size_t *nseen)
+{
+	uint32_t id = h->frame_ids[s->first + pos];
+	struct frame *f = &h->frames[id];
+	const char *names[16];
+	size_t nn;
+	int ret = 0;
+
+	if (!h->opts.inline_frames || !f->sym || f->kernel)
+		return 0;
+	nn = frame_names(h, f, names, 16);
+	for (size_t i = nn - 1; i-- > 0 && !ret;) {
+		uint32_t in = (uint32_t)(nn - 1 - i);
+		struct hentry *e;
+
+		k->inl = names[i];
+		e = find_entry(h, idx, k, id, cap);
+		ret = e ? add_total(h, e, s, pos, h->opts.caller ? depth - in : depth + in, level,
+				    (int)i, seen, nseen) : -ENOMEM;
+	}
+	k->inl = NULL;
+	return ret;
+}
+
+/* The entries of every frame of stack s get its period in their totals:
+ * the sampled function's own entry first (with the whole chain), then, as
+ * perf walks the chain, the entry of each frame with the chain from there
+ * (the sampled one again, under the address as sampled when it is
+ * unresolved) and of the functions inlined into it, from the root in caller
+ * order (perf keeps the outermost of a recursion there), from the sampled
+ * one otherwise. */
+static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const struct stack *s,
+			  const char *parent, size_t first_entry)
+{
+	/* each frame: its function, its address, at most 15 inlined names */
+	size_t nseen = 0, *seen = malloc(((size_t)s->nr_frames + 1) * 17 * sizeof(*seen));
+	char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
+	bool by_sym = keyed_by_sym(h);
+	int ret;
+
+	if (!seen)
+		return -ENOMEM;
+	ret = add_total(h, &h->entries[first_entry], s, 0, s->nr_frames * 256, 0, -1, seen,
+			&nseen);
+	for (uint32_t it = 0; it < s->nr_frames && !ret; it++) {
+		uint32_t pos = h->opts.caller ? s->nr_frames - 1 - it : it;
+		uint32_t depth = (h->opts.caller ? pos + 1 : s->nr_frames - pos) * 256;
+		const struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+		struct hentry *e;
+		struct hkey k;
+
+		if (f->sym || f->dso)
+			level = f->kernel ? 'k' : '.';
+		make_key(h, s, pos, parent, &k);
+		if (by_sym && !f->sym && f->ip != f->addr)
+			k.ip = f->ip;
+		if (pos || k.ip) {
+			e = find_entry(h, idx, &k, h->frame_ids[s->first + pos], cap);
+			ret = e ? add_total(h, e, s, pos, depth, level, INT_MAX, seen, &nseen) :
+				  -ENOMEM;
+		}
+		if (!ret && by_sym)
+			ret = add_inlined(h, idx, cap, s, pos, &k, depth, level, seen, &nseen);
+	}
+	free(seen);
+	return ret;
+}
+
+int hist_build(struct hist *h, int event)
+{
+	struct hmap idx = HMAP_INIT;
+	size_t cap = 0;
+	regex_t re;
+	bool want_parent = false;
+	int ret = 0;
+
+	free_entries(h);
+	h->total_period = h->total_count = h->unresolved = 0;
+	for (size_t i = 0; i < h->opts.nr_keys; i++)
+		want_parent |= h->opts.keys[i] == SORT_PARENT;
+	if (want_parent && regcomp(&re, h->opts.parent_re ? h->opts.parent_re : "^sys_|^do_page_fault",
+				   REG_EXTENDED | REG_NOSUB))
+		return -EINVAL;
+	for (size_t si = 0; si < h->nr_stacks && !ret; si++) {
+		const struct stack *s = &h->stacks[si];
+		const char *parent = want_parent ? parent_of(h, s, &re) : NULL;
+		struct hentry *e;
+		struct hkey k;
+		size_t first_entry;
+
+		if (s->event != event || !s->nr_frames)
+			continue;
+		h->total_period += s->period;
+		h->total_count += s->count;
+		if (!h->frames[h->frame_ids[s->first]].sym)
+			h->unresolved += s->count;
+		make_key(h, s, 0, parent, &k);
+		e = find_entry(h, &idx, &k, h->frame_ids[s->first], &cap);
+		if (!e) {
+			ret = -ENOMEM;
+			break;
+		}
+		e->self_period += s->period;
+		e->self_count += s->count;
+		if (!e->thread)
+			e->thread = s->thread;
+		first_entry = (size_t)(e - h->entries);
+		if (!h->opts.children) {
+			if (h->opts.callchain && s->nr_frames)
+				ret = add_chain(h, e, s, 0, -1);
+			continue;
+		}
+		/* Children: every distinct entry on the chain gets the period once. */
+		ret = add_cumulative(h, &idx, &cap, s, parent, first_entry);
+	}
+	if (want_parent)
+		regfree(&re);
+	hmap_free(&idx);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < h->nr_entries; i++)
+		if (h->entries[i].tree)
+			sort_tree(h->entries[i].tree);
+	if (h->nr_entries)
+		qsort_r(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries, h);
+	return 0;
+}

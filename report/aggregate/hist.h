@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Samples to histograms. Samples are first folded into unique stacks (same
+ * event, thread, comm, cpu and frames), frames into unique (dso, address)
+ * pairs, so that the symbolizer sees each address once; histogram entries,
+ * children totals and call-graph trees are then built from the stacks for
+ * the sort keys asked.
+ */
+#ifndef PREC_REPORT_HIST_H
+#define PREC_REPORT_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/hash.h"
+#include "report/core/machine.h"
+#include "report/symbols/symbols.h"
+
+enum sort_key {
+	SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_SRCFILE,
+	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_NR
+};
+
+struct frame {
+	struct dso *dso;        /* NULL: no map holds the address */
+	uint64_t addr;          /* file offset in dso; absolute for kernel or no dso */
+	uint64_t ip;            /* the address as sampled (by the first sample;
+				   call graphs name unresolved frames by it, as perf) */
+	bool kernel;
+	uint16_t ktab;          /* kernel: the symbolizer's table naming it (0 otherwise) */
+	/* after hist_resolve: */
+	const char *sym;        /* NULL: unresolved */
+	uint64_t sym_start;     /* ELF vaddr (kernel: absolute) */
+	uint64_t vaddr;         /* the address as ELF vaddr (kernel: absolute) */
+	uint32_t sym_id;        /* same function, same id */
+	const char *module;     /* kernel module, NULL for the core kernel */
+	/* lazily, from DWARF: */
+	bool src_done;
+	const struct sym_frame *inl;
+	size_t nr_inl;
+};
+
+struct stack {
+	int event;
+	struct thread *thread;
+	const char *comm;
+	uint32_t cpu;
+	uint32_t nr_frames;
+	size_t first;           /* in hist.frame_ids */
+	uint64_t count, period;
+};
+
+struct hkey {
+	const char *comm;
+	uint32_t pid, tid, cpu;
+	struct dso *dso;
+	uint32_t sym;           /* frame sym_id */
+	const char *srcline, *srcfile, *parent;
+	uint64_t symoff;
+	/* children mode, sorted by sym: an inlined function on a chain is an
+	 * entry of its own ("name (inlined)", interned), and an unresolved
+	 * address met on call chains is keyed by its address as sampled, not
+	 * as the sample's own entry shows it (perf's entries); 0 otherwise */
+	const char *inl;
+	uint64_t ip;
+};
+
+struct cnode {
+	const char *name;       /* the function (or "name (inlined)", or an address) */
+	uint64_t period, count;
+	struct cnode *child, *next;
+	/* the order of siblings of equal period, as perf's: inlined names by
+	 * name, others by dso (later first) and symbol address, both descending */
+	bool inlined;
+	uint32_t dso_rank;      /* dso index + 1, 0 without a dso */
+	uint64_t addr;          /* the symbol's start, else the address */
+	uint64_t ip;            /* the address as sampled */
+	bool resolved;          /* a symbol names it */
+};
+
+struct hentry {
+	struct hkey key;
+	uint32_t frame;         /* a frame representing the entry (for display) */
+	uint64_t self_period, self_count;
+	uint64_t total_period, total_count;     /* children mode: with callees */
+	struct cnode *tree;     /* call graph root (a dummy node) */
+	/* children mode, perf's order of equal totals: the thread of the
+	 * first sample, and the longest chain from the entry (the whole
+	 * chain for a sampled function) */
+	const struct thread *thread;
+	uint32_t max_depth;
+	/* the [k] or [.] mark when not the frame's own: perf gives an address
+	 * outside every map the mark of the frame it met before it */
+	char level;
+};
+
+struct hist_opts {
+	enum sort_key keys[SORT_NR];
+	size_t nr_keys;
+	bool children;
+	bool callchain;         /* build call-graph trees */
+	bool caller;            /* caller order (root first) */
+	bool inline_frames;     /* expand inlined functions in call graphs */
+	int max_stack;
+	const char *parent_re;
+	const char *symfs;      /* look for binaries under this folder (perf's --symfs) */
+};
+
+struct symid_rec;
+struct raw_stack;
+
+struct hist {
+	struct hist_opts opts;
+	struct machine *machine;
+	struct symbolizer *sym;
+	struct frame *frames;
+	size_t nr_frames, cap_frames;
+	struct hmap frame_idx;
+	uint32_t *frame_ids;
+	size_t nr_ids, cap_ids;
+	struct stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct hmap stack_idx;
+	uint32_t nr_sym_ids;
+	struct hmap sym_idx;
+	struct symid_rec *symids;
+	size_t cap_symids;
+	/* per event, after hist_build: */
+	struct hentry *entries;
+	size_t nr_entries;
+	uint64_t total_period, total_count;
+	uint64_t unresolved;    /* samples whose own address has no symbol */
+	/* samples seen before, by their raw addresses: skips the map lookups
+	 * and frame folding (emptied whenever a map changes) */
+	struct hmap raw_idx;
+	uint64_t *raw_addrs;
+	size_t nr_raw_addrs, cap_raw_addrs;
+	struct raw_stack *raw;
+	size_t nr_raw, cap_raw;
+	uint64_t raw_gen;
+	bool dwarf_prefetched;
+	bool chains_seen;       /* a sample with callers */
+	uint64_t added;         /* samples given to hist_add */
+};
+
+int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);
+void hist_free(struct hist *h);
+
+/* Add one sample: frames[0] is the sampled address, then its callers; its
+ * kernel addresses are named from the symbolizer's kernel table ktab. */
+int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
+	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab);
+
+/* Start opening, on a thread, the DWARF of the dsos hit so far, when the
+ * options want it (inline frames, srcline keys). Only the first call acts. */
+int hist_prefetch_dwarf(struct hist *h);
+/* Symbolize every frame (once per unique address). */
+int hist_resolve(struct hist *h);
+/* Build the entries of one event, sorted for output. */
+int hist_build(struct hist *h, int event);
+
+/* The symbolizer's handle of a dso, found under symfs when given. */
+struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d);
+
+/* DWARF source position of a frame (lazily); "file:line" text helpers. */
+void hist_frame_src(struct hist *h, struct frame *f);
+const char *hist_srcline(struct hist *h, struct frame *f, bool basename_only);
+
+#endif

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a prec.data file for the report: events, metadata, build ids and
+ * the kernel symbol copy, and the records of the DATA blocks delivered in
+ * time order. Records of the ring buffers of different CPUs are merged as
+ * perf's ordered events do: at the end of each drain pass (ROUND_END), the
+ * records no later than the newest time of the pass before are sorted and
+ * handed on; the rest wait for the next pass.
+ *
+ * A perf.data file (told by its magic) is read the same way through
+ * format/perfdata.h: its events, metadata and build ids are known once it
+ * is open, and its FINISHED_ROUND records end the passes.
+ */
+#ifndef PREC_REPORT_SESSION_H
+#define PREC_REPORT_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "format/blocks.h"
+#include "format/container.h"
+#include "format/embed.h"
+#include "format/perfdata.h"
+#include "format/record.h"
+
+struct session_stats {
+	uint64_t records;               /* records handed on */
+	uint64_t by_type[PERF_RECORD_MAX];
+	uint64_t samples;
+	uint64_t bad_records;           /* records that did not decode */
+	uint64_t unknown_records;       /* record types this version does not know */
+	uint64_t lost_samples;          /* LOST.lost + LOST_SAMPLES.lost */
+	uint64_t lost_records;          /* LOST records */
+	uint64_t out_of_order;          /* records older than what was already handed on */
+	uint64_t synth_records;         /* records in synthesized spans */
+};
+
+typedef void (*session_progress_fn)(void *ctx, const char *path, uint64_t done,
+				    uint64_t total);
+
+enum session_format {
+	SESSION_PREC = 0,
+	SESSION_PERF,           /* perf.data */
+};
+
+struct session {
+	const char *path;
+	enum session_format format;
+	struct container_reader *r;     /* prec.data, else NULL */
+	struct perfdata *pd;            /* perf.data, else NULL */
+	struct container_header header; /* perf.data: only kind is set */
+	struct event_desc *events;
+	size_t nr_events;
+	struct record_layouts *layouts;
+	struct metadata meta;
+	struct build_id_entry *build_ids;
+	size_t nr_build_ids;
+	struct embed_dso **embeds;      /* the SYMBOLS blocks (format/embed.h) */
+	size_t nr_embeds;
+	bool early;                     /* BUILD_IDS, KALLSYMS and SYMBOLS read through the
+					   index at open */
+	uint8_t *kallsyms;              /* the KALLSYMS block's text, or NULL */
+	size_t kallsyms_len;
+	uint64_t first_time, last_time; /* of samples */
+	struct session_stats stats;
+	const struct container_stats *cstats;   /* all zero for perf.data */
+	struct container_stats no_cstats;
+	bool quiet;                     /* no warnings on stderr */
+	uint64_t warnings;              /* problems the reader reported */
+	/* Optional, set after open: how far session_read is, for a front
+	 * end's progress line. Called as the reading passes each MiB of the
+	 * file (done < total, in bytes), and once with done == total when
+	 * session_read returns, whatever the outcome. */
+	session_progress_fn progress;
+	void *progress_ctx;
+	uint64_t progress_at;           /* done at the last call */
+};
+
+/* Called for every record in time order. A non-zero return stops reading
+ * and is returned by session_read. */
+typedef int (*session_record_fn)(void *ctx, struct session *s, const struct record *rec);
+
+/* Open the file (header checks only). Returns 0 or a negative code with err set. */
+int session_open(struct session *s, const char *path, bool quiet, struct err *err);
+/* The same on bytes in memory (borrowed; they must outlive the session);
+ * path only names them in messages. */
+int session_open_mem(struct session *s, const char *path, const void *data, size_t len,
+		     bool quiet, struct err *err);
+/* Walk every block: events, metadata, build ids and kallsyms are kept in s;
+ * fn (may be NULL) gets each record of the DATA blocks in time order. Events
+ * come before DATA blocks in a well-formed file; records that cannot be
+ * attributed are counted as bad. */
+int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err);
+void session_close(struct session *s);
+
+/* The file's size in bytes. */
+uint64_t session_size(const struct session *s);
+/* "perf.data" or "prec.data": the kind of file, as perf's messages name it. */
+const char *session_kind_name(const struct session *s);
+
+/* The event's display name (as recorded), or "unknown". */
+const char *session_event_name(const struct session *s, int event);
+
+#endif

@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prep stat report: the readings of a counting file (prec stat record),
+ * printed by the same printer as the live run (stat.c), with the output
+ * options -x and -B to present them differently. A perf stat record file
+ * (told by its magic) goes to stat_perf.c with the same options.
+ */
+#include "report/core/input.h"
+#include "stat.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/opts.h"
+#include "format/blocks.h"
+#include "format/container.h"
+#include "format/perfdata.h"
+#include "stat_perf.h"
+
+
+struct loaded {
+	struct event_desc *ev;
+	size_t nr_ev;
+	struct stat_counter *c;
+	int runs;
+	struct metadata meta;
+	struct count_reading *last;     /* the last run's readings */
+	size_t nr_last;
+	struct ival {                   /* -I: each interval's readings */
+		struct count_reading *cr;
+		size_t n;
+	} *iv;
+	size_t nr_iv;
+};
+
+static void report_warn(void *ctx, const struct container_problem *p)
+{
+	fprintf(stderr, "prep: warning: %s: %s\n", (const char *)ctx, p->msg);
+}
+
+static void perf_problem(void *ctx, const struct perfdata_problem *p)
+{
+	fprintf(stderr, "prep: warning: %s: %s\n", (const char *)ctx, p->msg);
+}
+
+static void perf_warn(void *ctx, const char *msg)
+{
+	fprintf(stderr, "prep: warning: %s: %s\n", (const char *)ctx, msg);
+}
+
+/* -i -: is standard input a perf.data stream (`perf stat record -o -`)?
+ * Else it is read as prec.data (load_counts). */
+static bool stdin_is_perf(void)
+{
+	const void *data;
+	size_t len;
+
+	return !input_stdin(&data, &len, NULL) && perfdata_magic(data, len);
+}
+
+/* A perf stat record file: what comes from the file and what the options
+ * may change is perf stat report's (stat_perf.h). */
+static int report_perf(const char *path, const struct stat_perf_opts *po, bool per_thread)
+{
+	struct perfdata_opts pdo = { perf_problem, (void *)path };
+	struct stat_perf_opts o = *po;
+	struct perfdata *pd = NULL;
+	struct err err = { 0 };
+	int ret;
+
+	if (per_thread)
+		fprintf(stderr, "prep: warning: --per-thread: a perf.data file is shown per thread "
+			"when it was recorded so (perf stat report has no --per-thread)\n");
+	if (input_is_stdin(path)) {
+		const void *data;
+		size_t len;
+
+		ret = input_stdin(&data, &len, &err);
+		if (!ret)
+			ret = perfdata_open_mem(&pd, data, len, &pdo, &err);
+	} else {
+		ret = perfdata_open(&pd, path, &pdo, &err);
+	}
+	if (!ret) {
+		o.warn = perf_warn;
+		o.ctx = (void *)path;
+		o.out = stdout;
+		ret = stat_perf_report(pd, &o, &err);
+		perfdata_close(pd);
+		if (ret)
+			err_prefix(&err, "'%s'", path);
+	}
+	if (ret) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static int load_counts(const char *path, struct loaded *ld, struct err *err)
+{
+	struct container_reader_opts ro = { report_warn, (void *)path };
+	struct container_reader *r;
+	struct container_block b;
+	int ret, got, run = 0;
+	uint64_t runs = 1, nr_counts = 0;
+
+	if (input_is_stdin(path)) {
+		const void *data;
+		size_t len;
+
+		ret = input_stdin(&data, &len, err);
+		if (!ret)
+			ret = container_reader_open_mem(&r, data, len, &ro, err);
+	} else {
+		ret = container_reader_open(&r, path, &ro, err);
+	}
+	if (ret)
+		return ret;
+	if (container_reader_header(r)->kind != CONTAINER_KIND_COUNTS) {
+		container_reader_close(r);
+		return err_set(err, -EINVAL, "%s is a sampling recording, not a counting one "
+			       "(prec stat record): use prep report", path);
+	}
+	/* metadata and events first: the number of runs sizes the arrays */
+	while ((got = container_reader_next(r, &b, err)) == 1 && !ret) {
+		if (b.type == BLOCK_COUNTS)
+			nr_counts++;
+		else if (b.type == BLOCK_METADATA)
+			ret = metadata_decode(&ld->meta, b.data, b.len, err);
+		else if (b.type == BLOCK_EVENT) {
+			struct event_desc *grown = realloc(ld->ev, (ld->nr_ev + 1) * sizeof(*grown));
+
+			if (!grown) {
+				ret = err_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			ld->ev = grown;
+			ret = event_block_decode(b.data, b.len, &ld->ev[ld->nr_ev], err);
+			if (!ret)
+				ld->nr_ev++;
+		}
+	}
+	if (!ret && got < 0)
+		ret = got;
+	metadata_get_u64(&ld->meta, META_STAT_RUNS, &runs);
+	/* each run has a COUNTS block: a larger count is damage */
+	if (!ret && (runs < 1 || runs > 100000 || runs > (nr_counts ? nr_counts : 1)))
+		ret = err_set(err, -PREC_ECORRUPT, "%s: %" PRIu64 " runs recorded, %" PRIu64
+			      " blocks of readings", path, runs, nr_counts);
+	if (!ret && !ld->nr_ev)
+		ret = err_set(err, -PREC_ECORRUPT, "%s: no events in the file", path);
+	ld->runs = (int)runs;
+	if (!ret && !(ld->c = calloc(ld->nr_ev, sizeof(*ld->c))))
+		ret = err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; !ret && i < ld->nr_ev; i++) {
+		struct stat_counter *c = &ld->c[i];
+
+		c->name = ld->ev[i].name ? ld->ev[i].name : "unknown";
+		c->type = ld->ev[i].attr.type;
+		c->config = ld->ev[i].attr.config;
+		c->supported = ld->ev[i].nr_ids > 0;
+		c->values = calloc((size_t)runs, sizeof(double));
+		c->enabled = calloc((size_t)runs, sizeof(uint64_t));
+		c->running = calloc((size_t)runs, sizeof(uint64_t));
+		if (!c->values || !c->enabled || !c->running)
+			ret = err_set(err, -ENOMEM, "out of memory");
+	}
+	container_reader_rewind(r);
+	while (!ret && (got = container_reader_next(r, &b, err)) == 1) {
+		struct count_reading *cr;
+		size_t n;
+
+		if (b.type != BLOCK_COUNTS)
+			continue;
+		if (run >= ld->runs)
+			break;
+		if (counts_decode(b.data, b.len, &cr, &n, NULL))
+			continue;
+		if (n && (cr[0].flags & COUNT_FLAG_INTERVAL)) {
+			struct ival *g = realloc(ld->iv, (ld->nr_iv + 1) * sizeof(*g));
+
+			if (!g) {
+				free(cr);
+				ret = err_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			ld->iv = g;
+			ld->iv[ld->nr_iv++] = (struct ival){ cr, n };
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct stat_counter *c;
+
+			if (cr[k].event >= ld->nr_ev)
+				continue;
+			c = &ld->c[cr[k].event];
+			c->supported = true;    /* it has readings: it was opened */
+			c->values[run] += (double)cr[k].value;
+			c->enabled[run] += cr[k].time_enabled;
+			c->running[run] += cr[k].time_running;
+		}
+		free(ld->last);
+		ld->last = cr;
+		ld->nr_last = n;
+		run++;
+	}
+	for (size_t i = 0; !ret && i < ld->nr_ev; i++) {
+		struct stat_counter *c = &ld->c[i];
+
+		for (int k = 0; k < ld->runs; k++)
+			if (c->running[k] && c->running[k] < c->enabled[k])
+				c->values[k] = c->values[k] * (double)c->enabled[k] / (double)c->running[k];
+	}
+	container_reader_close(r);
+	return ret;
+}
+
+static void loaded_free(struct loaded *ld)
+{
+	for (size_t i = 0; i < ld->nr_iv; i++)
+		free(ld->iv[i].cr);
+	free(ld->iv);
+	free(ld->last);
+	for (size_t i = 0; ld->c && i < ld->nr_ev; i++) {
+		free(ld->c[i].uvalues);
+		free(ld->c[i].uenabled);
+		free(ld->c[i].urunning);
+		free(ld->c[i].values);
+		free(ld->c[i].enabled);
+		free(ld->c[i].running);
+	}
+	for (size_t i = 0; i < ld->nr_ev; i++)
+		event_desc_free(&ld->ev[i]);
+	free(ld->ev);
+	free(ld->c);
+	metadata_free(&ld->meta);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Units of the recorded readings for the aggregation asked (the CPUs'
+ * topology and the threads' names come from the file), and each counter's
+ * last-run values per unit. */
+static int regroup(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r, struct err *err)
+{
+	/* a report of -I intervals regroups each interval: the units are the same */
+	const struct meta_item *topo = metadata_get(&ld->meta, META_STAT_TOPOLOGY);
+	const struct meta_item *thr = metadata_get(&ld->meta, META_STAT_THREADS);
+	size_t ncpu = topo ? topo->len / 16 : 0;
+	int *unit_of = NULL;
+
+	r->aggr = aggr;
+	if (aggr == AGGR_GLOBAL)
+		return 0;
+	if (aggr == AGGR_THREAD) {
+		size_t n = 0;
+
+		for (uint32_t i = 0; thr && i < thr->len; i++)
+			n += !thr->value[i];
+		if (!n)
+			return err_set(err, -EINVAL, "the file has no per-thread readings (record with -p or -t)");
+		r->units = calloc(n, sizeof(*r->units));
+		if (!r->units)
+			return err_set(err, -ENOMEM, "out of memory");
+		for (const char *p = (const char *)thr->value; r->nr_units < n; p += strlen(p) + 1) {
+			struct stat_unit *u = &r->units[r->nr_units++];
+			const char *colon = strchr(p, ':');
+
+			u->tid = atoi(p);
+			snprintf(u->comm, sizeof(u->comm), "%s", colon ? colon + 1 : p);
+		}
+	} else {
+		struct stat_unit *cpus;
+		int *seen;
+		size_t nseen = 0;
+
+		if (!ncpu)
+			return err_set(err, -EINVAL, "the file has no per-CPU readings (record with -a or -C)");
+		cpus = calloc(ncpu, sizeof(*cpus));
+		seen = calloc(ncpu, sizeof(int));
+		unit_of = calloc(ncpu, sizeof(int));
+		if (!cpus || !seen || !unit_of) {
+			free(cpus);
+			free(seen);
+			free(unit_of);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+		/* the CPUs that were counted, in order */
+		for (size_t c = 0; c < ncpu; c++)
+			for (size_t k = 0; k < ld->nr_last; k++)
+				if (ld->last[k].cpu == (int32_t)c) {
+					const uint8_t *t = topo->value + 16 * c;
+
+					cpus[nseen] = (struct stat_unit){ (int)c, (int)le32(t), (int)le32(t + 4),
+									  (int)le32(t + 8), (int)le32(t + 12), 1, 0, "" };
+					seen[nseen++] = (int)c;
+					break;
+				}
+		{
+			int *uk = calloc(nseen + 1, sizeof(int));
+
+			if (!uk || stat_units_for_cpus(aggr, cpus, nseen, &r->units, &r->nr_units, uk)) {
+				free(uk);
+				free(cpus);
+				free(seen);
+				free(unit_of);
+				return err_set(err, -ENOMEM, "out of memory");
+			}
+			for (size_t k = 0; k < nseen; k++)
+				unit_of[seen[k]] = uk[k];
+			free(uk);
+		}
+		free(cpus);
+		free(seen);
+	}
+	for (size_t i = 0; i < ld->nr_ev; i++) {
+		struct stat_counter *c = &ld->c[i];
+
+		c->uvalues = calloc(r->nr_units, sizeof(double));
+		c->uenabled = calloc(r->nr_units, sizeof(uint64_t));
+		c->urunning = calloc(r->nr_units, sizeof(uint64_t));
+		if (!c->uvalues || !c->uenabled || !c->urunning) {
+			free(unit_of);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	for (size_t k = 0; k < ld->nr_last; k++) {
+		const struct count_reading *x = &ld->last[k];
+		struct stat_counter *c;
+		size_t u = 0;
+
+		if (x->event >= ld->nr_ev)
+			continue;
+		c = &ld->c[x->event];
+		if (aggr == AGGR_THREAD) {
+			while (u < r->nr_units && r->units[u].tid != x->tid)
+				u++;
+			if (u == r->nr_units)
+				continue;
+		} else {
+			if (x->cpu < 0 || (size_t)x->cpu >= ncpu)
+				continue;
+			u = (size_t)unit_of[x->cpu];
+		}
+		c->uvalues[u] += x->time_running && x->time_running < x->time_enabled ?
+			(double)x->value * (double)x->time_enabled / (double)x->time_running :
+			(double)x->value;
+		c->uenabled[u] += x->time_enabled;
+		c->urunning[u] += x->time_running;
+	}
+	free(unit_of);
+	return 0;
+}
+
+/* -I recordings: each interval as the live run printed it. */
+static void print_intervals(struct loaded *ld, struct stat_result *r, struct stat_print_opts *po)
+{
+	struct count_reading *last = ld->last;
+	size_t nr_last = ld->nr_last;
+	uint64_t prev_ns = 0;
+	struct err err = { 0 };
+	struct total { double value; uint64_t enabled, running; };
+	struct total *keep = calloc(ld->nr_ev + 1, sizeof(*keep));
+	double el0 = r->elapsed_s[0];
+
+	/* the totals, for --summary after the intervals */
+	for (size_t e = 0; keep && e < ld->nr_ev; e++)
+		keep[e] = (struct total){ ld->c[e].values[0], ld->c[e].enabled[0],
+					  ld->c[e].running[0] };
+
+	for (size_t i = 0; i < ld->nr_iv; i++) {
+		const struct ival *g = &ld->iv[i];
+		uint64_t at = g->cr[0].time_ns;
+
+		if (i % STAT_HEADER_EVERY == 0)
+			stat_print_interval_header(stdout, r->aggr, po);
+
+		for (size_t e = 0; e < ld->nr_ev; e++) {
+			struct stat_counter *c = &ld->c[e];
+
+			c->values[0] = 0;
+			c->enabled[0] = c->running[0] = 0;
+		}
+		for (size_t k = 0; k < g->n; k++) {
+			const struct count_reading *x = &g->cr[k];
+			struct stat_counter *c;
+
+			if (x->event >= ld->nr_ev)
+				continue;
+			c = &ld->c[x->event];
+			c->values[0] += (double)x->value;
+			c->enabled[0] += x->time_enabled;
+			c->running[0] += x->time_running;
+		}
+		for (size_t e = 0; e < ld->nr_ev; e++) {
+			struct stat_counter *c = &ld->c[e];
+
+			if (c->running[0] && c->running[0] < c->enabled[0])
+				c->values[0] = c->values[0] * (double)c->enabled[0] / (double)c->running[0];
+		}
+		/* the units of this interval */
+		if (r->aggr != AGGR_GLOBAL) {
+			enum stat_aggr aggr = r->aggr;
+
+			stat_units_free(r, ld->c, ld->nr_ev);
+			ld->last = g->cr;
+			ld->nr_last = g->n;
+			if (regroup(ld, aggr, r, &err))
+				break;
+		}
+		r->elapsed_s[0] = (double)(at - prev_ns) / 1e9;
+		po->interval = (double)at / 1e9;
+		stat_print(stdout, r, po);
+		prev_ns = at;
+	}
+	po->interval = -1;
+	ld->last = last;
+	ld->nr_last = nr_last;
+	for (size_t e = 0; keep && e < ld->nr_ev; e++) {
+		ld->c[e].values[0] = keep[e].value;
+		ld->c[e].enabled[0] = keep[e].enabled;
+		ld->c[e].running[0] = keep[e].running;
+	}
+	r->elapsed_s[0] = el0;
+	free(keep);
+	if (r->aggr != AGGR_GLOBAL) {
+		stat_units_free(r, ld->c, ld->nr_ev);
+		regroup(ld, r->aggr, r, &err);
+	}
+}
+
+int cmd_stat_report(int argc, char **argv)
+{
+	const char *input = "prec.data", *sep = NULL;
+	bool big = false, no_big = false, help = false, json = false, summary = false,
+	     no_csv_summary = false;
+	bool no_aggr = false, per_socket = false, per_die = false, per_core = false,
+	     per_node = false, per_thread = false;
+	const struct opt table[] = {
+		OPTION_STRING('i', "input", &input, "file",
+			      "counting file (default prec.data; perf.data files too, - for a perf pipe)"),
+		OPTION_STRING('x', "field-separator", &sep, "sep", "CSV output with this separator"),
+		OPTION_FLAG('j', "json-output", &json, "one JSON object per counter"),
+		OPTION_FLAG(0, "summary", &summary, "after -I intervals, the totals too"),
+		OPTION_FLAG(0, "no-csv-summary", &no_csv_summary, "with --summary -x: no 'summary' field"),
+		OPTION_FLAG('B', "big-num", &big, "thousands separators in counts"),
+		OPTION_FLAG(0, "no-big-num", &no_big, "no thousands separators"),
+		OPTION_FLAG('A', "no-aggr", &no_aggr, "one line per CPU"),
+		OPTION_FLAG(0, "per-socket", &per_socket, "one line per socket"),
+		OPTION_FLAG(0, "per-die", &per_die, "one line per die"),
+		OPTION_FLAG(0, "per-core", &per_core, "one line per core"),
+		OPTION_FLAG(0, "per-node", &per_node, "one line per NUMA node"),
+		OPTION_FLAG(0, "per-thread", &per_thread, "one line per thread"),
+		OPTION_FLAG('h', "help", &help, "show this help"),
+		OPTION_END,
+	};
+	struct loaded ld = { 0 };
+	struct stat_result r = { 0 };
+	struct stat_print_opts po = { .interval = -1 };
+	struct err err = { 0 };
+	double *elapsed = NULL;
+	uint64_t user = 0, sys = 0;
+	int first, ret;
+
+	first = opts_parse(table, argc, argv, &err);
+	if (first < 0 || first < argc) {
+		fprintf(stderr, "prep stat report: %s\n", first < 0 ? err.msg : "unexpected argument");
+		opts_usage(stderr, "prep stat report [-i FILE] [-x SEP]", table);
+		return 129;
+	}
+	if (help) {
+		opts_usage(stdout, "prep stat report [-i FILE] [-x SEP]", table);
+		return 0;
+	}
+	if (sep && !*sep) {
+		fprintf(stderr, "prep stat report: -x '': the separator is empty\n");
+		return 129;
+	}
+	if (input_is_stdin(input) ? stdin_is_perf() : perfdata_probe(input) == 1) {
+		struct stat_perf_opts spo = {
+			.sep = sep, .json = json, .big_num = !no_big && !sep && !json,
+			.aggr_set = no_aggr || per_socket || per_die || per_core || per_node,
+			.aggr = no_aggr ? AGGR_NONE : per_socket ? AGGR_SOCKET : per_die ? AGGR_DIE :
+				per_core ? AGGR_CORE : AGGR_NODE,
+		};
+
+		return report_perf(input, &spo, per_thread);
+	}
+	ret = load_counts(input, &ld, &err);
+	if (!ret && !(elapsed = calloc((size_t)ld.runs, sizeof(double))))
+		ret = err_set(&err, -ENOMEM, "out of memory");
+	if (ret) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		loaded_free(&ld);
+		return 1;
+	}
+	{
+		const struct meta_item *el = metadata_get(&ld.meta, META_STAT_ELAPSED_NS);
+
+		for (int i = 0; el && i < ld.runs && (size_t)(8 * i + 8) <= el->len; i++) {
+			uint64_t ns = 0;
+
+			for (int k = 0; k < 8; k++)
+				ns |= (uint64_t)el->value[8 * i + k] << (8 * k);
+			elapsed[i] = (double)ns / 1e9;
+		}
+	}
+	r.show_times = metadata_get_u64(&ld.meta, META_STAT_USER_NS, &user) &&
+		       metadata_get_u64(&ld.meta, META_STAT_SYS_NS, &sys) && ld.runs == 1;
+	r.user_s = (double)user / 1e9;
+	r.sys_s = (double)sys / 1e9;
+	r.target = metadata_get_str(&ld.meta, META_STAT_TARGET);
+	{
+		uint64_t a = AGGR_GLOBAL;
+		enum stat_aggr aggr;
+
+		metadata_get_u64(&ld.meta, META_STAT_AGGR, &a);
+		aggr = no_aggr ? AGGR_NONE : per_socket ? AGGR_SOCKET : per_die ? AGGR_DIE :
+		       per_core ? AGGR_CORE : per_node ? AGGR_NODE : per_thread ? AGGR_THREAD :
+		       a <= AGGR_THREAD ? (enum stat_aggr)a : AGGR_GLOBAL;
+		if (regroup(&ld, aggr, &r, &err)) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			free(r.units);
+			free(elapsed);
+			loaded_free(&ld);
+			return 1;
+		}
+	}
+	r.c = ld.c;
+	r.nr = ld.nr_ev;
+	r.runs = ld.runs;
+	r.elapsed_s = elapsed;
+	po.sep = sep;
+	po.json = json;
+	po.big_num = big && !no_big;
+	if (ld.nr_iv)
+		print_intervals(&ld, &r, &po);
+	if (!ld.nr_iv || summary) {
+		po.summary = ld.nr_iv && (sep || json) && !no_csv_summary;
+		stat_print(stdout, &r, &po);
+	}
+	free(r.units);
+	free(elapsed);
+	loaded_free(&ld);
+	return 0;
+}

@@ -1,0 +1,773 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SYMBOLS blocks for the binaries a recording hit; see archive.h. The file
+ * is read as a report reads it (the same ordering, machine model, folding
+ * and, for --call-graph dwarf, unwinding), so the addresses embedded are
+ * exactly those a report looks up; the unwinder reports every word it reads
+ * from a binary, and those words are what is embedded of its unwind tables.
+ */
+#include "report/core/input.h"
+#include "archive.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/opts.h"
+#include "format/container.h"
+#include "format/embed.h"
+#include "format/perfdata.h"
+#include "report/core/load.h"
+#include "symbols_int.h"
+
+struct word {                   /* a word an unwind read from a binary */
+	struct dso *dso;
+	uint64_t vaddr;
+	uint8_t b[8];
+};
+
+/* What is gathered for one binary. */
+struct bin {
+	struct embed_dso e;
+	struct buf strings;
+	struct hmap str_idx;
+	uint32_t *str_offs;
+	size_t nr_strs, cap_strs;
+	size_t cap_syms, cap_addrs, cap_frames;
+	struct buf bytes;
+	size_t cap_ranges;
+	bool hit, unusable;
+	bool learned_id;        /* the build id was read from the file (none recorded) */
+};
+
+struct arch {
+	struct load l;
+	struct hist h;
+	struct buf kallsyms;            /* the kernel symbols hit, when the file has none */
+	struct word *words;
+	size_t nr_words, cap_words;
+	struct hmap word_idx;
+	struct bin *bins;               /* by dso idx */
+	size_t nr_bins;
+};
+
+struct word_key {
+	struct word w;
+	const struct word *all;
+};
+
+static bool word_eq(void *ctx, uint32_t idx)
+{
+	const struct word_key *k = ctx;
+
+	return k->all[idx].dso == k->w.dso && k->all[idx].vaddr == k->w.vaddr;
+}
+
+static void on_word(void *ctx, struct dso *d, uint64_t vaddr, const void *bytes, size_t n)
+{
+	struct arch *a = ctx;
+	struct word_key k = { .w = { d, vaddr, { 0 } }, .all = a->words };
+	uint64_t h = hash_combine(hash_u64(vaddr), d->idx);
+	uint32_t idx;
+
+	if (n != sizeof(k.w.b) || hmap_find(&a->word_idx, h, word_eq, &k, &idx))
+		return;
+	if (array_grow((void **)&a->words, &a->cap_words, a->nr_words + 1, sizeof(*a->words)) ||
+	    hmap_insert(&a->word_idx, h, (uint32_t)a->nr_words))
+		return;         /* out of memory: that binary's unwinds may stop early offline */
+	a->words[a->nr_words] = k.w;
+	memcpy(a->words[a->nr_words++].b, bytes, n);
+}
+
+/* ---- one binary's data ---------------------------------------------- */
+
+static bool str_eq(void *ctx, uint32_t idx)
+{
+	const void **c = ctx;
+	const struct bin *b = c[0];
+
+	return !strcmp(b->strings.data ? (const char *)b->strings.data + b->str_offs[idx] : "",
+		       c[1]);
+}
+
+static int intern(struct bin *b, const char *s, uint32_t *off)
+{
+	const void *ctx[2] = { b, s };
+	uint64_t h;
+	uint32_t idx;
+
+	if (!s) {
+		*off = EMBED_NONE;
+		return 0;
+	}
+	h = hash_bytes(s, strlen(s), 7);
+	if (hmap_find(&b->str_idx, h, str_eq, ctx, &idx)) {
+		*off = b->str_offs[idx];
+		return 0;
+	}
+	if (b->strings.len >= EMBED_NONE - 4096 ||
+	    array_grow((void **)&b->str_offs, &b->cap_strs, b->nr_strs + 1, sizeof(*b->str_offs)))
+		return -ENOMEM;
+	*off = (uint32_t)b->strings.len;
+	if (buf_append(&b->strings, s, strlen(s) + 1) ||
+	    hmap_insert(&b->str_idx, h, (uint32_t)b->nr_strs))
+		return -ENOMEM;
+	b->str_offs[b->nr_strs++] = *off;
+	return 0;
+}
+
+static int add_addr(struct bin *b, uint64_t vaddr, const struct sym_info *si,
+		    const struct sym_frame *fr, size_t nfr)
+{
+	struct embed_dso *e = &b->e;
+	int ret = 0;
+
+	if (si->name) {
+		if (array_grow((void **)&e->syms, &b->cap_syms, e->nr_syms + 1, sizeof(*e->syms)))
+			return -ENOMEM;
+		e->syms[e->nr_syms] = (struct embed_sym){ si->start, si->size, 0 };
+		ret = intern(b, si->name, &e->syms[e->nr_syms++].name);
+	}
+	if (ret || array_grow((void **)&e->addrs, &b->cap_addrs, e->nr_addrs + 1, sizeof(*e->addrs)) ||
+	    array_grow((void **)&e->frames, &b->cap_frames, e->nr_frames + nfr, sizeof(*e->frames)))
+		return -ENOMEM;
+	e->addrs[e->nr_addrs++] = (struct embed_addr){ vaddr, e->nr_frames, (uint32_t)nfr };
+	for (size_t i = 0; i < nfr; i++) {
+		struct embed_frame *f = &e->frames[e->nr_frames++];
+
+		f->line = fr[i].line;
+		if (intern(b, fr[i].function, &f->function) || intern(b, fr[i].file, &f->file))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* qsort, which must not be given a NULL array even when empty */
+static void sort(void *p, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(p, n, size, cmp);
+}
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct embed_sym *a = pa, *b = pb;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int cmp_addr(const void *pa, const void *pb)
+{
+	const struct embed_addr *a = pa, *b = pb;
+
+	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_word(const void *pa, const void *pb)
+{
+	const struct word *a = pa, *b = pb;
+
+	if (a->dso != b->dso)
+		return a->dso->idx < b->dso->idx ? -1 : 1;
+	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
+}
+
+/* Sort and deduplicate what was gathered (frames keep their order). */
+static void bin_finish(struct bin *b)
+{
+	struct embed_dso *e = &b->e;
+	uint32_t n = 0;
+
+	sort(e->syms, e->nr_syms, sizeof(*e->syms), cmp_sym);
+	for (uint32_t i = 0; i < e->nr_syms; i++)
+		if (!n || e->syms[i].start != e->syms[n - 1].start)
+			e->syms[n++] = e->syms[i];
+	e->nr_syms = n;
+	n = 0;
+	sort(e->addrs, e->nr_addrs, sizeof(*e->addrs), cmp_addr);
+	for (uint32_t i = 0; i < e->nr_addrs; i++)
+		if (!n || e->addrs[i].vaddr != e->addrs[n - 1].vaddr)
+			e->addrs[n++] = e->addrs[i];
+	e->nr_addrs = n;
+	e->strings = (const char *)b->strings.data;
+	e->strings_len = (uint32_t)b->strings.len;
+	e->bytes = b->bytes.data;
+	e->bytes_len = (uint32_t)b->bytes.len;
+}
+
+/* The words read from one binary (sorted), merged into ranges. */
+static int bin_ranges(struct bin *b, const struct word *w, size_t n)
+{
+	struct embed_dso *e = &b->e;
+
+	for (size_t i = 0; i < n; i++) {
+		struct embed_range *r = e->nr_ranges ? &e->ranges[e->nr_ranges - 1] : NULL;
+		uint64_t end = r ? r->vaddr + r->len : 0;
+
+		if (r && w[i].vaddr <= end) {
+			uint64_t over = end - w[i].vaddr;
+
+			if (over < sizeof(w[i].b)) {
+				if (buf_append(&b->bytes, w[i].b + over, sizeof(w[i].b) - over))
+					return -ENOMEM;
+				r->len += (uint32_t)(sizeof(w[i].b) - over);
+			}
+			continue;
+		}
+		if (array_grow((void **)&e->ranges, &b->cap_ranges, e->nr_ranges + 1, sizeof(*e->ranges)))
+			return -ENOMEM;
+		e->ranges[e->nr_ranges++] = (struct embed_range){ w[i].vaddr, sizeof(w[i].b),
+								  (uint32_t)b->bytes.len };
+		if (buf_append(&b->bytes, w[i].b, sizeof(w[i].b)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void bin_free(struct bin *b)
+{
+	free(b->e.segs);
+	free(b->e.syms);
+	free(b->e.addrs);
+	free(b->e.frames);
+	free(b->e.ranges);
+	buf_free(&b->strings);
+	buf_free(&b->bytes);
+	hmap_free(&b->str_idx);
+	free(b->str_offs);
+}
+
+/* ---- the whole file -------------------------------------------------- */
+
+/* A binary recorded without build id (perf records them only for the
+ * binaries of sampled addresses, not of callers): key it by the build id of
+ * the file at its path, as the report would read that file anyway. */
+static bool learn_build_id(struct dso *d, const char *symfs)
+{
+	uint8_t id[SYM_BUILD_ID_MAX];
+	char path[4096];
+	size_t n = 0;
+	int fd;
+	Elf *e;
+
+	if (d->kernel || d->anon || d->path[0] != '/' ||
+	    (size_t)snprintf(path, sizeof(path), "%s%s", symfs ? symfs : "", d->path) >= sizeof(path))
+		return false;
+	e = elf_open_path(path, &fd);
+	if (e)
+		n = elf_build_id(e, id);
+	elf_close(e, fd);
+	if (!n || n > sizeof(d->build_id) || n > BUILD_ID_MAX)
+		return false;
+	memcpy(d->build_id, id, n);
+	d->build_id_size = (uint8_t)n;
+	return true;
+}
+
+/* The hit addresses of every binary, resolved. */
+static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
+{
+	struct machine *m = &a->l.machine;
+	int ret = 0;
+
+	a->nr_bins = m->nr_dsos;
+	a->bins = calloc(a->nr_bins ? a->nr_bins : 1, sizeof(*a->bins));
+	if (!a->bins)
+		return -ENOMEM;
+	for (size_t i = 0; !ret && i < a->h.nr_frames; i++) {
+		struct frame *f = &a->h.frames[i];
+		const struct sym_frame *fr = NULL;
+		struct sym_info si;
+		struct sym_dso *sd;
+		struct bin *b;
+		size_t nfr = 0;
+
+		if (f->kernel || !f->dso || f->dso->anon || f->dso->idx >= a->nr_bins)
+			continue;
+		b = &a->bins[f->dso->idx];
+		if (b->unusable)
+			continue;
+		if (!b->hit) {
+			b->hit = true;
+			b->unusable = true;
+			if (!f->dso->build_id_size && !f->dso->sym)
+				b->learned_id = learn_build_id(f->dso, symfs);
+			if (!f->dso->build_id_size)
+				st->no_build_id++;
+			else if (!(sd = dso_sym(a->l.sym, symfs, f->dso)) || !sym_dso_usable(a->l.sym, sd))
+				st->no_file++;
+			else
+				b->unusable = false;
+			if (b->unusable)
+				continue;
+		}
+		sd = f->dso->sym;
+		ret = sym_dso_lookup(a->l.sym, sd, f->addr, &si);
+		ret = ret ? ret : sym_dso_srcline(a->l.sym, sd, f->addr, &fr, &nfr);
+		ret = ret ? ret : add_addr(b, si.addr, &si, fr, nfr);
+	}
+	if (ret)
+		return ret;
+	sort(a->words, a->nr_words, sizeof(*a->words), cmp_word);
+	for (size_t i = 0, j; i < a->nr_words; i = j) {
+		for (j = i; j < a->nr_words && a->words[j].dso == a->words[i].dso; j++)
+			;
+		if (a->words[i].dso->idx < a->nr_bins && a->bins[a->words[i].dso->idx].e.nr_addrs &&
+		    (ret = bin_ranges(&a->bins[a->words[i].dso->idx], a->words + i, j - i)))
+			return ret;
+	}
+	return 0;
+}
+
+/* One kallsyms line for the kernel symbol at addr (nothing when none). */
+static int ksym_line(struct arch *a, uint64_t addr, uint64_t *end)
+{
+	const char *module = NULL;
+	struct sym_info si;
+	char line[512];
+	int n, ret = symbolizer_kernel_lookup(a->l.sym, addr, &si, &module);
+
+	*end = 0;
+	if (ret || !si.name)
+		return ret;
+	n = snprintf(line, sizeof(line), module ? "%" PRIx64 " t %s\t[%s]\n" : "%" PRIx64 " t %s\n",
+		     si.start, si.name, module);
+	if (n <= 0 || (size_t)n >= sizeof(line) || strchr(si.name, ' '))
+		return 0;
+	*end = si.start + si.size;
+	return buf_append(&a->kallsyms, line, (size_t)n);
+}
+
+/* A recording of a command carries no kernel symbols: keep those of the hit
+ * kernel addresses, each with the symbol after it (a symbol reaches the next
+ * one, FORMAT.md 5.7), so that kernel frames are named the same elsewhere. */
+static int gather_kernel(struct arch *a)
+{
+	uint64_t *starts = NULL;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < a->h.nr_frames; i++) {
+		const struct frame *f = &a->h.frames[i];
+		struct sym_info si;
+
+		if (!f->kernel)
+			continue;
+		ret = symbolizer_kernel_lookup(a->l.sym, f->addr, &si, NULL);
+		if (ret || !si.name)
+			continue;
+		if (array_grow((void **)&starts, &cap, n + 1, sizeof(*starts)))
+			ret = -ENOMEM;
+		else
+			starts[n++] = si.start;
+	}
+	sort(starts, n, sizeof(*starts), cmp_u64);
+	for (size_t i = 0; !ret && i < n; i++) {
+		uint64_t end, end2;
+
+		if (i && starts[i] == starts[i - 1])
+			continue;
+		ret = ksym_line(a, starts[i], &end);
+		if (!ret && end && (i + 1 == n || starts[i + 1] != end))
+			ret = ksym_line(a, end, &end2);
+	}
+	free(starts);
+	return ret;
+}
+
+/* Fill the identity, segments and table position of bin i's binary. */
+static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
+{
+	struct embed_dso *e = &b->e;
+	const struct load_seg *g;
+	size_t ng;
+	int ret;
+
+	e->build_id_size = d->build_id_size;
+	memcpy(e->build_id, d->build_id, d->build_id_size);
+	ret = intern(b, d->path, &e->path);
+	if (ret)
+		return ret;
+	g = sym_dso_segs(d->sym, &ng);
+	e->segs = calloc(ng ? ng : 1, sizeof(*e->segs));
+	if (!e->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < ng; i++)
+		e->segs[i] = (struct embed_seg){ g[i].offset, g[i].vaddr, g[i].filesz, g[i].memsz,
+						 g[i].flags };
+	e->nr_segs = (uint32_t)ng;
+	if (e->nr_ranges && !unwinder_tables(a->l.unw, d, &e->eh_frame_hdr, &e->fde_count)) {
+		e->eh_frame_hdr = e->fde_count = 0;
+		e->nr_ranges = 0;
+		buf_reset(&b->bytes);
+	}
+	return 0;
+}
+
+/* The build ids read from the files themselves, so that the report keys
+ * those binaries by them too. */
+static int write_learned_ids(struct arch *a, struct container_writer *w, struct err *err)
+{
+	struct build_id_entry *e = calloc(a->nr_bins ? a->nr_bins : 1, sizeof(*e));
+	struct buf b = BUF_INIT;
+	size_t n = 0;
+	int ret;
+
+	if (!e)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < a->l.machine.nr_dsos; i++) {
+		struct dso *d = a->l.machine.dsos[i];
+
+		if (d->idx >= a->nr_bins || !a->bins[d->idx].learned_id || !a->bins[d->idx].e.nr_addrs)
+			continue;
+		e[n].size = d->build_id_size;
+		memcpy(e[n].id, d->build_id, d->build_id_size);
+		e[n++].path = d->path;
+	}
+	ret = n ? build_ids_encode(e, n, &b) : 0;
+	if (ret)
+		ret = err_set(err, ret, "out of memory");
+	else if (n)
+		ret = container_write_block(w, BLOCK_BUILD_IDS, b.data, b.len, err);
+	buf_free(&b);
+	free(e);
+	return ret;
+}
+
+static int write_blocks(struct arch *a, const char *path, int level,
+			struct archive_stats *st, struct err *err)
+{
+	struct container_writer_opts wo = { .level = level };
+	struct container_writer *w;
+	struct buf payload = BUF_INIT;
+	struct stat before, after;
+	int ret;
+
+	if (stat(path, &before))
+		before.st_size = 0;
+	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, err);
+	if (ret)
+		return ret;
+	if (a->kallsyms.len)
+		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
+	if (!ret)
+		ret = write_learned_ids(a, w, err);
+	for (size_t i = 0; !ret && i < a->l.machine.nr_dsos; i++) {
+		struct dso *d = a->l.machine.dsos[i];
+		struct bin *b = &a->bins[d->idx];
+
+		if (!b->e.nr_addrs)
+			continue;
+		ret = bin_identity(a, d, b);
+		if (ret) {
+			err_set(err, ret, "out of memory");
+			break;
+		}
+		bin_finish(b);
+		buf_reset(&payload);
+		ret = embed_encode(&b->e, &payload);
+		if (ret) {
+			err_set(err, ret, "%s: cannot encode its symbols", d->path);
+			break;
+		}
+		ret = container_write_block(w, BLOCK_SYMBOLS, payload.data, payload.len, err);
+		st->binaries++;
+		st->addresses += b->e.nr_addrs;
+		st->symbols += b->e.nr_syms;
+		st->unwind_bytes += b->e.bytes_len;
+		st->bytes += payload.len;
+	}
+	buf_free(&payload);
+	if (ret) {
+		/* the old index is gone: close with a new one over what was written */
+		struct err e2;
+
+		container_writer_close(w, &e2);
+		return ret;
+	}
+	ret = container_writer_close(w, err);
+	if (!ret && !stat(path, &after))
+		st->file_growth = after.st_size > before.st_size ?
+				  (uint64_t)(after.st_size - before.st_size) : 0;
+	return ret;
+}
+
+/* ---- perf.data to prec.data ------------------------------------------ */
+
+struct conv {
+	struct container_writer *w;
+	struct buf batch;               /* records in time order, written in spans */
+	struct err *err;
+};
+
+static int conv_flush(struct conv *c)
+{
+	int ret;
+
+	if (!c->batch.len)
+		return 0;
+	/* the records come out of the session in time order already: each
+	 * batch is a pass of its own */
+	ret = container_write_records(c->w, 0, c->batch.data, c->batch.len, NULL, 0, c->err);
+	ret = ret ? ret : container_write_round(c->w, c->err);
+	buf_reset(&c->batch);
+	return ret;
+}
+
+static int conv_record(void *ctx, struct session *s, const struct record *rec)
+{
+	struct conv *c = ctx;
+
+	(void)s;
+	if (rec->type >= PERF_RECORD_MAX)
+		return 0;       /* perf's own records (rounds, ids, ...) are perf.data's */
+	if (buf_append(&c->batch, rec->bytes, rec->size))
+		return err_set(c->err, -ENOMEM, "out of memory");
+	return c->batch.len >= (256u << 10) ? conv_flush(c) : 0;
+}
+
+/* Write the events, metadata, records and build ids of a perf.data file
+ * as a prec.data file at out. */
+static int convert_perfdata(const char *in, const char *out, int level, bool quiet,
+			    struct err *err)
+{
+	struct container_writer_opts wo = { .level = level };
+	struct conv c = { .batch = BUF_INIT, .err = err };
+	struct session s;
+	struct buf b = BUF_INIT;
+	int ret = session_open(&s, in, quiet, err);
+
+	if (ret)
+		return ret;
+	ret = container_writer_open(&c.w, out, &wo, err);
+	if (ret) {
+		session_close(&s);
+		return ret;
+	}
+	ret = metadata_encode(&s.meta, &b);
+	ret = ret ? ret : container_write_block(c.w, BLOCK_METADATA, b.data, b.len, err);
+	for (size_t i = 0; !ret && i < s.nr_events; i++) {
+		const struct event_desc *e = &s.events[i];
+
+		buf_reset(&b);
+		ret = event_block_encode(e->attr_bytes, e->attr_size, e->name, e->ids, e->nr_ids, &b);
+		ret = ret ? ret : container_write_block(c.w, BLOCK_EVENT, b.data, b.len, err);
+	}
+	ret = ret ? ret : session_read(&s, conv_record, &c, err);
+	ret = ret ? ret : conv_flush(&c);
+	if (!ret && s.nr_build_ids) {
+		buf_reset(&b);
+		ret = build_ids_encode(s.build_ids, s.nr_build_ids, &b);
+		ret = ret ? ret : container_write_block(c.w, BLOCK_BUILD_IDS, b.data, b.len, err);
+	}
+	if (ret == -ENOMEM)
+		err_set(err, ret, "out of memory");
+	if (ret) {
+		container_writer_abort(c.w);
+		unlink(out);
+	} else {
+		ret = container_writer_close(c.w, err);
+	}
+	buf_free(&b);
+	buf_free(&c.batch);
+	session_close(&s);
+	return ret;
+}
+
+/* -i -: only a perf.data stream can be completed from stdin (it becomes
+ * the file o->output); a prec stream carries its symbols already. */
+static int stdin_perf(struct err *err)
+{
+	const void *data;
+	size_t len;
+	int ret = input_stdin(&data, &len, err);
+
+	if (!ret && !perfdata_magic(data, len))
+		ret = err_set(err, -EINVAL, "-i -: a prec.data stream cannot be changed in place "
+			      "(and prec embedded its symbols already); save it to a file first");
+	return ret;
+}
+
+/* A samples file cut short, or a saved stream, gets its index first (a
+ * counting file is refused below as it is). */
+static int repair_if_cut(const char *path, int level, struct container_repair_stats *rs,
+			 struct err *err)
+{
+	struct container_reader *r;
+	struct container_header h;
+	bool finished;
+	int ret = container_reader_open(&r, path, NULL, err);
+
+	if (ret)
+		return ret;
+	h = *container_reader_header(r);
+	finished = container_reader_stats(r)->finished;
+	container_reader_close(r);
+	if (h.kind != CONTAINER_KIND_SAMPLES || (finished && !(h.flags & CONTAINER_FLAG_STREAM)))
+		return 0;
+	return container_repair(path, level, rs, err);
+}
+
+int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
+		 struct err *err)
+{
+	struct arch a;
+	struct hist_opts ho = { .keys = { SORT_SYM }, .nr_keys = 1, .inline_frames = false };
+	struct archive_stats dummy;
+	bool had, want = false;
+	int ret;
+
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	if (input_is_stdin(path) && (ret = stdin_perf(err)))
+		return ret;
+	if (input_is_stdin(path) || perfdata_probe(path) == 1) {
+		/* a perf.data file becomes a prec.data file (o->output) first */
+		if (!o || !o->output || !strcmp(o->output, path))
+			return err_set(err, -EINVAL, "%s is a perf.data file: name the self-contained "
+				       "prec.data file to write with -o", path);
+		ret = convert_perfdata(path, o->output, o->level, o->quiet, err);
+		if (ret)
+			return ret;
+		path = o->output;
+	}
+	ret = repair_if_cut(path, o ? o->level : -1, &st->repair, err);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.l.inputs[0] = path;
+	a.l.nr_inputs = 1;
+	a.l.quiet = o && o->quiet;
+	a.l.symfs = o ? o->symfs : NULL;
+	a.l.no_embedded = true;         /* what is embedded now is being replaced */
+	a.l.no_kallsyms = true;         /* kernel symbols are not embedded */
+	a.l.f.pct_start = a.l.f.pct_end = -1;
+	ho.symfs = a.l.symfs;
+	ret = load_init(&a.l, err);
+	if (!ret && hist_init(&a.h, &ho, &a.l.machine, a.l.sym))
+		ret = err_set(err, -ENOMEM, "out of memory");
+	if (ret)
+		goto out;
+	unwinder_set_trace(a.l.unw, on_word, &a);
+	ret = load_run(&a.l, load_add_to_hist, NULL, &a.h, err);
+	if (ret)
+		goto out;
+	if (a.l.nr_sessions && !a.l.sessions[0].cstats->finished) {
+		ret = err_set(err, -EINVAL, "%s did not finish cleanly (no index): "
+			      "nothing can be added to it", path);
+		goto out;
+	}
+	if (a.l.nr_sessions && (a.l.sessions[0].header.flags & CONTAINER_FLAG_STREAM)) {
+		ret = err_set(err, -EINVAL, "%s is a saved stream (prec -o -): it has no index to "
+			      "add blocks after", path);
+		goto out;
+	}
+	if (a.l.nr_sessions && a.l.sessions[0].header.kind != CONTAINER_KIND_SAMPLES) {
+		ret = err_set(err, -EINVAL, "%s is a counting recording: nothing to embed", path);
+		goto out;
+	}
+	ret = gather(&a, a.l.symfs, st);
+	if (ret) {
+		err_set(err, ret, "out of memory");
+		goto out;
+	}
+	had = a.l.nr_sessions && a.l.sessions[0].nr_embeds;
+	if (a.l.nr_sessions && !a.l.sessions[0].kallsyms && (ret = gather_kernel(&a))) {
+		err_set(err, ret, "out of memory");
+		goto out;
+	}
+	want = a.kallsyms.len > 0;
+	for (size_t i = 0; !want && i < a.nr_bins; i++)
+		want = a.bins[i].e.nr_addrs > 0;
+	/* the reading is done: the file may now be changed under the mapping */
+	for (size_t i = 0; i < a.l.nr_sessions; i++)
+		session_close(&a.l.sessions[i]);
+	a.l.nr_sessions = 0;
+	if (want || had)
+		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
+out:
+	for (size_t i = 0; i < a.nr_bins; i++)
+		bin_free(&a.bins[i]);
+	free(a.bins);
+	free(a.words);
+	buf_free(&a.kallsyms);
+	hmap_free(&a.word_idx);
+	hist_free(&a.h);
+	load_free(&a.l);
+	return ret;
+}
+
+/* ---- prep archive ---------------------------------------------------- */
+
+static void print_repair(const char *input, const struct container_repair_stats *rs)
+{
+	if (rs->repaired)
+		printf("%s: repaired a %s cut short: %llu blocks kept (%llu samples), %llu bytes "
+		       "of an incomplete block cut off, index written\n", input,
+		       rs->stream ? "saved stream" : "recording", (unsigned long long)rs->blocks,
+		       (unsigned long long)rs->samples, (unsigned long long)rs->bytes_cut);
+	else if (rs->stream)
+		printf("%s: a saved stream made a file: %llu blocks kept, index written\n", input,
+		       (unsigned long long)rs->blocks);
+}
+
+int cmd_archive(int argc, char **argv)
+{
+	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]";
+	const char *input = "prec.data";
+	struct archive_opts o = { .level = -1 };
+	struct archive_stats st;
+	bool help = false;
+	const struct opt table[] = {
+		OPTION_STRING('i', "input", &input, "file", "the recording to complete, repaired first if it was cut short (default: prec.data)"),
+		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
+		OPTION_STRING(0, "symfs", &o.symfs, "dir", "look for binaries under this folder"),
+		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),
+		OPTION_FLAG('h', "help", &help, "show this help"),
+		OPTION_END,
+	};
+	struct err err = { 0 };
+	int ret = opts_parse_command(table, argc, argv, "prep archive", usage_line, &help);
+
+	if (ret >= 0)
+		return ret;
+	if (o.output && !input_is_stdin(input) && !access(input, R_OK) && perfdata_probe(input) == 0) {
+		fprintf(stderr, "prep archive: -o '%s': only for a perf.data input ('%s' is "
+			"completed in place)\n", o.output, input);
+		return 129;
+	}
+	if (archive_file(input, &o, &st, &err)) {
+		fprintf(stderr, "prep archive: %s\n", err.msg);
+		return 1;
+	}
+	if (!o.quiet)
+		print_repair(input, &st.repair);
+	if (!o.quiet) {
+		printf("%s: embedded the symbols of %llu binaries (%llu addresses, %llu symbols, "
+		       "%llu bytes of unwind tables): the file grew by %llu bytes\n",
+		       o.output && (input_is_stdin(input) || perfdata_probe(input) == 1) ?
+		       o.output : input,
+		       (unsigned long long)st.binaries, (unsigned long long)st.addresses,
+		       (unsigned long long)st.symbols, (unsigned long long)st.unwind_bytes,
+		       (unsigned long long)st.file_growth);
+		if (st.no_file)
+			printf("%s: %llu binaries hit could not be read here (missing, or another build id)\n",
+			       input, (unsigned long long)st.no_file);
+		if (st.no_build_id)
+			printf("%s: %llu binaries hit have no build id: not embedded\n", input,
+			       (unsigned long long)st.no_build_id);
+	}
+	return 0;
+}

@@ -1,0 +1,657 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf report --stdio's layout: the '#' header lines, one column per value
+ * and sort key with titles and dotted rules, two-decimal percentages, and
+ * call graphs drawn with '|' and '--' branches under each entry.
+ */
+#include "print.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "format/blocks.h"
+#include "dump.h"
+
+#define MARGIN 12
+
+struct col {
+	enum sort_key key;
+	const char *title;
+	int width;
+	bool right;
+};
+
+static const char *key_title(enum sort_key k)
+{
+	static const char *const t[SORT_NR] = {
+		[SORT_COMM] = "Command", [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid:Command",
+		[SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol", [SORT_SRCLINE] = "Source:Line",
+		[SORT_SRCFILE] = "Source File", [SORT_CPU] = "CPU", [SORT_SYMOFF] = "Symbol Offset",
+		[SORT_PERIOD] = "Period", [SORT_PARENT] = "Parent symbol",
+	};
+	return t[k];
+}
+
+static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char *buf, size_t n)
+{
+	const struct frame *f = &h->frames[e->frame];
+	char mark = e->level ? e->level : f->kernel ? 'k' : '.';
+
+	if (e->key.inl)         /* a function inlined into f->sym */
+		snprintf(buf, n, "[%c] %s", mark, e->key.inl);
+	else if (e->key.ip)     /* children mode: an unresolved caller, as sampled */
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)e->key.ip);
+	else if (f->sym && with_off)
+		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));
+	else if (f->sym)
+		snprintf(buf, n, "[%c] %s", mark, f->sym);
+	else
+		/* perf shows the offset in the file (the address in maps
+		 * without a file) */
+		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->addr);
+}
+
+/* The name of an entry's thread, as perf labels its pid column: the
+ * thread's last comm (of the entry's first sample's thread). */
+static const char *thread_comm(const struct hentry *e)
+{
+	return e->thread && e->thread->comm ? e->thread->comm : "";
+}
+
+static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)
+{
+	const struct frame *f = &h->frames[e->frame];
+
+	switch (k) {
+	case SORT_COMM: snprintf(buf, n, "%s", e->key.comm); break;
+	case SORT_PID: snprintf(buf, n, "%7u:%s", e->key.pid, thread_comm(e)); break;
+	case SORT_TID: snprintf(buf, n, "%7u:%s", e->key.tid, thread_comm(e)); break;
+	case SORT_DSO: snprintf(buf, n, "%s", f->dso ? f->dso->short_name : "[unknown]"); break;
+	case SORT_SYM: sym_text(h, e, false, buf, n); break;
+	case SORT_SYMOFF: sym_text(h, e, true, buf, n); break;
+	case SORT_SRCLINE: snprintf(buf, n, "%s", e->key.srcline); break;
+	case SORT_SRCFILE: snprintf(buf, n, "%s", e->key.srcfile && *e->key.srcfile ? e->key.srcfile : "[unknown]"); break;
+	case SORT_CPU: snprintf(buf, n, "%03u", e->key.cpu); break;
+	/* perf's period field: the entry's events, not a key of its own */
+	case SORT_PERIOD: snprintf(buf, n, "%" PRIu64, e->self_period); break;
+	case SORT_PARENT: snprintf(buf, n, "%s", e->key.parent); break;
+	case SORT_NR: buf[0] = 0; break;
+	}
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* ---- call graphs ------------------------------------------------------ */
+
+struct cg {
+	FILE *out;
+	const struct print_opts *po;
+	uint64_t total;         /* graph: the event's total; fractal: per parent */
+	char prefix[4096];
+};
+
+/* The least period a branch needs, as perf computes it: a whole number,
+ * rounded down of the total (graph), up of the parent's (fractal). */
+static uint64_t min_period(const struct print_opts *po, uint64_t base)
+{
+	double v = (double)base * (po->threshold / 100.0);
+
+	return po->mode == CG_FRACTAL ? (uint64_t)ceil(v) : (uint64_t)v;
+}
+
+static bool shown(const struct cg *c, const struct cnode *n, uint64_t parent)
+{
+	return n->period >= min_period(c->po, c->po->mode == CG_FRACTAL ? parent : c->total);
+}
+
+static size_t nr_shown(const struct cg *c, const struct cnode *n, uint64_t parent)
+{
+	size_t k = 0;
+
+	for (const struct cnode *ch = n->child; ch; ch = ch->next)
+		k += shown(c, ch, parent);
+	return k;
+}
+
+static void put_prefix(struct cg *c, size_t len)
+{
+	fprintf(c->out, "%*s%.*s", MARGIN, "", (int)len, c->prefix);
+}
+
+/* Children of n, each as a branch "|--xx.xx%--name" under the prefix. */
+static void graph_children(struct cg *c, const struct cnode *n, size_t plen);
+
+/* A node printed at the current prefix, then its single-path continuation
+ * and branches. `lead` is the text before the name on the first line. */
+static void graph_path(struct cg *c, const struct cnode *n, size_t plen)
+{
+	/* follow the path while one child carries everything */
+	while (n->child && nr_shown(c, n, n->period) == 1 && n->child->period == n->period &&
+	       !n->child->next) {
+		n = n->child;
+		put_prefix(c, plen);
+		fprintf(c->out, "%s\n", n->name);
+	}
+	if (n->child && nr_shown(c, n, n->period))
+		graph_children(c, n, plen);
+}
+
+static void graph_children(struct cg *c, const struct cnode *n, size_t plen)
+{
+	size_t left = nr_shown(c, n, n->period);
+
+	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
+		bool last;
+		uint64_t base = c->po->mode == CG_FRACTAL ? n->period : c->total;
+
+		if (!shown(c, ch, n->period))
+			continue;
+		last = --left == 0;
+		put_prefix(c, plen);
+		fprintf(c->out, "|%10s\n", "");
+		put_prefix(c, plen);
+		fprintf(c->out, "%c--%.2f%%--%s\n", last ? ' ' : '|', pct(ch->period, base), ch->name);
+		if (plen + 11 < sizeof(c->prefix)) {
+			memcpy(c->prefix + plen, last ? "           " : "|          ", 11);
+			graph_path(c, ch, plen + 11);
+		}
+	}
+}
+
+static void print_graph(struct cg *c, const struct cnode *root)
+{
+	const struct cnode *n = root->child;
+	bool skip = c->po->skip_first, printed = false;
+	size_t plen = 0;
+
+	if (!n || n->next || n->period != root->period) {
+		if (!nr_shown(c, root, root->period))
+			return;         /* every branch under the threshold */
+		graph_children(c, root, 0);
+		fputc('\n', c->out);
+		return;
+	}
+	/* a single root: its path one name a line, then its branches */
+	for (;;) {
+		if (skip) {
+			skip = false;
+		} else if (!printed) {
+			fprintf(c->out, "%*s|\n", MARGIN, "");
+			fprintf(c->out, "%*s---%s\n", MARGIN, "", n->name);
+			memcpy(c->prefix, "   ", 3);
+			plen = 3;
+			printed = true;
+		} else {
+			put_prefix(c, plen);
+			fprintf(c->out, "%s\n", n->name);
+		}
+		if (!n->child || nr_shown(c, n, n->period) != 1 || n->child->period != n->period ||
+		    n->child->next)
+			break;
+		n = n->child;
+	}
+	if (n->child && nr_shown(c, n, n->period)) {
+		graph_children(c, n, plen);
+		printed = true;
+	}
+	/* nothing at all when the one name was left out */
+	if (printed)
+		fputc('\n', c->out);
+}
+
+/* flat and folded: one line (or block) per path from the root to a leaf */
+static void paths(struct cg *c, const struct cnode *n, const char **stack, size_t depth,
+		  uint64_t total)
+{
+	if (depth >= 1024)
+		return;
+	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
+		uint64_t rest = ch->period;
+
+		for (const struct cnode *g = ch->child; g; g = g->next)
+			rest -= g->period <= rest ? g->period : rest;
+		stack[depth] = ch->name;
+		if (rest && pct(rest, total) >= c->po->threshold) {
+			if (c->po->mode == CG_FOLDED) {
+				fprintf(c->out, "%.2f%% ", pct(rest, total));
+				for (size_t i = 0; i <= depth; i++)
+					fprintf(c->out, "%s%s", i ? ";" : "", stack[i]);
+				fputc('\n', c->out);
+			} else {
+				fprintf(c->out, "%*s%.2f%%\n", MARGIN - 1, "", pct(rest, total));
+				for (size_t i = 0; i <= depth; i++)
+					fprintf(c->out, "%*s%s\n", MARGIN + 4, "", stack[i]);
+				fputc('\n', c->out);
+			}
+		}
+		paths(c, ch, stack, depth + 1, total);
+	}
+}
+
+static void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
+			    uint64_t total)
+{
+	struct cg c = { .out = out, .po = po, .total = total };
+	const struct cnode *root = e->tree;
+	if (!root || !root->child)
+		return;
+	if (po->mode != CG_FRACTAL && root->period < min_period(po, total))
+		return;
+	if (po->mode == CG_GRAPH || po->mode == CG_FRACTAL) {
+		print_graph(&c, root);
+	} else {
+		const char *stack[1024];
+
+		paths(&c, root, stack, 0, total);
+	}
+}
+
+/* ---- the report --------------------------------------------------------- */
+
+static void unit_count(uint64_t v, char *buf, size_t n)
+{
+	char unit = ' ';
+
+	if (v > 1000000000ull) {
+		v /= 1000000000ull;
+		unit = 'G';
+	} else if (v > 1000000ull) {
+		v /= 1000000ull;
+		unit = 'M';
+	} else if (v > 1000ull) {
+		v /= 1000ull;
+		unit = 'K';
+	}
+	snprintf(buf, n, "%" PRIu64 "%c", v, unit);
+}
+
+static int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
+		       int event)
+{
+	struct col cols[SORT_NR];
+	size_t nc = h->opts.nr_keys;
+	uint64_t total, all, shown_period, shown_count;
+	char buf[4096], cnt[32];
+	int ret = hist_build(h, event);
+
+	if (ret)
+		return ret;
+	all = l->period_by_event[event];
+	shown_period = h->total_period;
+	shown_count = h->total_count;
+	/* --dso and --symbols hide entries; as in perf, the relative
+	 * percentages and the counts in the header are then of what is shown */
+	if (l->f.dsos || l->f.syms) {
+		shown_period = shown_count = 0;
+		for (size_t i = 0; i < h->nr_entries; i++) {
+			if (!load_frame_wanted(l, &h->frames[h->entries[i].frame]))
+				continue;
+			shown_period += h->entries[i].self_period;
+			shown_count += h->entries[i].self_count;
+		}
+	}
+	total = po->absolute && all > shown_period ? all : shown_period;
+	if (!po->quiet) {
+		unit_count(shown_count, cnt, sizeof(cnt));
+		fprintf(out, "# Samples: %s of event '%s'\n", cnt, l->events[event]);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", shown_period);
+	}
+	for (size_t i = 0; i < nc; i++) {
+		enum sort_key k = h->opts.keys[i];
+
+		cols[i].key = k;
+		cols[i].title = key_title(k);
+		/* perf's period column is at least 12 wide */
+		cols[i].width = k == SORT_PERIOD ? 12 : (int)strlen(cols[i].title);
+		/* "%7d:comm" left-aligned, as perf pads the name to the width */
+		cols[i].right = k == SORT_CPU || k == SORT_PERIOD;
+	}
+	/* widths: the widest value of each column */
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const struct hentry *e = &h->entries[i];
+
+		for (size_t j = 0; j < nc; j++) {
+			int w;
+
+			key_text(h, e, cols[j].key, buf, sizeof(buf));
+			w = (int)strlen(buf);
+			if (w > cols[j].width)
+				cols[j].width = w;
+		}
+	}
+	for (size_t j = 0; j < nc; j++) {
+		if (cols[j].key == SORT_COMM || cols[j].key == SORT_PID || cols[j].key == SORT_TID) {
+			int commw = (int)strlen("Command");
+
+			for (size_t i = 0; i < h->nr_entries; i++) {
+				const struct hentry *e = &h->entries[i];
+				const char *c = cols[j].key == SORT_COMM ? e->key.comm : thread_comm(e);
+
+				if ((int)strlen(c ? c : "") > commw)
+					commw = (int)strlen(c);
+			}
+			if (cols[j].key != SORT_COMM && commw + 8 > cols[j].width)
+				cols[j].width = commw + 8;
+		}
+		/* perf: an entry without a symbol widens the dso column to an
+		 * address's 16 digits (but with --dso) */
+		if (cols[j].key == SORT_DSO && cols[j].width < 16 && !l->f.dsos)
+			for (size_t i = 0; i < h->nr_entries; i++)
+				if (!h->frames[h->entries[i].frame].sym)
+					cols[j].width = 16;
+	}
+	if (!po->quiet) {
+		fprintf(out, "#");
+		if (po->children)
+			fprintf(out, " Children      Self");
+		else
+			fprintf(out, " Overhead");
+		if (po->show_nr)
+			fprintf(out, "  %12s", "Samples");
+		if (po->show_period)
+			fprintf(out, "  %12s", "Period");
+		for (size_t j = 0; j < nc; j++)
+			fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, cols[j].title);
+		fprintf(out, "\n#");
+		fprintf(out, po->children ? " ........  ........" : " ........");
+		if (po->show_nr)
+			fprintf(out, "  ............");
+		if (po->show_period)
+			fprintf(out, "  ............");
+		for (size_t j = 0; j < nc; j++) {
+			fputs("  ", out);
+			for (int w = 0; w < cols[j].width; w++)
+				fputc('.', out);
+		}
+		fprintf(out, "\n#\n");
+	}
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const struct hentry *e = &h->entries[i];
+		double p = pct(po->children ? e->total_period : e->self_period, total);
+
+		if (po->percent_limit > 0 && p < po->percent_limit)
+			continue;
+		if (l->f.dsos || l->f.syms) {
+			if (!load_frame_wanted(l, &h->frames[e->frame]))
+				continue;
+		}
+		if (po->children)
+			fprintf(out, "  %7.2f%%  %7.2f%%", p, pct(e->self_period, total));
+		else
+			fprintf(out, "  %7.2f%%", p);
+		if (po->show_nr)
+			fprintf(out, "  %12" PRIu64, e->self_count);
+		if (po->show_period)
+			fprintf(out, "  %12" PRIu64, e->self_period);
+		for (size_t j = 0; j < nc; j++) {
+			key_text(h, e, cols[j].key, buf, sizeof(buf));
+			/* perf pads a last column, but for the symbol-like ones */
+			if (j + 1 == nc && !cols[j].right &&
+			    (cols[j].key == SORT_SYM || cols[j].key == SORT_SYMOFF ||
+			     cols[j].key == SORT_SRCLINE || cols[j].key == SORT_SRCFILE ||
+			     cols[j].key == SORT_PARENT))
+				fprintf(out, "  %s", buf);
+			else
+				fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, buf);
+		}
+		fputc('\n', out);
+		/* an event without call chains has no graph (perf's way) */
+		if (po->callchain && e->tree && l->event_chains[event])
+			print_callchain(out, po, e, total);
+	}
+	fprintf(out, "\n\n");
+	return 0;
+}
+
+int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)
+{
+	if (!po->quiet) {
+		/* perf names its own kind of file here, whatever the file's name */
+		if (!po->header_shown)
+			fprintf(out, "# To display the %s header info, please use --header/--header-only options.\n#\n",
+				l->nr_sessions ? session_kind_name(&l->sessions[0]) : "prec.data");
+		fprintf(out, "#\n");
+		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", l->lost_samples);
+	}
+	for (size_t e = 0; e < l->nr_events; e++) {
+		int ret = po->event && strcmp(po->event, l->events[e]) ? 0 :
+			  print_event(out, l, h, po, (int)e);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- --header and --stats ------------------------------------------------ */
+
+static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const char *label)
+{
+	const struct meta_item *it = metadata_get(m, tag);
+
+	if (!it)
+		return;
+	fprintf(out, "# %s : ", label);
+	if (it->kind == META_U64) {
+		uint64_t v = 0;
+
+		metadata_get_u64(m, tag, &v);
+		fprintf(out, "%" PRIu64 "\n", v);
+		return;
+	}
+	for (uint32_t i = 0; i < it->len; i++)
+		fputc(it->value[i] ? it->value[i] : ' ', out);
+	fputc('\n', out);
+}
+
+/* The workload's end, from its wait status: how it exited or what killed it. */
+static void workload_exit_line(FILE *out, const struct metadata *m)
+{
+	uint64_t v;
+	int st;
+
+	if (!metadata_get_u64(m, META_WORKLOAD_EXIT, &v))
+		return;
+	st = (int)v;
+	fprintf(out, "# workload exit : ");
+	if (v > 0xffff)
+		fprintf(out, "wait status %#" PRIx64 "\n", v);
+	else if (WIFEXITED(st))
+		fprintf(out, "exited with status %d\n", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(out, "killed by signal %d (SIG%s)%s\n", WTERMSIG(st),
+			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+			WCOREDUMP(st) ? ", core dumped" : "");
+	else
+		fprintf(out, "wait status %#x\n", st);
+}
+
+static void bit_names(FILE *out, const char *label, uint64_t v, const char *const *names,
+		      size_t n)
+{
+	bool first = true;
+
+	if (!v)
+		return;
+	fprintf(out, ", %s = ", label);
+	for (size_t i = 0; i < 64; i++) {
+		if (!(v & (1ull << i)))
+			continue;
+		if (i < n)
+			fprintf(out, "%s%s", first ? "" : "|", names[i]);
+		else
+			fprintf(out, "%s(1<<%zu)", first ? "" : "|", i);
+		first = false;
+	}
+}
+
+void print_attr_fields(FILE *out, const struct perf_event_attr *a)
+{
+	uint64_t bits;
+
+#define U(label, v) do { if (v) fprintf(out, ", %s = %llu", label, (unsigned long long)(v)); } while (0)
+#define X(label, v) do { if (v) fprintf(out, ", %s = %#llx", label, (unsigned long long)(v)); } while (0)
+	U("type", a->type);
+	U("size", a->size);
+	X("config", a->config);
+	U("{ sample_period, sample_freq }", a->sample_period);
+	bit_names(out, "sample_type", a->sample_type, attr_sample_bits, ATTR_SAMPLE_BITS);
+	bit_names(out, "read_format", a->read_format, attr_read_bits, ATTR_READ_BITS);
+	memcpy(&bits, (const uint8_t *)a + offsetof(struct perf_event_attr, read_format) + 8, 8);
+	for (size_t i = 0; i < ATTR_FLAGS; i++) {
+		if (i == 15) {          /* precise_ip: two bits */
+			U("precise_ip", (bits >> 15) & 3);
+			continue;
+		}
+		if (i != 16 && (bits & (1ull << i)))
+			fprintf(out, ", %s = 1", attr_flags[i]);
+	}
+	U("{ wakeup_events, wakeup_watermark }", a->wakeup_events);
+	U("bp_type", a->bp_type);
+	X("{ bp_addr, config1 }", a->config1);
+	X("{ bp_len, config2 }", a->config2);
+	X("branch_sample_type", a->branch_sample_type);
+	X("sample_regs_user", a->sample_regs_user);
+	U("sample_stack_user", a->sample_stack_user);
+	U("clockid", (uint32_t)a->clockid);
+	X("sample_regs_intr", a->sample_regs_intr);
+	U("aux_watermark", a->aux_watermark);
+	U("sample_max_stack", a->sample_max_stack);
+#undef U
+#undef X
+}
+
+void print_header(FILE *out, const struct load *l)
+{
+	for (size_t i = 0; i < l->nr_sessions; i++) {
+		const struct session *s = &l->sessions[i];
+		const struct metadata *m = &s->meta;
+		uint64_t v;
+
+		if (s->pd) {
+			print_perf_header(out, s);
+			continue;
+		}
+		fprintf(out, "# ========\n# captured on    : ");
+		if (metadata_get_u64(m, META_START_TIME_NS, &v)) {
+			time_t t = (time_t)(v / 1000000000ull);
+			char tb[64];
+
+			strftime(tb, sizeof(tb), "%a %b %e %H:%M:%S %Y", localtime(&t));
+			fprintf(out, "%s\n", tb);
+		} else {
+			fprintf(out, "unknown\n");
+		}
+		fprintf(out, "# header version : %u.%u\n", s->header.version_major,
+			s->header.version_minor);
+		fprintf(out, "# data size : %" PRIu64 "\n", session_size(s));
+		meta_line(out, m, META_HOSTNAME, "hostname");
+		meta_line(out, m, META_OS_RELEASE, "os release");
+		meta_line(out, m, META_OS_VERSION, "os version");
+		meta_line(out, m, META_WRITER, "prec version");
+		meta_line(out, m, META_ARCH, "arch");
+		meta_line(out, m, META_NR_CPUS_ONLINE, "nrcpus online");
+		meta_line(out, m, META_NR_CPUS_AVAIL, "nrcpus avail");
+		meta_line(out, m, META_CPU_DESC, "cpudesc");
+		meta_line(out, m, META_TOTAL_MEM_KB, "total memory (kB)");
+		meta_line(out, m, META_CMDLINE, "cmdline");
+		meta_line(out, m, META_PAGE_SIZE, "page size");
+		meta_line(out, m, META_PERF_EVENT_PARANOID, "perf_event_paranoid");
+		meta_line(out, m, META_NR_SAMPLES, "samples");
+		meta_line(out, m, META_NR_LOST_SAMPLES, "lost samples");
+		workload_exit_line(out, m);
+		meta_line(out, m, META_REPAIRED, "repaired after it was cut short, bytes cut off");
+		if (metadata_get_u64(m, META_START_CLOCK_NS, &v)) {
+			uint64_t e;
+
+			fprintf(out, "# sample duration : %10.3f ms\n",
+				metadata_get_u64(m, META_END_CLOCK_NS, &e) && e >= v ? (double)(e - v) / 1e6 : 0.0);
+		}
+		for (size_t e = 0; e < s->nr_events; e++) {
+			fprintf(out, "# event : name = %s, , id = {", s->events[e].name ? s->events[e].name : "");
+			for (size_t k = 0; k < s->events[e].nr_ids; k++)
+				fprintf(out, "%s %" PRIu64, k ? "," : "", s->events[e].ids[k].id);
+			fprintf(out, " }");
+			print_attr_fields(out, &s->events[e].attr);
+			fputc('\n', out);
+		}
+		if (s->nr_build_ids) {
+			fprintf(out, "# build ids:\n");
+			for (size_t b = 0; b < s->nr_build_ids; b++) {
+				fprintf(out, "#   ");
+				for (unsigned k = 0; k < s->build_ids[b].size; k++)
+					fprintf(out, "%02x", s->build_ids[b].id[k]);
+				fprintf(out, " %s\n", s->build_ids[b].path);
+			}
+		}
+		if (s->kallsyms)
+			fprintf(out, "# kernel symbols : a copy is in the file (%zu bytes)\n", s->kallsyms_len);
+		fprintf(out, "# ========\n#\n");
+	}
+}
+
+void print_stats(FILE *out, const struct load *l, const struct hist *h)
+{
+	struct symbolizer_stats st;
+
+	symbolizer_get_stats(l->sym, &st);
+	for (size_t i = 0; i < l->nr_sessions; i++) {
+		const struct session *s = &l->sessions[i];
+
+		fprintf(out, "Aggregated stats of %s:\n", s->path);
+		fprintf(out, "%20s events: %10" PRIu64 "\n", "TOTAL", s->stats.records);
+		for (uint32_t t = 0; t < PERF_RECORD_MAX; t++) {
+			const char *name = record_type_name(t);
+
+			if (s->stats.by_type[t] && name)
+				fprintf(out, "%20s events: %10" PRIu64 "\n", name, s->stats.by_type[t]);
+		}
+		if (s->pd) {
+			const struct perfdata_stats *ps = perfdata_stats(s->pd);
+
+			for (uint32_t t = 64; t < PERFDATA_TYPE_END; t++)
+				if (ps->by_type[t - 64])
+					fprintf(out, "%20s events: %10" PRIu64 "\n", perfdata_type_name(t),
+						ps->by_type[t - 64]);
+			if (ps->bad_compressed || ps->bytes_ignored)
+				fprintf(out, "%20s        : %10" PRIu64 " compressed records not read, %"
+					PRIu64 " bytes of data not read\n", "damage", ps->bad_compressed,
+					ps->bytes_ignored);
+		}
+		fprintf(out, "%20s events: %10" PRIu64 "\n", "UNKNOWN", s->stats.unknown_records);
+		fprintf(out, "%20s        : %10" PRIu64 "\n", "undecodable records", s->stats.bad_records);
+		fprintf(out, "%20s        : %10" PRIu64 "\n", "lost samples", s->stats.lost_samples);
+		fprintf(out, "%20s        : %10" PRIu64 "\n", "out of order", s->stats.out_of_order);
+		fprintf(out, "%20s        : %10" PRIu64 " corrupt, %" PRIu64 " skipped, %" PRIu64
+			" bytes ignored\n", "blocks", s->cstats->corrupt_blocks, s->cstats->skipped_blocks,
+			s->cstats->bytes_ignored);
+	}
+	fprintf(out, "%20s        : %10" PRIu64 "\n", "filtered samples", l->filtered);
+	fprintf(out, "%20s        : %10" PRIu64 " of %" PRIu64 " (last event shown)\n",
+		"unresolved samples", h->unresolved, h->total_count);
+	fprintf(out, "%20s        : %10" PRIu64 " used, %" PRIu64 " missing, %" PRIu64
+		" build-id mismatch\n", "binaries", st.dsos, st.dsos_missing, st.dsos_mismatch);
+	if (st.debuginfod_asked)
+		fprintf(out, "%20s        : %10" PRIu64 " asked, %" PRIu64 " files\n", "debuginfod",
+			st.debuginfod_asked, st.debuginfod_files);
+	if (l->unw) {
+		struct unwind_stats us;
+
+		unwinder_get_stats(l->unw, &us);
+		if (us.samples) {
+			fprintf(out, "%20s        : %10" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64
+				" stopped early", "dwarf unwinding", us.samples, us.frames, us.stopped);
+			if (us.debug_frame)
+				fprintf(out, ", %" PRIu64 " lookups in .debug_frame", us.debug_frame);
+			fputc('\n', out);
+		}
+	}
+}

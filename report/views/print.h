@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* The text output of prep report: perf report --stdio's layout. */
+#ifndef PREC_REPORT_PRINT_H
+#define PREC_REPORT_PRINT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/aggregate/hist.h"
+#include "report/core/load.h"
+
+enum cg_mode { CG_GRAPH, CG_FLAT, CG_FRACTAL, CG_FOLDED, CG_NONE };
+
+struct print_opts {
+	enum cg_mode mode;
+	double threshold;       /* call-graph percent limit */
+	double percent_limit;   /* entries */
+	bool children, callchain;
+	bool show_nr, show_period;
+	bool absolute;
+	bool quiet;
+	const char *event;      /* only this event's section; NULL: every event */
+	/* graph mode: a single root's first name is not printed (perf does
+	 * this when the sort order starts with "sym": in callee order that
+	 * name is the entry's own symbol) */
+	bool skip_first;
+	bool header_shown;      /* --header printed before the report */
+};
+
+int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);
+void print_header(FILE *out, const struct load *l);
+/* perf's --header of a perf.data file (header_perf.c) */
+void print_perf_header(FILE *out, const struct session *s);
+/* ", name = value" for each attr field that is not zero, as perf names them */
+void print_attr_fields(FILE *out, const struct perf_event_attr *a);
+void print_stats(FILE *out, const struct load *l, const struct hist *h);
+
+#endif

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prep report: perf report --stdio's output from prec.data files. Samples
+ * are folded into unique stacks while reading, symbolized once per unique
+ * address, then turned into one histogram per event (hist.c) and printed
+ * with perf's header lines, columns and call-graph drawing.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/opts.h"
+#include "dump.h"
+#include "report/aggregate/hist.h"
+#include "report/core/load.h"
+#include "report/export/folded.h"
+#include "print.h"
+#include "report/core/progress.h"
+#include "report/aggregate/stacks.h"
+
+struct report_opts {
+	struct load *l;
+	const char *sort;
+	const char *fields;
+	const char *callgraph;
+	const char *percentage;
+	int children;           /* -1: default (on with call chains) */
+	bool children_on, children_off;
+	bool stdio, tui;
+	bool show_nr, show_period;
+	bool header, header_only, stats;
+	bool no_inline;
+	int quiet;
+	long max_stack;
+	const char *percent_limit;
+	const char *parent;
+	const char *event;
+	bool folded;
+	const char *folded_opts;
+	bool dump_raw, version;
+	bool help;
+};
+
+static int cb_callgraph(const struct opt *o, const char *arg, struct err *err)
+{
+	struct report_opts *ro = o->dest;
+
+	(void)err;
+	ro->callgraph = arg ? arg : "graph";
+	return 0;
+}
+
+static int cb_folded(const struct opt *o, const char *arg, struct err *err)
+{
+	struct report_opts *ro = o->dest;
+
+	(void)err;
+	ro->folded = true;
+	ro->folded_opts = arg;
+	return 0;
+}
+
+static const char *const key_names[SORT_NR] = {
+	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid", [SORT_DSO] = "dso",
+	[SORT_SYM] = "sym", [SORT_SRCLINE] = "srcline", [SORT_SRCFILE] = "srcfile",
+	[SORT_CPU] = "cpu", [SORT_SYMOFF] = "symoff", [SORT_PERIOD] = "period",
+	[SORT_PARENT] = "parent",
+};
+
+static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts *po,
+		      struct err *err)
+{
+	char buf[512];
+	char *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return err_set(err, -EINVAL, "--sort: list too long");
+	strcpy(buf, list);
+	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		if (!strcmp(k, "overhead") || !strcmp(k, "sample") || !strcmp(k, "period_total")) {
+			if (!strcmp(k, "sample"))
+				po->show_nr = true;
+			continue;
+		}
+		for (i = 0; i < SORT_NR; i++)
+			if (!strcmp(k, key_names[i]))
+				break;
+		if (i == SORT_NR)
+			return err_set(err, -EINVAL, "unknown sort key '%s' (known: comm, pid, tid, dso, "
+				       "sym, srcline, srcfile, cpu, symoff, period, parent)", k);
+		if (ho->nr_keys < SORT_NR)
+			ho->keys[ho->nr_keys++] = (enum sort_key)i;
+	}
+	if (!ho->nr_keys)
+		return err_set(err, -EINVAL, "'%s': no sort key", list);
+	return 0;
+}
+
+/* -g graph|flat|fractal|folded|none[,THRESHOLD][,caller|callee] */
+static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
+			   bool *order_set, struct err *err)
+{
+	char buf[256];
+	char *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return err_set(err, -EINVAL, "--call-graph: value too long");
+	strcpy(buf, arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v;
+
+		if (!strcmp(t, "graph"))
+			po->mode = CG_GRAPH;
+		else if (!strcmp(t, "flat"))
+			po->mode = CG_FLAT;
+		else if (!strcmp(t, "fractal"))
+			po->mode = CG_FRACTAL;
+		else if (!strcmp(t, "folded"))
+			po->mode = CG_FOLDED;
+		else if (!strcmp(t, "none"))
+			po->mode = CG_NONE;
+		else if (!strcmp(t, "caller") || !strcmp(t, "callee")) {
+			ho->caller = t[4] == 'e' && t[5] == 'r';
+			*order_set = true;
+		} else if (!strcmp(t, "function") || !strcmp(t, "address") || !strcmp(t, "percent") ||
+			   !strcmp(t, "period") || !strcmp(t, "count")) {
+			/* perf's print-limit and key fields: function keys only */
+		} else if ((v = strtod(t, &end)), end != t && !*end && v >= 0 && v <= 100) {
+			po->threshold = v;
+		} else {
+			return err_set(err, -EINVAL, "--call-graph: '%s' is not graph, flat, fractal, "
+				       "folded, none, caller, callee or a threshold", t);
+		}
+	}
+	return 0;
+}
+
+/* --folded: one event's stacks, FlameGraph's collapsed format */
+static int report_folded(struct load *l, struct hist *h, const struct report_opts *ro,
+			 const struct folded_opts *fo)
+{
+	struct stacks_opts so = { .inline_frames = h->opts.inline_frames, .l = l };
+	struct stacks st;
+	struct err err = { 0 };
+	int ret;
+
+	so.event = stacks_pick_event(l, h, ro->event, &err);
+	if (so.event < 0) {
+		if (!ro->event)
+			return 0;       /* no samples: no lines */
+		fprintf(stderr, "prep: --event: %s\n", err.msg);
+		return 1;
+	}
+	if (!ro->event && !ro->quiet)
+		for (size_t i = 0; i < h->nr_stacks; i++)
+			if (h->stacks[i].event != so.event) {
+				fprintf(stderr, "prep: --folded: event '%s' only (--event NAME for another)\n",
+					l->events[so.event]);
+				break;
+			}
+	ret = stacks_build(&st, h, &so);
+	if (ret) {
+		fprintf(stderr, "prep: out of memory\n");
+		return 1;
+	}
+	ret = folded_write(stdout, &st, fo);
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "prep: --folded: %s\n", ret == -EIO ? "write error" : "out of memory");
+	stacks_free(&st);
+	return ret ? 1 : 0;
+}
+
+/* perf's "Invalid regex: [" with the option's name */
+static int check_regex(const char *opt, const char *re)
+{
+	regex_t r;
+	int ret = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+
+	if (ret) {
+		char msg[128];
+
+		regerror(ret, &r, msg, sizeof(msg));
+		fprintf(stderr, "prep: %s '%s': invalid regex: %s\n", opt, re, msg);
+		return -EINVAL;
+	}
+	regfree(&r);
+	return 0;
+}
+
+static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options]";
+
+int cmd_report(int argc, char **argv)
+{
+	struct load l = { 0 };
+	struct report_opts ro = { .l = &l, .children = -1, .max_stack = 0 };
+	struct hist_opts ho = { .inline_frames = true };
+	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
+	struct folded_opts fo = { 0 };
+	struct progress pg;
+	const struct opt table[] = {
+		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
+		OPTION_STRING('s', "sort", &ro.sort, "keys", "sort by comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent (default comm,dso,sym)"),
+		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
+		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
+		OPTION_FLAG(0, "tui", &ro.tui, "not available: text output is used"),
+		OPTION_FLAG(0, "children", &ro.children_on, "accumulate callees into callers (default with call chains)"),
+		OPTION_FLAG(0, "no-children", &ro.children_off, "self overhead only"),
+		OPTION_CALLBACK_OPTARG('g', "call-graph", &ro, "mode", "graph|flat|fractal|folded|none[,threshold][,caller|callee]", cb_callgraph),
+		OPTION_STRING(0, "percent-limit", &ro.percent_limit, "pct", "hide entries under this percentage"),
+		OPTION_FLAG('n', "show-nr-samples", &ro.show_nr, "show the number of samples"),
+		OPTION_FLAG(0, "show-total-period", &ro.show_period, "show the total period"),
+		OPTION_STRING(0, "percentage", &ro.percentage, "relative|absolute", "percentages of the filtered total (relative) or of all (absolute)"),
+		OPTION_INT(0, "max-stack", &ro.max_stack, "n", "use at most n frames of each call chain", 1, 100000),
+		OPTION_STRING('p', "parent", &ro.parent, "regex", "parent symbol pattern for --sort parent (default ^sys_|^do_page_fault)"),
+		OPTION_CALLBACK_OPTARG(0, "folded", &ro, "list", "collapsed stacks for FlameGraph, one line per stack; list: period, pid, tid, kernel, inline, no-comm", cb_folded),
+		OPTION_STRING(0, "event", &ro.event, "name", "only this event (--folded: default the first with samples)"),
+		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
+		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
+		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
+		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)"),
+		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
+		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
+		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
+		OPTION_STRING(0, "dso", &l.f.dsos, "list", "only these shared objects"),
+		OPTION_STRING('S', "symbols", &l.f.syms, "list", "only these symbols"),
+		OPTION_STRING('C', "cpu", &l.f.cpus, "list", "only these CPUs (0-2,5)"),
+		OPTION_STRING(0, "time", &l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"),
+		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),
+		OPTION_FLAG(0, "header-only", &ro.header_only, "show only the file's header information"),
+		OPTION_FLAG(0, "stats", &ro.stats, "show record counts, lost samples and unresolved addresses"),
+		OPTION_COUNT('q', "quiet", &ro.quiet, "no header lines or warnings"),
+		OPTION_FLAG('D', "dump-raw", &ro.dump_raw, "print every block and record of the file (prep dump)"),
+		OPTION_FLAG('h', "help", &ro.help, "show this help"),
+		OPTION_FLAG(0, "version", &ro.version, "show the version"),
+		OPTION_END,
+	};
+	struct err err = { 0 };
+	bool order_set = false, have_chains = false;
+	struct hist h;
+	int ret;
+
+	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &ro.help);
+	if (ret >= 0)
+		return ret;
+	if (ro.version) {
+		printf("prep %s\n", PREP_VERSION);
+		return 0;
+	}
+	if (!l.nr_inputs)
+		l.inputs[l.nr_inputs++] = "prec.data";
+	if (ro.dump_raw) {
+		if (dump_file(l.inputs[0], stdout, &err)) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (ro.children_on || ro.children_off)
+		ro.children = ro.children_on && !ro.children_off;
+	l.quiet = ro.quiet > 0;
+	po.quiet = ro.quiet > 0;
+	po.show_nr = ro.show_nr;
+	po.show_period = ro.show_period;
+	if (ro.percentage && strcmp(ro.percentage, "relative") && strcmp(ro.percentage, "absolute")) {
+		fprintf(stderr, "prep: --percentage must be relative or absolute, not '%s'\n", ro.percentage);
+		return 129;
+	}
+	po.absolute = ro.percentage && !strcmp(ro.percentage, "absolute");
+	if (ro.percent_limit) {
+		char *end;
+
+		po.percent_limit = strtod(ro.percent_limit, &end);
+		if (end == ro.percent_limit || (*end && strcmp(end, "%")) || po.percent_limit < 0 ||
+		    po.percent_limit > 100) {
+			fprintf(stderr, "prep: --percent-limit '%s' is not a percentage\n", ro.percent_limit);
+			return 129;
+		}
+	}
+	if (ro.parent && check_regex("--parent", ro.parent))
+		return 129;
+	if (parse_keys(ro.fields ? ro.fields : ro.sort ? ro.sort : "comm,dso,sym", &ho, &po, &err)) {
+		fprintf(stderr, "prep: %s: %s\n", ro.fields ? "--fields" : "--sort", err.msg);
+		return 129;
+	}
+	if (ro.callgraph && parse_callgraph(ro.callgraph, &po, &ho, &order_set, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 129;
+	}
+	if (ro.folded && folded_parse(ro.folded_opts, &fo, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 129;
+	}
+	/* as in perf, --percent-limit hides call-graph branches under it too
+	 * (unless -g gives its own threshold) */
+	if (ro.percent_limit && !(ro.callgraph && strpbrk(ro.callgraph, "0123456789")))
+		po.threshold = po.percent_limit;
+	if (ro.fields && ro.sort) {
+		struct hist_opts extra = { 0 };
+
+		if (parse_keys(ro.sort, &extra, &po, &err)) {
+			fprintf(stderr, "prep: --sort: %s\n", err.msg);
+			return 129;
+		}
+	}
+	ho.max_stack = (int)ro.max_stack;
+	ho.parent_re = ro.parent;
+	ho.inline_frames = !ro.no_inline;
+	ho.symfs = l.symfs;
+	if (load_init(&l, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
+	/* call graphs, if the file has call chains (known once it is read) */
+	ho.callchain = po.mode != CG_NONE || ro.folded;
+	hist_init(&h, &ho, &l.machine, l.sym);
+	progress_install(&pg, &l);
+	ret = load_run(&l, ro.header_only ? NULL : load_add_to_hist, NULL, &h, &err);
+	if (ret) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < l.nr_sessions && !have_chains; i++)
+		for (size_t e = 0; e < l.sessions[i].nr_events; e++)
+			have_chains |= !!(l.sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	/* as in perf, --children without call chains is silently ignored */
+	h.opts.children = have_chains && ro.children != 0;
+	h.opts.callchain = have_chains && (po.mode != CG_NONE || ro.folded);
+	if (!order_set)
+		h.opts.caller = h.opts.children;
+	/* perf reads a pipe-mode perf.data file without children (it learns
+	 * that there are call chains too late), but keeps the caller order
+	 * that children would have brought */
+	if (l.nr_sessions && l.sessions[0].pd && perfdata_info(l.sessions[0].pd)->pipe)
+		h.opts.children = false;
+	po.children = h.opts.children;
+	po.callchain = h.opts.callchain;
+	/* perf's rule: with a sort order that starts with "sym" (and no -F),
+	 * the first name of a single-rooted graph is left out */
+	po.skip_first = !ro.fields && ro.sort && !strncmp(ro.sort, "sym", 3);
+	if (ro.header || ro.header_only)
+		print_header(stdout, &l);
+	po.header_shown = ro.header;
+	if (ro.header_only)
+		goto out;
+	if (ro.event && stacks_pick_event(&l, &h, ro.event, &err) < 0) {
+		fprintf(stderr, "prep: --event: %s\n", err.msg);
+		ret = 1;
+		goto out;
+	}
+	po.event = ro.event;
+	ret = hist_resolve(&h);
+	if (!ret && ro.folded) {
+		ret = report_folded(&l, &h, &ro, &fo);
+		goto out;
+	}
+	if (!ret)
+		ret = print_report(stdout, &l, &h, &po);
+	if (ret)
+		fprintf(stderr, "prep: out of memory\n");
+	else if (ro.stats)
+		print_stats(stdout, &l, &h);
+out:
+	hist_free(&h);
+	load_free(&l);
+	return ret ? 1 : 0;
+}

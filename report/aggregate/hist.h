@@ -4,7 +4,8 @@
  * event, thread, comm, cpu and frames), frames into unique (dso, address)
  * pairs, so that the symbolizer sees each address once; histogram entries,
  * children totals and call-graph trees are then built from the stacks for
- * the sort keys asked.
+ * the sort keys asked. Naming the frames (symbols, source lines) is
+ * resolve.c's part.
  */
 #ifndef PREC_REPORT_HIST_H
 #define PREC_REPORT_HIST_H

@@ -261,35 +261,14 @@ static const char *parent_of(struct hist *h, const struct stack *s, const regex_
 static void make_key(struct hist *h, const struct stack *s, uint32_t pos, const char *parent,
 		     struct hkey *k)
 {
-	struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+	struct key_src src = { s, &h->frames[h->frame_ids[s->first + pos]], parent };
 
 	memset(k, 0, sizeof(*k));
 	for (size_t i = 0; i < h->opts.nr_keys; i++) {
-		switch (h->opts.keys[i]) {
-		case SORT_COMM: k->comm = s->comm; break;
-		/* perf's pid is the thread: its id, named by its last comm */
-		case SORT_PID: k->pid = s->thread->tid; break;
-		case SORT_TID: k->tid = s->thread->tid; break;
-		case SORT_DSO: k->dso = f->dso; break;
-		case SORT_SYM: k->sym = f->sym_id + 1; break;
-		case SORT_SRCLINE: k->srcline = hist_srcline(h, f, true); break;
-		case SORT_SRCFILE: {
-			hist_frame_src(h, f);
-			if (f->nr_inl && f->inl[0].file) {
-				const char *slash = strrchr(f->inl[0].file, '/');
+		const struct sort_key *sk = sort_key_get(h->opts.keys[i]);
 
-				k->srcfile = machine_intern(h->machine, slash ? slash + 1 : f->inl[0].file);
-			} else {
-				k->srcfile = "";
-			}
-			break;
-		}
-		case SORT_CPU: k->cpu = s->cpu; break;
-		case SORT_SYMOFF: k->sym = f->sym_id + 1; k->symoff = f->vaddr; break;
-		case SORT_PERIOD: break;        /* a column (print.c), not a key */
-		case SORT_PARENT: k->parent = parent; break;
-		case SORT_NR: break;
-		}
+		if (sk->fill)
+			sk->fill(h, &src, k);
 	}
 }
 
@@ -419,68 +398,19 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	return 0;
 }
 
-static int cmp_str(const char *a, const char *b)
-{
-	if (a == b)
-		return 0;
-	if (!a || !b)
-		return a ? -1 : 1;
-	return strcmp(a, b);
-}
-
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
 }
 
-/* perf's _sort__addr_cmp(): the sign of the difference as a signed number */
-static int cmp_addr(uint64_t a, uint64_t b)
-{
-	int64_t d = (int64_t)(a - b);
-
-	return d < 0 ? -1 : d > 0;
-}
-
 /* Entries of equal periods: by the sort keys in their order, each as perf
- * orders it (names and sources ascending, resolved symbols before bare
- * addresses, those by address), then by frame to be stable. */
+ * orders it, then by frame to be stable. */
 static int cmp_key_names(const struct hist *h, const struct hentry *a, const struct hentry *b)
 {
-	const struct frame *fa = &h->frames[a->frame], *fb = &h->frames[b->frame];
 	int c = 0;
 
-	for (size_t i = 0; i < h->opts.nr_keys && !c; i++) {
-		switch (h->opts.keys[i]) {
-		case SORT_COMM: c = cmp_str(a->key.comm, b->key.comm); break;
-		case SORT_PID: c = cmp_u64(a->key.pid, b->key.pid); break;
-		case SORT_TID: c = cmp_u64(a->key.tid, b->key.tid); break;
-		case SORT_DSO:
-			c = cmp_str(a->key.dso ? a->key.dso->short_name : NULL,
-				    b->key.dso ? b->key.dso->short_name : NULL);
-			break;
-		case SORT_SYM: case SORT_SYMOFF: {
-			const char *na = a->key.inl ? a->key.inl : fa->sym;
-			const char *nb = b->key.inl ? b->key.inl : fb->sym;
-
-			if (na && nb)
-				c = strcmp(na, nb);
-			else if (na || nb)
-				c = na ? -1 : 1;
-			else
-				c = cmp_addr(a->key.ip ? a->key.ip : fa->addr,
-					     b->key.ip ? b->key.ip : fb->addr);
-			if (!c && h->opts.keys[i] == SORT_SYMOFF)
-				c = cmp_u64(a->key.symoff, b->key.symoff);
-			break;
-		}
-		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
-		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
-		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
-		case SORT_PERIOD: c = cmp_u64(a->self_period, b->self_period); break;
-		case SORT_PARENT: c = cmp_str(a->key.parent, b->key.parent); break;
-		case SORT_NR: break;
-		}
-	}
+	for (size_t i = 0; i < h->opts.nr_keys && !c; i++)
+		c = sort_key_get(h->opts.keys[i])->cmp(h, a, b);
 	return c ? c : a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
@@ -543,17 +473,6 @@ static void sort_tree(struct cnode *n)
 	}
 }
 
-/* The sort keys include the symbol: perf keys the entries it makes from
- * call chains by the address as sampled where no symbol names it. */
-static bool keyed_by_sym(const struct hist *h)
-{
-	for (size_t i = 0; i < h->opts.nr_keys; i++)
-		if (h->opts.keys[i] == SORT_SYM)
-			return true;
-	return false;
-}
-
-/* Count the stack once in the total of entry e (children mode). */
 /* Count the stack once in the total of entry e (children mode), with its
  * chain from frame pos (lvl as add_chain takes it). */
 static int add_total(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
@@ -619,7 +538,9 @@ static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const s
 	/* each frame: its function, its address, at most 15 inlined names */
 	size_t nseen = 0, *seen = malloc(((size_t)s->nr_frames + 1) * 17 * sizeof(*seen));
 	char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
-	bool by_sym = keyed_by_sym(h);
+	/* perf keys the entries it makes from call chains by the address as
+	 * sampled where no symbol names it, when the keys include the symbol */
+	bool by_sym = sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_FUNCTION);
 	int ret;
 
 	if (!seen)
@@ -655,13 +576,11 @@ int hist_build(struct hist *h, int event)
 	struct hmap idx = HMAP_INIT;
 	size_t cap = 0;
 	regex_t re;
-	bool want_parent = false;
+	bool want_parent = sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_PARENT);
 	int ret = 0;
 
 	free_entries(h);
 	h->total_period = h->total_count = h->unresolved = 0;
-	for (size_t i = 0; i < h->opts.nr_keys; i++)
-		want_parent |= h->opts.keys[i] == SORT_PARENT;
 	if (want_parent && regcomp(&re, h->opts.parent_re ? h->opts.parent_re : "^sys_|^do_page_fault",
 				   REG_EXTENDED | REG_NOSUB))
 		return -EINVAL;

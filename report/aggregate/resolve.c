@@ -87,8 +87,7 @@ int hist_prefetch_dwarf(struct hist *h)
 	if (h->dwarf_prefetched)
 		return 0;
 	h->dwarf_prefetched = true;
-	for (size_t i = 0; i < h->opts.nr_keys; i++)
-		want |= h->opts.keys[i] == SORT_SRCLINE || h->opts.keys[i] == SORT_SRCFILE;
+	want |= sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_SRC);
 	if (!want)
 		return 0;
 	v = calloc(h->machine->nr_dsos + 1, sizeof(*v));

@@ -17,7 +17,7 @@ int folded_parse(const char *arg, struct folded_opts *o, struct err *err)
 	if (!arg)
 		return 0;
 	if (strlen(arg) >= sizeof(buf))
-		return err_set(err, -EINVAL, "--folded: value too long");
+		return err_set(err, -EINVAL, "value too long");
 	strcpy(buf, arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(t, "period"))
@@ -35,8 +35,8 @@ int folded_parse(const char *arg, struct folded_opts *o, struct err *err)
 		else if (!strcmp(t, "no-comm"))
 			o->no_comm = true;
 		else
-			return err_set(err, -EINVAL, "--folded: '%s' is not period, count, pid, tid, "
-				       "kernel, inline or no-comm", t);
+			return err_set(err, -EINVAL, "'%s' is not period, count, pid, tid, kernel, "
+				       "inline or no-comm", t);
 	}
 	return 0;
 }

@@ -71,8 +71,8 @@ struct command {
 static const struct command commands[] = {
 	{ "report", cmd_report, "the profile, as perf report --stdio prints it (the default)" },
 	{ "script", cmd_script, "one line per sample, as perf script prints them" },
-	{ "export", cmd_export, "write the samples for speedscope (--speedscope) or pprof (--pprof)" },
-	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG" },
+	{ "export", cmd_export, "write the samples for another tool: folded, pprof, speedscope or flamegraph" },
+	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG (prep export flamegraph)" },
 	{ "archive", cmd_archive, "embed what the report needs of the binaries hit; perf.data to prec.data" },
 	{ "dump", cmd_dump, "every block and record of a file, decoded (also prep -D)" },
 	{ "stat", cmd_stat, "'prep stat report': the counts of prec stat record, as perf stat prints them" },

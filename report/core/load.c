@@ -415,7 +415,7 @@ static int merge_into(struct load *l, struct embed_dso **slot, const struct embe
 
 	if (ret)
 		return ret == -ENOMEM ? ret : 0;        /* too large: the first file's data serve */
-	grown = realloc(l->merged, (l->nr_merged + 1) * sizeof(*grown));
+	grown = array_realloc(l->merged, l->nr_merged + 1, sizeof(*grown));
 	if (!grown) {
 		embed_free(m);
 		return -ENOMEM;
@@ -442,7 +442,7 @@ static int take_embeds(struct load *l, const struct session *s)
 				return -ENOMEM;
 			continue;
 		}
-		grown = realloc(l->embeds, (l->nr_embeds + 1) * sizeof(*grown));
+		grown = array_realloc(l->embeds, l->nr_embeds + 1, sizeof(*grown));
 		if (!grown)
 			return -ENOMEM;
 		l->embeds = grown;

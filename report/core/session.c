@@ -53,7 +53,7 @@ static int add_embed(struct session *s, const struct container_block *b, struct 
 
 	if (embed_decode(b->data, b->len, &d, NULL))
 		return 0;       /* the reader checked it: only out of memory is left */
-	all = realloc(s->embeds, (s->nr_embeds + 1) * sizeof(*all));
+	all = array_realloc(s->embeds, s->nr_embeds + 1, sizeof(*all));
 	if (!all) {
 		embed_free(d);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -70,7 +70,7 @@ static int add_build_ids(struct session *s, const struct container_block *b, str
 
 	if (build_ids_decode(b->data, b->len, &e, &n, NULL))
 		return 0;       /* the reader checked it: only out of memory is left */
-	all = realloc(s->build_ids, (s->nr_build_ids + n + 1) * sizeof(*all));
+	all = array_realloc(s->build_ids, s->nr_build_ids + n + 1, sizeof(*all));
 	if (!all) {
 		build_ids_free(e, n);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -258,7 +258,7 @@ static int add_event_desc(struct session *s, struct event_desc *ev, struct err *
 	struct event_desc *grown;
 	int ret;
 
-	grown = realloc(s->events, (s->nr_events + 1) * sizeof(*grown));
+	grown = array_realloc(s->events, s->nr_events + 1, sizeof(*grown));
 	ids = calloc(ev->nr_ids + 1, sizeof(*ids));
 	if (!grown || !ids) {
 		if (grown)
@@ -425,8 +425,8 @@ static int queue(struct session *s, struct order *o, const uint8_t *p, size_t le
 
 	if (o->nr == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 4096;
-		struct pending *q = realloc(o->q, cap * sizeof(*q));
-		struct pending *tmp = q ? realloc(o->tmp, cap * sizeof(*tmp)) : NULL;
+		struct pending *q = array_realloc(o->q, cap, sizeof(*q));
+		struct pending *tmp = q ? array_realloc(o->tmp, cap, sizeof(*tmp)) : NULL;
 
 		if (tmp)
 			o->tmp = tmp;

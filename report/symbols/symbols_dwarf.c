@@ -504,7 +504,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem)
 	if (n < *cap)
 		return 0;
 	ncap = *cap ? *cap * 2 : 64;
-	if (ncap > SIZE_MAX / elem || !(nv = realloc(*v, ncap * elem)))
+	if (!(nv = array_realloc(*v, ncap, elem)))
 		return -ENOMEM;
 	*v = nv;
 	*cap = ncap;

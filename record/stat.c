@@ -1109,10 +1109,9 @@ static int write_file(const struct stat_opts *o, const struct counter *c, struct
 	}
 	{
 		/* the heading's text, quotes included */
-		char *heading = malloc(strlen(r->cmd ? r->cmd : r->target) + 3);
+		char *heading;
 
-		if (heading) {
-			sprintf(heading, r->cmd ? "'%s'" : "%s", r->cmd ? r->cmd : r->target);
+		if (asprintf(&heading, r->cmd ? "'%s'" : "%s", r->cmd ? r->cmd : r->target) >= 0) {
 			metadata_set_str(&m, META_STAT_TARGET, heading);
 			free(heading);
 		}

@@ -80,7 +80,7 @@ static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts 
 
 	if (strlen(list) >= sizeof(buf))
 		return err_set(err, -EINVAL, "--sort: list too long");
-	strcpy(buf, list);
+	snprintf(buf, sizeof(buf), "%s", list);
 	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
@@ -112,7 +112,7 @@ static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_o
 
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(err, -EINVAL, "--call-graph: value too long");
-	strcpy(buf, arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *end;
 		double v;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/log.h"
 #include "common/opts.h"
 
 static void warn(void *ctx, const char *msg)
@@ -15,7 +16,7 @@ static void warn(void *ctx, const char *msg)
 	const struct load *l = ctx;
 
 	if (!l->quiet)
-		fprintf(stderr, "prep: warning: %s\n", msg);
+		log_msg(LOG_WARNING, "%s", msg);
 }
 
 /* Where prep keeps what it may reuse between runs (the kernel symbol
@@ -459,8 +460,8 @@ static void load_kallsyms(struct load *l, size_t i)
 
 	if (symbolizer_load_kallsyms_table(l->sym, (unsigned)i + 1, s->kallsyms, s->kallsyms_len,
 					   &e2) && !l->quiet)
-		fprintf(stderr, "prep: warning: %s: kernel symbols of the file unusable: %s\n",
-			l->inputs[i], e2.msg);
+		log_msg(LOG_WARNING, "%s: kernel symbols of the file unusable: %s", l->inputs[i],
+			e2.msg);
 }
 
 /* Open every input: what the files embedded and their kernel symbols are

@@ -2,6 +2,7 @@
 /* Reading a prec.data file for the report; see session.h. */
 #include "input.h"
 #include "session.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ static void on_problem(void *ctx, const struct container_problem *p)
 
 	s->warnings++;
 	if (!s->quiet)
-		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
+		log_msg(LOG_WARNING, "%s: %s", s->path, p->msg);
 }
 
 static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
@@ -44,7 +45,7 @@ static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
 
 	s->warnings++;
 	if (!s->quiet)
-		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
+		log_msg(LOG_WARNING, "%s: %s", s->path, p->msg);
 }
 
 static int add_embed(struct session *s, const struct container_block *b, struct err *err)

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
+
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
 
@@ -96,7 +98,7 @@ void sym_warn(struct symbolizer *s, const char *fmt, ...)
 	if (s->warn)
 		s->warn(s->warn_ctx, msg);
 	else
-		fprintf(stderr, "prep: warning: %s\n", msg);
+		log_msg(LOG_WARNING, "%s", msg);
 }
 
 /* ---- sorted symbol tables -------------------------------------------- */

@@ -18,7 +18,7 @@ int folded_parse(const char *arg, struct folded_opts *o, struct err *err)
 		return 0;
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(err, -EINVAL, "value too long");
-	strcpy(buf, arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(t, "period"))
 			o->period = true;

@@ -237,7 +237,7 @@ static int range_mapping(struct pp *p, struct dso *d, uint64_t addr, uint32_t *i
 
 	if (d->idx >= p->nr_dso_map) {
 		size_t n = p->l->machine.nr_dsos > d->idx ? p->l->machine.nr_dsos : d->idx + 1;
-		uint32_t *v = realloc(p->dso_map, n * sizeof(*v));
+		uint32_t *v = array_realloc(p->dso_map, n, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;

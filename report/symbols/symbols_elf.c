@@ -313,7 +313,7 @@ static uint8_t *unpack_debugdata(Elf *e, size_t *out_len)
 			size_t ncap = cap ? cap * 2 : data->d_size * 4 + 4096;
 			uint8_t *nb;
 
-			if (ncap > DEBUGDATA_MAX || !(nb = realloc(buf, ncap)))
+			if (ncap > DEBUGDATA_MAX || !(nb = array_realloc(buf, ncap, 1)))
 				goto fail;
 			buf = nb;
 			strm.next_out = buf + strm.total_out;
@@ -395,7 +395,7 @@ static int read_relocs(Elf *e, const char *name, bool glob_dat, struct got_name 
 		return 0;
 	if (cnt > SIZE_MAX / sizeof(**v) - *n)
 		return -ENOMEM;
-	nv = realloc(*v, (*n + cnt) * sizeof(**v));
+	nv = array_realloc(*v, *n + cnt, sizeof(**v));
 	if (!nv)
 		return -ENOMEM;
 	*v = nv;

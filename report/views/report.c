@@ -126,7 +126,7 @@ static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_o
 
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(err, -EINVAL, "--call-graph: value too long");
-	strcpy(buf, arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *end;
 		double v;

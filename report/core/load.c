@@ -515,10 +515,14 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 
 		rc.file = i;
 		if (l->f.pct_start >= 0) {
-			/* percent ranges need the span of the recording first */
+			/* percent ranges need the span of the recording first:
+			 * from the index, else by reading the file once ahead */
 			struct session probe;
 
-			if (!open_input(l, i, &probe, true, err)) {
+			ret = session_sample_span(s, &rc.t0, &rc.t1, err);
+			if (ret < 0)
+				goto out;
+			if (!ret && !open_input(l, i, &probe, true, err)) {
 				session_read(&probe, NULL, NULL, err);
 				rc.t0 = probe.first_time;
 				rc.t1 = probe.last_time;

@@ -21,6 +21,7 @@
 
 /* What both commands take besides their own options. */
 struct export_common {
+	struct load_opts lo;
 	struct load l;
 	const char *output;
 	const char *event;
@@ -31,21 +32,13 @@ struct export_common {
 };
 
 #define COMMON_OPTIONS(c) \
-	OPTION_CALLBACK('i', "input", &(c).l, "file", "input file (default prec.data); repeat to merge", load_opt_input), \
+	LOAD_OPT_INPUTS(&(c).lo), \
 	OPTION_STRING('o', "output", &(c).output, "file", "output file ('-': standard output)"), \
 	OPTION_STRING(0, "event", &(c).event, "name", "only this event"), \
 	OPTION_FLAG(0, "no-inline", &(c).no_inline, "no frames for inlined functions"), \
 	OPTION_INT(0, "max-stack", &(c).max_stack, "n", "use at most n frames of each call chain", 1, 100000), \
-	OPTION_STRING(0, "symfs", &(c).l.symfs, "dir", "look for binaries under this folder"), \
-	OPTION_FLAG(0, "no-embedded", &(c).l.no_embedded, "ignore what the file embedded of its binaries"), \
-	OPTION_STRING(0, "kallsyms", &(c).l.kallsyms_path, "file", "kernel symbols from this file"), \
-	OPTION_STRING(0, "comm", &(c).l.f.comms, "list", "only these commands"), \
-	OPTION_STRING(0, "pid", &(c).l.f.pids, "list", "only these process ids"), \
-	OPTION_STRING(0, "tid", &(c).l.f.tids, "list", "only these thread ids"), \
-	OPTION_STRING(0, "dso", &(c).l.f.dsos, "list", "only samples in these shared objects"), \
-	OPTION_STRING('S', "symbols", &(c).l.f.syms, "list", "only samples in these symbols"), \
-	OPTION_STRING('C', "cpu", &(c).l.f.cpus, "list", "only these CPUs (0-2,5)"), \
-	OPTION_STRING(0, "time", &(c).l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"), \
+	LOAD_SYMBOL_OPTIONS(&(c).lo), \
+	LOAD_FILTER_OPTIONS(&(c).lo), \
 	OPTION_COUNT('q', "quiet", &(c).quiet, "no warnings"), \
 	OPTION_FLAG('h', "help", &(c).help, "show this help")
 
@@ -69,9 +62,8 @@ static int parse(const struct opt *table, const char *usage, struct export_commo
 		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
 		return 129;
 	}
-	if (!c->l.nr_inputs)
-		c->l.inputs[c->l.nr_inputs++] = "prec.data";
-	c->l.quiet = c->quiet > 0;
+	load_opts_default_input(&c->lo);
+	c->lo.quiet = c->quiet > 0;
 	return 0;
 }
 
@@ -82,14 +74,15 @@ static int read_stacks(struct export_common *c, struct hist *h, struct stacks *s
 		       bool all_events)
 {
 	struct hist_opts ho = { .callchain = true, .inline_frames = !c->no_inline,
-				.max_stack = (int)c->max_stack, .symfs = c->l.symfs };
+				.max_stack = (int)c->max_stack, .symfs = c->lo.symfs };
 	struct stacks_opts so = { .inline_frames = !c->no_inline, .src = src, .l = &c->l };
 	struct err err = { 0 };
 	struct progress pg;
 
 	ho.keys[ho.nr_keys++] = SORT_SYM;
-	progress_install(&pg, &c->l);
-	if (load_init(&c->l, &err) || hist_init(h, &ho, &c->l.machine, c->l.sym) ||
+	progress_install(&pg, &c->lo);
+	if (load_init(&c->l, &c->lo, &err) ||
+	    hist_init(h, &ho, load_machine(&c->l), load_symbolizer(&c->l)) ||
 	    load_run(&c->l, load_add_to_hist, NULL, h, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
@@ -103,7 +96,7 @@ static int read_stacks(struct export_common *c, struct hist *h, struct stacks *s
 		for (size_t i = 0; i < h->nr_stacks; i++)
 			if (h->stacks[i].event != so.event) {
 				fprintf(stderr, "prep: event '%s' only (--event NAME for another)\n",
-					c->l.events[so.event]);
+					load_event_name(&c->l, so.event));
 				break;
 			}
 	if (hist_resolve(h) || stacks_build(st, h, &so)) {
@@ -177,7 +170,7 @@ int cmd_export(int argc, char **argv)
 		ret = 1;
 	if (!ret)
 		ret = close_output(out, c.output,
-				   speedscope_write(out, &c.l, &st, c.l.inputs[0], "prep"));
+				   speedscope_write(out, &c.l, &st, c.lo.inputs[0], "prep"));
 	stacks_free(&st);
 	hist_free(&h);
 	load_free(&c.l);
@@ -216,8 +209,8 @@ int cmd_flamegraph(int argc, char **argv)
 	if (!ret && !(out = open_output(c.output)))
 		ret = 1;
 	if (!ret) {
-		snprintf(sub, sizeof(sub), "%s, %s", c.l.events[st.nr_stacks ? st.stacks[0].event : 0],
-			 c.l.inputs[0]);
+		snprintf(sub, sizeof(sub), "%s, %s",
+			 load_event_name(&c.l, st.nr_stacks ? st.stacks[0].event : 0), c.lo.inputs[0]);
 		fo.subtitle = sub;
 		ret = close_output(out, c.output, svg ? flame_write_svg(out, &st, &fo) :
 						   flame_write_html(out, &st, &fo));

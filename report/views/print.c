@@ -289,7 +289,7 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 	shown_count = h->total_count;
 	/* --dso and --symbols hide entries; as in perf, the relative
 	 * percentages and the counts in the header are then of what is shown */
-	if (l->f.dsos || l->f.syms) {
+	if (load_filters_frames(l)) {
 		shown_period = shown_count = 0;
 		for (size_t i = 0; i < h->nr_entries; i++) {
 			if (!load_frame_wanted(l, &h->frames[h->entries[i].frame]))
@@ -343,7 +343,7 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 		}
 		/* perf: an entry without a symbol widens the dso column to an
 		 * address's 16 digits (but with --dso) */
-		if (cols[j].key == SORT_DSO && cols[j].width < 16 && !l->f.dsos)
+		if (cols[j].key == SORT_DSO && cols[j].width < 16 && !l->opts.f.dsos)
 			for (size_t i = 0; i < h->nr_entries; i++)
 				if (!h->frames[h->entries[i].frame].sym)
 					cols[j].width = 16;
@@ -379,7 +379,7 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 
 		if (po->percent_limit > 0 && p < po->percent_limit)
 			continue;
-		if (l->f.dsos || l->f.syms) {
+		if (load_filters_frames(l)) {
 			if (!load_frame_wanted(l, &h->frames[e->frame]))
 				continue;
 		}

@@ -24,7 +24,6 @@
 #include "report/aggregate/stacks.h"
 
 struct report_opts {
-	struct load *l;
 	const char *sort;
 	const char *fields;
 	const char *callgraph;
@@ -201,14 +200,15 @@ static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options
 
 int cmd_report(int argc, char **argv)
 {
-	struct load l = { 0 };
-	struct report_opts ro = { .l = &l, .children = -1, .max_stack = 0 };
+	struct load_opts lo = { 0 };
+	struct load l;
+	struct report_opts ro = { .children = -1, .max_stack = 0 };
 	struct hist_opts ho = { .inline_frames = true };
 	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
 	struct folded_opts fo = { 0 };
 	struct progress pg;
 	const struct opt table[] = {
-		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
+		LOAD_OPT_INPUTS(&lo),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", "sort by comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent (default comm,dso,sym)"),
 		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
 		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
@@ -225,16 +225,8 @@ int cmd_report(int argc, char **argv)
 		OPTION_CALLBACK_OPTARG(0, "folded", &ro, "list", "collapsed stacks for FlameGraph, one line per stack; list: period, pid, tid, kernel, inline, no-comm", cb_folded),
 		OPTION_STRING(0, "event", &ro.event, "name", "only this event (--folded: default the first with samples)"),
 		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
-		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
-		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
-		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)"),
-		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
-		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
-		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
-		OPTION_STRING(0, "dso", &l.f.dsos, "list", "only these shared objects"),
-		OPTION_STRING('S', "symbols", &l.f.syms, "list", "only these symbols"),
-		OPTION_STRING('C', "cpu", &l.f.cpus, "list", "only these CPUs (0-2,5)"),
-		OPTION_STRING(0, "time", &l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"),
+		LOAD_SYMBOL_OPTIONS(&lo),
+		LOAD_FILTER_OPTIONS(&lo),
 		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),
 		OPTION_FLAG(0, "header-only", &ro.header_only, "show only the file's header information"),
 		OPTION_FLAG(0, "stats", &ro.stats, "show record counts, lost samples and unresolved addresses"),
@@ -245,7 +237,8 @@ int cmd_report(int argc, char **argv)
 		OPTION_END,
 	};
 	struct err err = { 0 };
-	bool order_set = false, have_chains = false;
+	bool order_set = false, have_chains;
+	const struct session *s0;
 	struct hist h;
 	int ret;
 
@@ -256,10 +249,9 @@ int cmd_report(int argc, char **argv)
 		printf("prep %s\n", PREP_VERSION);
 		return 0;
 	}
-	if (!l.nr_inputs)
-		l.inputs[l.nr_inputs++] = "prec.data";
+	load_opts_default_input(&lo);
 	if (ro.dump_raw) {
-		if (dump_file(l.inputs[0], stdout, &err)) {
+		if (dump_file(lo.inputs[0], stdout, &err)) {
 			fprintf(stderr, "prep: %s\n", err.msg);
 			return 1;
 		}
@@ -267,7 +259,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ro.children_on || ro.children_off)
 		ro.children = ro.children_on && !ro.children_off;
-	l.quiet = ro.quiet > 0;
+	lo.quiet = ro.quiet > 0;
 	po.quiet = ro.quiet > 0;
 	po.show_nr = ro.show_nr;
 	po.show_period = ro.show_period;
@@ -315,23 +307,22 @@ int cmd_report(int argc, char **argv)
 	ho.max_stack = (int)ro.max_stack;
 	ho.parent_re = ro.parent;
 	ho.inline_frames = !ro.no_inline;
-	ho.symfs = l.symfs;
-	if (load_init(&l, &err)) {
+	ho.symfs = lo.symfs;
+	progress_install(&pg, &lo);
+	if (load_init(&l, &lo, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
+		load_free(&l);
 		return 1;
 	}
 	/* call graphs, if the file has call chains (known once it is read) */
 	ho.callchain = po.mode != CG_NONE || ro.folded;
-	hist_init(&h, &ho, &l.machine, l.sym);
-	progress_install(&pg, &l);
+	hist_init(&h, &ho, load_machine(&l), load_symbolizer(&l));
 	ret = load_run(&l, ro.header_only ? NULL : load_add_to_hist, NULL, &h, &err);
 	if (ret) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		goto out;
 	}
-	for (size_t i = 0; i < l.nr_sessions && !have_chains; i++)
-		for (size_t e = 0; e < l.sessions[i].nr_events; e++)
-			have_chains |= !!(l.sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	have_chains = load_has_callchains(&l);
 	/* as in perf, --children without call chains is silently ignored */
 	h.opts.children = have_chains && ro.children != 0;
 	h.opts.callchain = have_chains && (po.mode != CG_NONE || ro.folded);
@@ -340,7 +331,8 @@ int cmd_report(int argc, char **argv)
 	/* perf reads a pipe-mode perf.data file without children (it learns
 	 * that there are call chains too late), but keeps the caller order
 	 * that children would have brought */
-	if (l.nr_sessions && l.sessions[0].pd && perfdata_info(l.sessions[0].pd)->pipe)
+	s0 = load_session(&l, 0);
+	if (s0 && s0->pd && perfdata_info(s0->pd)->pipe)
 		h.opts.children = false;
 	po.children = h.opts.children;
 	po.callchain = h.opts.callchain;

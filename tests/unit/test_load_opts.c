@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the reading core's configuration: the filters compiled
- * once (report/core/filter.c) and the samples' time span found through the
- * index (report/core/span.c) against the one a full reading finds.
+ * Unit tests of the reading core's configuration: load_opts_check (each
+ * bad value named with its option, the first one wins, nothing changed),
+ * the -i callbacks, the filters compiled once (report/core/filter.c) and
+ * the samples' time span found through the index (report/core/span.c)
+ * against the one a full reading finds.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,10 +18,10 @@
 
 #include <cmocka.h>
 
+#include "common/opts.h"
 #include "format/blocks.h"
 #include "format/container.h"
-#include "report/core/filter.h"
-#include "report/core/session.h"
+#include "report/core/load.h"
 #include "tools/synth.h"
 
 static char tmpdir[] = "/tmp/test_load_opts.XXXXXX";
@@ -30,6 +32,137 @@ static const char *tmp_path(const char *name)
 
 	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
 	return buf;
+}
+
+/* load_opts_check on o: 0, or the message */
+static const char *check(const struct load_opts *o)
+{
+	static struct err err;
+
+	memset(&err, 0, sizeof(err));
+	if (!load_opts_check(o, &err))
+		return NULL;
+	assert_true(err.msg[0]);
+	return err.msg;
+}
+
+static void expect_bad(const struct load_opts *o, const char *msg)
+{
+	const char *got = check(o);
+
+	assert_non_null(got);
+	assert_string_equal(got, msg);
+}
+
+static void test_check_lists(void **state)
+{
+	struct load_opts o = { 0 };
+
+	(void)state;
+	assert_null(check(&o));
+	o.f.pids = "1,22,333";
+	o.f.tids = "0";
+	o.f.cpus = "0-2,5";
+	o.f.comms = "a,b c";
+	o.f.dsos = "libc.so.6,/bin/x";
+	o.f.syms = "main";
+	o.f.time = "10%-20%";
+	assert_null(check(&o));
+	o.f.pids = "1,";
+	expect_bad(&o, "--pid '1,': problems parsing pid list");
+	o.f.pids = "x";
+	expect_bad(&o, "--pid 'x': problems parsing pid list");
+	o.f.pids = "99999999999";
+	expect_bad(&o, "--pid '99999999999': problems parsing pid list");
+	o.f.pids = NULL;
+	o.f.tids = ",1";
+	expect_bad(&o, "--tid ',1': problems parsing tid list");
+	o.f.tids = NULL;
+	o.f.cpus = "2-1";
+	expect_bad(&o, "--cpu '2-1': not a CPU list like 0-2,5");
+	o.f.cpus = "1-";
+	expect_bad(&o, "--cpu '1-': not a CPU list like 0-2,5");
+	o.f.cpus = NULL;
+	o.f.comms = "a,,b";
+	expect_bad(&o, "--comm 'a,,b': empty name in the list");
+	o.f.comms = NULL;
+	o.f.dsos = "";
+	expect_bad(&o, "--dso '': empty name in the list");
+	o.f.dsos = NULL;
+	o.f.syms = "a,";
+	expect_bad(&o, "--symbols 'a,': empty name in the list");
+}
+
+static void test_check_time(void **state)
+{
+	static const char *good[] = { "1,2", ",2", "1,", ",", "0%-100%", "10.5%-10.5%" };
+	static const char *bad[] = { "bad", "1", "1,x", "-1,2", "20%-10%", "10%-120%", "10%" };
+	struct load_opts o = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		o.f.time = good[i];
+		assert_null(check(&o));
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[256];
+
+		o.f.time = bad[i];
+		snprintf(want, sizeof(want), "--time '%s': expected START,END in seconds (either may "
+			 "be empty) or a percent range like 10%%-20%%", bad[i]);
+		expect_bad(&o, want);
+	}
+	o.f.time = "5,1";
+	expect_bad(&o, "--time '5,1': invalid time string (the end is before the start)");
+}
+
+/* The first bad option is the one named, in the order of the checks; the
+ * options are left as they were. */
+static void test_check_order(void **state)
+{
+	struct load_opts o = { .kallsyms_path = "/nonexistent/kallsyms", .symfs = "/dev/null",
+			       .f = { .time = "bad" } };
+	struct load_opts copy;
+
+	(void)state;
+	expect_bad(&o, "--kallsyms '/nonexistent/kallsyms': invalid file: No such file or directory");
+	o.kallsyms_path = "/dev/null";
+	expect_bad(&o, "--symfs '/dev/null': not a folder");
+	o.symfs = "/";
+	o.f.pids = "y";
+	copy = o;
+	expect_bad(&o, "--pid 'y': problems parsing pid list");
+	assert_memory_equal(&o, &copy, sizeof(o));
+	o.f.pids = NULL;
+	assert_non_null(strstr(check(&o), "--time 'bad'"));
+}
+
+static void test_inputs(void **state)
+{
+	struct load_opts o = { 0 };
+	const struct opt add = LOAD_OPT_INPUTS(&o), one = LOAD_OPT_INPUT(&o);
+	struct err err = { 0 };
+	char names[LOAD_MAX_INPUTS + 1][8];
+
+	(void)state;
+	load_opts_default_input(&o);
+	assert_int_equal(o.nr_inputs, 1);
+	assert_string_equal(o.inputs[0], "prec.data");
+	load_opts_default_input(&o);
+	assert_int_equal(o.nr_inputs, 1);
+	assert_int_equal(one.cb(&one, "a", &err), 0);
+	assert_int_equal(one.cb(&one, "b", &err), 0);
+	assert_int_equal(o.nr_inputs, 1);
+	assert_string_equal(o.inputs[0], "b");
+	o.nr_inputs = 0;
+	for (int i = 0; i < LOAD_MAX_INPUTS; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		assert_int_equal(add.cb(&add, names[i], &err), 0);
+	}
+	assert_int_equal(add.cb(&add, "extra", &err), -EINVAL);
+	assert_string_equal(err.msg, "at most 16 input files");
+	assert_int_equal(o.nr_inputs, LOAD_MAX_INPUTS);
+	assert_string_equal(o.inputs[15], "f15");
 }
 
 static void test_filter_ids(void **state)
@@ -238,6 +371,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_lists),
+		cmocka_unit_test(test_check_time),
+		cmocka_unit_test(test_check_order),
+		cmocka_unit_test(test_inputs),
 		cmocka_unit_test(test_filter_ids),
 		cmocka_unit_test(test_filter_names),
 		cmocka_unit_test(test_filter_time),

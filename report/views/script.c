@@ -315,14 +315,36 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 	return 0;
 }
 
+/* Read the inputs of lo, printing as the records come. 0, or 1 with the
+ * message printed. */
+static int script_run(struct script *sc, const struct load_opts *lo)
+{
+	struct err err = { 0 };
+	struct load l;
+	int ret;
+
+	if (load_init(&l, lo, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		load_free(&l);
+		return 1;
+	}
+	sc->l = &l;
+	sc->out->f = stdout;
+	ret = load_run(&l, on_sample, on_side, sc, &err);
+	ob_flush(sc->out);
+	if (ret)
+		fprintf(stderr, "prep: %s\n", err.msg);
+	load_free(&l);
+	return ret ? 1 : 0;
+}
+
 static const char usage_line[] = "prep script [-i FILE] [-F FIELDS] [--ns] [options]";
 
 int cmd_script(int argc, char **argv)
 {
 	struct load_opts lo = { 0 };
-	struct load l;
 	static struct obuf ob;
-	struct script sc = { .out = &ob, .l = &l };
+	struct script sc = { .out = &ob };
 	const char *fields = NULL;
 	bool help = false, dump = false;
 	int quiet = 0;
@@ -361,16 +383,5 @@ int cmd_script(int argc, char **argv)
 		return 129;
 	}
 	lo.quiet = quiet > 0;
-	if (load_init(&l, &lo, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		load_free(&l);
-		return 1;
-	}
-	ob.f = stdout;
-	ret = load_run(&l, on_sample, on_side, &sc, &err);
-	ob_flush(&ob);
-	if (ret)
-		fprintf(stderr, "prep: %s\n", err.msg);
-	load_free(&l);
-	return ret ? 1 : 0;
+	return script_run(&sc, &lo);
 }

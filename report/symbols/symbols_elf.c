@@ -499,8 +499,10 @@ static int plt_section(struct symbolizer *s, Elf *e, const char *secname, uint64
 
 		if (x86_64)
 			name = slot_name(c, x86_64_plt_slot(p + off, entsize, sh.sh_addr + off));
+		/* perf 6.1 names an entry whose relocation has no symbol
+		 * (libc's IRELATIVE slots of ifuncs) "@plt" */
 		if (!name && first_index >= 0 && first_index + i < c->nrel)
-			name = c->rel[first_index + i].name;
+			name = c->rel[first_index + i].name ? c->rel[first_index + i].name : "";
 		if (name)
 			ret = push_plt(s, r, name, sh.sh_addr + off, entsize, sh.sh_addr + len);
 	}

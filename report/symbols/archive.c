@@ -278,7 +278,7 @@ static bool learn_build_id(struct dso *d, const char *symfs)
 /* The hit addresses of every binary, resolved. */
 static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 {
-	struct machine *m = &a->l.machine;
+	struct machine *m = load_machine(&a->l);
 	int ret = 0;
 
 	a->nr_bins = m->nr_dsos;
@@ -305,7 +305,8 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 				b->learned_id = learn_build_id(f->dso, symfs);
 			if (!f->dso->build_id_size)
 				st->no_build_id++;
-			else if (!(sd = dso_sym(a->l.sym, symfs, f->dso)) || !sym_dso_usable(a->l.sym, sd))
+			else if (!(sd = dso_sym(load_symbolizer(&a->l), symfs, f->dso)) ||
+				 !sym_dso_usable(load_symbolizer(&a->l), sd))
 				st->no_file++;
 			else
 				b->unusable = false;
@@ -313,8 +314,8 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 				continue;
 		}
 		sd = f->dso->sym;
-		ret = sym_dso_lookup(a->l.sym, sd, f->addr, &si);
-		ret = ret ? ret : sym_dso_srcline(a->l.sym, sd, f->addr, &fr, &nfr);
+		ret = sym_dso_lookup(load_symbolizer(&a->l), sd, f->addr, &si);
+		ret = ret ? ret : sym_dso_srcline(load_symbolizer(&a->l), sd, f->addr, &fr, &nfr);
 		ret = ret ? ret : add_addr(b, si.addr, &si, fr, nfr);
 	}
 	if (ret)
@@ -336,7 +337,7 @@ static int ksym_line(struct arch *a, uint64_t addr, uint64_t *end)
 	const char *module = NULL;
 	struct sym_info si;
 	char line[512];
-	int n, ret = symbolizer_kernel_lookup(a->l.sym, addr, &si, &module);
+	int n, ret = symbolizer_kernel_lookup(load_symbolizer(&a->l), addr, &si, &module);
 
 	*end = 0;
 	if (ret || !si.name)
@@ -364,7 +365,7 @@ static int gather_kernel(struct arch *a)
 
 		if (!f->kernel)
 			continue;
-		ret = symbolizer_kernel_lookup(a->l.sym, f->addr, &si, NULL);
+		ret = symbolizer_kernel_lookup(load_symbolizer(&a->l), f->addr, &si, NULL);
 		if (ret || !si.name)
 			continue;
 		if (array_grow((void **)&starts, &cap, n + 1, sizeof(*starts)))
@@ -407,7 +408,7 @@ static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
 		e->segs[i] = (struct embed_seg){ g[i].offset, g[i].vaddr, g[i].filesz, g[i].memsz,
 						 g[i].flags };
 	e->nr_segs = (uint32_t)ng;
-	if (e->nr_ranges && !unwinder_tables(a->l.unw, d, &e->eh_frame_hdr, &e->fde_count)) {
+	if (e->nr_ranges && !unwinder_tables(load_unwinder(&a->l), d, &e->eh_frame_hdr, &e->fde_count)) {
 		e->eh_frame_hdr = e->fde_count = 0;
 		e->nr_ranges = 0;
 		buf_reset(&b->bytes);
@@ -426,8 +427,8 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 
 	if (!e)
 		return err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < a->l.machine.nr_dsos; i++) {
-		struct dso *d = a->l.machine.dsos[i];
+	for (size_t i = 0; i < load_machine(&a->l)->nr_dsos; i++) {
+		struct dso *d = load_machine(&a->l)->dsos[i];
 
 		if (d->idx >= a->nr_bins || !a->bins[d->idx].learned_id || !a->bins[d->idx].e.nr_addrs)
 			continue;
@@ -463,8 +464,8 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
 	if (!ret)
 		ret = write_learned_ids(a, w, err);
-	for (size_t i = 0; !ret && i < a->l.machine.nr_dsos; i++) {
-		struct dso *d = a->l.machine.dsos[i];
+	for (size_t i = 0; !ret && i < load_machine(&a->l)->nr_dsos; i++) {
+		struct dso *d = load_machine(&a->l)->dsos[i];
 		struct bin *b = &a->bins[d->idx];
 
 		if (!b->e.nr_addrs)
@@ -619,11 +620,31 @@ static int repair_if_cut(const char *path, int level, struct container_repair_st
 	return container_repair(path, level, rs, err);
 }
 
+/* What was read is a file blocks can be added to. */
+static int check_readable(const struct session *s, const char *path, struct err *err)
+{
+	if (s && !s->cstats->finished)
+		return err_set(err, -EINVAL, "%s did not finish cleanly (no index): "
+			       "nothing can be added to it", path);
+	if (s && (s->header.flags & CONTAINER_FLAG_STREAM))
+		return err_set(err, -EINVAL, "%s is a saved stream (prec -o -): it has no index to "
+			       "add blocks after", path);
+	if (s && s->header.kind != CONTAINER_KIND_SAMPLES)
+		return err_set(err, -EINVAL, "%s is a counting recording: nothing to embed", path);
+	return 0;
+}
+
 int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
 		 struct err *err)
 {
 	struct arch a;
 	struct hist_opts ho = { .keys = { SORT_SYM }, .nr_keys = 1, .inline_frames = false };
+	struct load_opts lo = {
+		.nr_inputs = 1, .quiet = o && o->quiet, .symfs = o ? o->symfs : NULL,
+		.no_embedded = true,    /* what is embedded now is being replaced */
+		.no_kallsyms = true,    /* kernel symbols are not embedded */
+	};
+	const struct session *s0;
 	struct archive_stats dummy;
 	bool had, want = false;
 	int ret;
@@ -646,45 +667,28 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	ret = repair_if_cut(path, o ? o->level : -1, &st->repair, err);
 	if (ret)
 		return ret;
+	lo.inputs[0] = path;
 	memset(&a, 0, sizeof(a));
-	a.l.inputs[0] = path;
-	a.l.nr_inputs = 1;
-	a.l.quiet = o && o->quiet;
-	a.l.symfs = o ? o->symfs : NULL;
-	a.l.no_embedded = true;         /* what is embedded now is being replaced */
-	a.l.no_kallsyms = true;         /* kernel symbols are not embedded */
-	a.l.f.pct_start = a.l.f.pct_end = -1;
-	ho.symfs = a.l.symfs;
-	ret = load_init(&a.l, err);
-	if (!ret && hist_init(&a.h, &ho, &a.l.machine, a.l.sym))
+	ho.symfs = lo.symfs;
+	ret = load_init(&a.l, &lo, err);
+	if (!ret && hist_init(&a.h, &ho, load_machine(&a.l), load_symbolizer(&a.l)))
 		ret = err_set(err, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
-	unwinder_set_trace(a.l.unw, on_word, &a);
+	unwinder_set_trace(load_unwinder(&a.l), on_word, &a);
 	ret = load_run(&a.l, load_add_to_hist, NULL, &a.h, err);
+	if (!ret)
+		ret = check_readable(load_session(&a.l, 0), path, err);
 	if (ret)
 		goto out;
-	if (a.l.nr_sessions && !a.l.sessions[0].cstats->finished) {
-		ret = err_set(err, -EINVAL, "%s did not finish cleanly (no index): "
-			      "nothing can be added to it", path);
-		goto out;
-	}
-	if (a.l.nr_sessions && (a.l.sessions[0].header.flags & CONTAINER_FLAG_STREAM)) {
-		ret = err_set(err, -EINVAL, "%s is a saved stream (prec -o -): it has no index to "
-			      "add blocks after", path);
-		goto out;
-	}
-	if (a.l.nr_sessions && a.l.sessions[0].header.kind != CONTAINER_KIND_SAMPLES) {
-		ret = err_set(err, -EINVAL, "%s is a counting recording: nothing to embed", path);
-		goto out;
-	}
-	ret = gather(&a, a.l.symfs, st);
+	ret = gather(&a, lo.symfs, st);
 	if (ret) {
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
-	had = a.l.nr_sessions && a.l.sessions[0].nr_embeds;
-	if (a.l.nr_sessions && !a.l.sessions[0].kallsyms && (ret = gather_kernel(&a))) {
+	s0 = load_session(&a.l, 0);
+	had = s0 && s0->nr_embeds;
+	if (s0 && !s0->kallsyms && (ret = gather_kernel(&a))) {
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
@@ -692,9 +696,7 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	for (size_t i = 0; !want && i < a.nr_bins; i++)
 		want = a.bins[i].e.nr_addrs > 0;
 	/* the reading is done: the file may now be changed under the mapping */
-	for (size_t i = 0; i < a.l.nr_sessions; i++)
-		session_close(&a.l.sessions[i]);
-	a.l.nr_sessions = 0;
+	load_close_inputs(&a.l);
 	if (want || had)
 		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
 out:
@@ -726,14 +728,15 @@ static void print_repair(const char *input, const struct container_repair_stats 
 int cmd_archive(int argc, char **argv)
 {
 	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]";
-	const char *input = "prec.data";
+	struct load_opts lo = { 0 };
+	const char *input;
 	struct archive_opts o = { .level = -1 };
 	struct archive_stats st;
 	bool help = false;
 	const struct opt table[] = {
-		OPTION_STRING('i', "input", &input, "file", "the recording to complete, repaired first if it was cut short (default: prec.data)"),
+		LOAD_OPT_INPUT(&lo),
 		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
-		OPTION_STRING(0, "symfs", &o.symfs, "dir", "look for binaries under this folder"),
+		LOAD_OPT_SYMFS(&lo),
 		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
 		OPTION_END,
@@ -743,6 +746,9 @@ int cmd_archive(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	load_opts_default_input(&lo);
+	input = lo.inputs[0];
+	o.symfs = lo.symfs;
 	if (o.output && !input_is_stdin(input) && !access(input, R_OK) && perfdata_probe(input) == 0) {
 		fprintf(stderr, "prep archive: -o '%s': only for a perf.data input ('%s' is "
 			"completed in place)\n", o.output, input);

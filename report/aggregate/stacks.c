@@ -28,13 +28,13 @@ const char *sframe_dso_name(const struct sframe *f)
 int stacks_pick_event(const struct load *l, const struct hist *h, const char *name,
 		      struct err *err)
 {
+	int ev;
+
 	if (name) {
-		for (size_t e = 0; e < l->nr_events; e++)
-			if (!strcmp(l->events[e], name))
-				return (int)e;
-		return err_set(err, -1, "no event '%s' in the input", name);
+		ev = load_event_index(l, name);
+		return ev >= 0 ? ev : err_set(err, -1, "no event '%s' in the input", name);
 	}
-	for (size_t e = 0; e < l->nr_events; e++)
+	for (size_t e = 0; e < load_nr_events(l); e++)
 		for (size_t i = 0; i < h->nr_stacks; i++)
 			if (h->stacks[i].event == (int)e && h->stacks[i].nr_frames)
 				return (int)e;

@@ -12,7 +12,8 @@
  * the same options with the same help), load_opts_check() says whether the
  * values make sense, and load_init() builds the runtime struct load from
  * them, compiling the filters once. Views read the options through
- * l->opts and the runtime through the accessors; they never write either.
+ * load_options() and the runtime through the accessors; they never write
+ * either.
  */
 #ifndef PREC_REPORT_LOAD_H
 #define PREC_REPORT_LOAD_H
@@ -164,14 +165,28 @@ bool load_filters_frames(const struct load *l);
 
 /* Accessors: valid from load_init (the files' parts once load_run read
  * them) until load_free. */
+const struct load_opts *load_options(const struct load *l);     /* a copy of load_init's */
 struct machine *load_machine(struct load *l);
-struct symbolizer *load_symbolizer(struct load *l);
-struct unwinder *load_unwinder(struct load *l);
-size_t load_nr_events(const struct load *l);
-const char *load_event_name(const struct load *l, int event);  /* merged across files */
+struct symbolizer *load_symbolizer(const struct load *l);
+struct unwinder *load_unwinder(const struct load *l);
 size_t load_nr_sessions(const struct load *l);
-const struct session *load_session(const struct load *l, size_t i);
+const struct session *load_session(const struct load *l, size_t i);     /* NULL past the end */
 /* Some event of some file records call chains (PERF_SAMPLE_CALLCHAIN). */
 bool load_has_callchains(const struct load *l);
+uint64_t load_lost_samples(const struct load *l);       /* LOST records, all files */
+uint64_t load_filtered(const struct load *l);           /* samples the filters dropped */
+
+/* The events, merged by name across files: index 0 to load_nr_events - 1,
+ * the index of struct load_sample's event. */
+size_t load_nr_events(const struct load *l);
+const char *load_event_name(const struct load *l, int event);  /* "unknown" if none */
+int load_event_index(const struct load *l, const char *name);  /* -1 if none */
+/* Its samples and their period, counted before the filters. */
+uint64_t load_event_samples(const struct load *l, int event);
+uint64_t load_event_period(const struct load *l, int event);
+/* It records call chains or user stacks in some file. */
+bool load_event_has_chains(const struct load *l, int event);
+/* Its attributes in the first file that has it; NULL if none. */
+const struct perf_event_attr *load_event_attr(const struct load *l, int event);
 
 #endif

@@ -47,7 +47,7 @@ static int one_event(const struct load *l, const struct hist *h, const char *nam
 	for (size_t i = 0; i < h->nr_stacks; i++)
 		if (h->stacks[i].event != ev) {
 			fprintf(stderr, "prep: %sevent '%s' only (--event NAME for another)\n", note,
-				l->events[ev]);
+				load_event_name(l, ev));
 			break;
 		}
 	return ev;

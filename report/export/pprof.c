@@ -69,7 +69,7 @@ static int keep_map(struct pp *p, uint32_t pid, uint64_t start, uint64_t len, ui
 	    (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		return 0;
 	/* the dso the machine model just made for the record (keyed by path) */
-	u.dso = machine_dso(&p->l->machine, filename);
+	u.dso = machine_dso(load_machine(p->l), filename);
 	if (!u.dso)
 		return -ENOMEM;
 	hv = hash_combine(hash_combine(hash_u64(u.dso->idx), pgoff), len);
@@ -236,7 +236,8 @@ static int range_mapping(struct pp *p, struct dso *d, uint64_t addr, uint32_t *i
 	struct mapping *m;
 
 	if (d->idx >= p->nr_dso_map) {
-		size_t n = p->l->machine.nr_dsos > d->idx ? p->l->machine.nr_dsos : d->idx + 1;
+		size_t nr_dsos = load_machine(p->l)->nr_dsos;
+		size_t n = nr_dsos > d->idx ? nr_dsos : d->idx + 1;
 		uint32_t *v = array_realloc(p->dso_map, n, sizeof(*v));
 
 		if (!v)
@@ -441,24 +442,26 @@ static int build(struct pp *p, struct pprof_result *res)
 
 static int pick_event(const struct load *l, const char *name, struct err *err)
 {
+	const char *input = load_options(l)->inputs[0];
+	size_t nr = load_nr_events(l), len = 0;
 	char list[512] = "";
-	size_t len = 0;
 
 	if (!name) {
-		for (size_t i = 0; i < l->nr_events; i++)
-			if (l->samples_by_event[i])
+		for (size_t i = 0; i < nr; i++)
+			if (load_event_samples(l, (int)i))
 				return (int)i;
-		return err_set(err, -ENOENT, "%s: no samples", l->opts.inputs[0]);
+		return err_set(err, -ENOENT, "%s: no samples", input);
 	}
-	for (size_t i = 0; i < l->nr_events; i++) {
-		if (!strcmp(l->events[i], name))
+	for (size_t i = 0; i < nr; i++) {
+		const char *ev = load_event_name(l, (int)i);
+
+		if (!strcmp(ev, name))
 			return (int)i;
 		if (len < sizeof(list))
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
-						l->events[i]);
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", ev);
 	}
-	return err_set(err, -ENOENT, "--event '%s': no such event in %s (it has: %s)", name, l->opts.inputs[0],
-		       l->nr_events ? list : "none");
+	return err_set(err, -ENOENT, "--event '%s': no such event in %s (it has: %s)", name, input,
+		       nr ? list : "none");
 }
 
 int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result *res,
@@ -468,7 +471,7 @@ int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result
 	 * the rest of the file is read (inline chains and lines are wanted) */
 	struct hist_opts ho = {
 		.keys = { SORT_SYM, SORT_SRCLINE }, .nr_keys = 2,
-		.inline_frames = true, .callchain = true, .symfs = l->opts.symfs,
+		.inline_frames = true, .callchain = true, .symfs = load_options(l)->symfs,
 	};
 	struct pp p = { .l = l };
 	struct gzout *gz = NULL;
@@ -476,7 +479,7 @@ int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	hist_init(&h, &ho, &l->machine, l->sym);
+	hist_init(&h, &ho, load_machine(l), load_symbolizer(l));
 	p.h = &h;
 	ret = load_run(l, on_sample, on_record, &p, err);
 	if (ret)
@@ -485,15 +488,15 @@ int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result
 	if (ret < 0)
 		goto out;
 	p.event = ret;
-	res->event = l->events[p.event];
-	res->nr_events = l->nr_events;
+	res->event = load_event_name(l, p.event);
+	res->nr_events = load_nr_events(l);
 	if (hist_resolve(&h) || build(&p, res)) {
 		ret = err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (!res->samples) {
-		ret = err_set(err, -ENOENT, "%s: no samples of event '%s'%s", l->opts.inputs[0], res->event,
-			      l->filtered ? " (all filtered out)" : "");
+		ret = err_set(err, -ENOENT, "%s: no samples of event '%s'%s", load_options(l)->inputs[0],
+			      res->event, load_filtered(l) ? " (all filtered out)" : "");
 		goto out;
 	}
 	res->nr_locations = p.nr_locs;

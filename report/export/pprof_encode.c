@@ -168,15 +168,6 @@ static int enc_function(struct enc *e, size_t i)
 
 /* ---- the event and the recording ----------------------------------------- */
 
-static const struct perf_event_attr *event_attr(const struct load *l, int event)
-{
-	for (size_t i = 0; i < l->nr_sessions; i++)
-		for (size_t e = 0; e < l->sessions[i].nr_events && e < LOAD_MAX_EVENTS; e++)
-			if (l->event_map[i][e] == event)
-				return &l->sessions[i].events[e].attr;
-	return NULL;
-}
-
 static bool clock_event(const struct perf_event_attr *a)
 {
 	return a && a->type == PERF_TYPE_SOFTWARE &&
@@ -195,7 +186,8 @@ static int64_t event_period(const struct perf_event_attr *a, const struct pprof_
 /* Start (epoch ns) and length of the recording. */
 static void recording_time(const struct load *l, int64_t *start, int64_t *duration)
 {
-	const struct metadata *m = &l->sessions[0].meta;
+	const struct session *s0 = load_session(l, 0);
+	const struct metadata *m = &s0->meta;
 	uint64_t a = 0, b = 0;
 
 	*start = metadata_get_u64(m, META_START_TIME_NS, &a) ? (int64_t)a : 0;
@@ -206,16 +198,16 @@ static void recording_time(const struct load *l, int64_t *start, int64_t *durati
 	else if (metadata_get_u64(m, META_START_CLOCK_NS, &a) &&
 		 metadata_get_u64(m, META_END_CLOCK_NS, &b) && b >= a)
 		*duration = (int64_t)(b - a);
-	else if (l->sessions[0].last_time > l->sessions[0].first_time)
-		*duration = (int64_t)(l->sessions[0].last_time - l->sessions[0].first_time);
+	else if (s0->last_time > s0->first_time)
+		*duration = (int64_t)(s0->last_time - s0->first_time);
 }
 
 /* Comments: each input's command line (arguments joined by spaces). */
 static int comments(struct pp *p, int64_t *ids, size_t *n)
 {
 	*n = 0;
-	for (size_t i = 0; i < p->l->nr_sessions; i++) {
-		const struct meta_item *it = metadata_get(&p->l->sessions[i].meta, META_CMDLINE);
+	for (size_t i = 0; i < load_nr_sessions(p->l); i++) {
+		const struct meta_item *it = metadata_get(&load_session(p->l, i)->meta, META_CMDLINE);
 		char *text;
 		size_t len;
 		uint32_t id;
@@ -243,7 +235,7 @@ static int comments(struct pp *p, int64_t *ids, size_t *n)
 
 int pprof_encode(struct pp *p, const struct pprof_result *res, struct gzout *gz, struct err *err)
 {
-	const struct perf_event_attr *attr = event_attr(p->l, p->event);
+	const struct perf_event_attr *attr = load_event_attr(p->l, p->event);
 	struct enc e = { .p = p, .gz = gz, .err = err };
 	uint32_t samples, count, type, unit;
 	int64_t start, duration, cmt[LOAD_MAX_INPUTS];
@@ -252,7 +244,7 @@ int pprof_encode(struct pp *p, const struct pprof_result *res, struct gzout *gz,
 
 	recording_time(p->l, &start, &duration);
 	ret = pprof_str_id(p, "samples", &samples) || pprof_str_id(p, "count", &count) ||
-	      pprof_str_id(p, p->l->events[p->event], &type) ||
+	      pprof_str_id(p, load_event_name(p->l, p->event), &type) ||
 	      pprof_str_id(p, clock_event(attr) ? "nanoseconds" : "count", &unit) ||
 	      comments(p, cmt, &nr_cmt) ||
 	      value_type(&e.b, PROFILE_SAMPLE_TYPE, samples, count) ||

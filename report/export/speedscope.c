@@ -79,7 +79,7 @@ static void write_profile(FILE *out, const struct load *l, const struct stacks *
 			  const uint32_t *order, const struct profile *p)
 {
 	const struct sstack *st0 = &s->stacks[order[p->first]];
-	const char *event = l->events[st0->event];
+	const char *event = load_event_name(l, st0->event);
 	char name[256];
 
 	snprintf(name, sizeof(name), "%s %u/%u %s", st0->comm ? st0->comm : "", st0->thread->pid,

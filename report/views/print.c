@@ -236,6 +236,7 @@ static void shown_totals(struct load *l, const struct hist *h, uint64_t *period,
  * widest cell, entries hidden by filters included (as perf). */
 static void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
 {
+	bool dso_list = load_options(l)->f.dsos != NULL;
 	char buf[4096];
 
 	for (size_t j = 0; j < nc; j++) {
@@ -249,7 +250,7 @@ static void col_widths(const struct load *l, const struct hist *h, struct col *c
 			sk->text(h, e, buf, sizeof(buf));
 			w = (int)(sk->width ? sk->width(e, buf) : strlen(buf));
 			/* perf's unresolved_col_width (not with a --dso list) */
-			if (sk->unresolved_width && !l->opts.f.dsos && !h->frames[e->frame].sym &&
+			if (sk->unresolved_width && !dso_list && !h->frames[e->frame].sym &&
 			    w < sk->unresolved_width)
 				w = sk->unresolved_width;
 			if (w > cols[j].width)
@@ -326,12 +327,12 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 
 	if (ret)
 		return ret;
-	all = l->period_by_event[event];
+	all = load_event_period(l, event);
 	shown_totals(l, h, &shown_period, &shown_count);
 	total = po->absolute && all > shown_period ? all : shown_period;
 	if (!po->quiet) {
 		unit_count(shown_count, cnt, sizeof(cnt));
-		fprintf(out, "# Samples: %s of event '%s'\n", cnt, l->events[event]);
+		fprintf(out, "# Samples: %s of event '%s'\n", cnt, load_event_name(l, event));
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", shown_period);
 	}
 	for (size_t j = 0; j < nc; j++)
@@ -349,7 +350,7 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 			continue;
 		print_entry(out, h, po, cols, nc, e, total);
 		/* an event without call chains has no graph (perf's way) */
-		if (po->callchain && e->tree && l->event_chains[event])
+		if (po->callchain && e->tree && load_event_has_chains(l, event))
 			print_callchain(out, po, e, total);
 	}
 	fprintf(out, "\n\n");
@@ -358,16 +359,18 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)
 {
+	const struct session *s0 = load_session(l, 0);
+
 	if (!po->quiet) {
 		/* perf names its own kind of file here, whatever the file's name */
 		if (!po->header_shown)
 			fprintf(out, "# To display the %s header info, please use --header/--header-only options.\n#\n",
-				l->nr_sessions ? session_kind_name(&l->sessions[0]) : "prec.data");
+				s0 ? session_kind_name(s0) : "prec.data");
 		fprintf(out, "#\n");
-		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", l->lost_samples);
+		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", load_lost_samples(l));
 	}
-	for (size_t e = 0; e < l->nr_events; e++) {
-		int ret = po->event && strcmp(po->event, l->events[e]) ? 0 :
+	for (size_t e = 0; e < load_nr_events(l); e++) {
+		int ret = po->event && strcmp(po->event, load_event_name(l, (int)e)) ? 0 :
 			  print_event(out, l, h, po, (int)e);
 
 		if (ret)
@@ -476,8 +479,8 @@ void print_attr_fields(FILE *out, const struct perf_event_attr *a)
 
 void print_header(FILE *out, const struct load *l)
 {
-	for (size_t i = 0; i < l->nr_sessions; i++) {
-		const struct session *s = &l->sessions[i];
+	for (size_t i = 0; i < load_nr_sessions(l); i++) {
+		const struct session *s = load_session(l, i);
 		const struct metadata *m = &s->meta;
 		uint64_t v;
 
@@ -545,11 +548,12 @@ void print_header(FILE *out, const struct load *l)
 
 void print_stats(FILE *out, const struct load *l, const struct hist *h)
 {
+	const struct unwinder *unw = load_unwinder(l);
 	struct symbolizer_stats st;
 
-	symbolizer_get_stats(l->sym, &st);
-	for (size_t i = 0; i < l->nr_sessions; i++) {
-		const struct session *s = &l->sessions[i];
+	symbolizer_get_stats(load_symbolizer(l), &st);
+	for (size_t i = 0; i < load_nr_sessions(l); i++) {
+		const struct session *s = load_session(l, i);
 
 		fprintf(out, "Aggregated stats of %s:\n", s->path);
 		fprintf(out, "%20s events: %10" PRIu64 "\n", "TOTAL", s->stats.records);
@@ -579,7 +583,7 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 			" bytes ignored\n", "blocks", s->cstats->corrupt_blocks, s->cstats->skipped_blocks,
 			s->cstats->bytes_ignored);
 	}
-	fprintf(out, "%20s        : %10" PRIu64 "\n", "filtered samples", l->filtered);
+	fprintf(out, "%20s        : %10" PRIu64 "\n", "filtered samples", load_filtered(l));
 	fprintf(out, "%20s        : %10" PRIu64 " of %" PRIu64 " (last event shown)\n",
 		"unresolved samples", h->unresolved, h->total_count);
 	fprintf(out, "%20s        : %10" PRIu64 " used, %" PRIu64 " missing, %" PRIu64
@@ -587,10 +591,10 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 	if (st.debuginfod_asked)
 		fprintf(out, "%20s        : %10" PRIu64 " asked, %" PRIu64 " files\n", "debuginfod",
 			st.debuginfod_asked, st.debuginfod_files);
-	if (l->unw) {
+	if (unw) {
 		struct unwind_stats us;
 
-		unwinder_get_stats(l->unw, &us);
+		unwinder_get_stats(unw, &us);
 		if (us.samples) {
 			fprintf(out, "%20s        : %10" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64
 				" stopped early", "dwarf unwinding", us.samples, us.frames, us.stopped);

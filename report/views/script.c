@@ -120,7 +120,7 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 		struct dso *d = m->dso;
 
 		if (!d->anon)
-			dso_sym(sym, l->opts.symfs, d);
+			dso_sym(sym, load_options(l)->symfs, d);
 		if (d->sym)
 			sym_dso_lookup(sym, d->sym, addr - m->start + m->pgoff, &si);
 		dso = d->path;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading inputs for the report and script; see load.h. */
-#include "load.h"
+#include "load_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -53,12 +53,12 @@ int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 			s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
 }
 
-int load_init(struct load *l, const struct load_opts *o, struct err *err)
+/* l zeroed; on failure its parts are freed by load_free. */
+static int load_init(struct load *l, const struct load_opts *o, struct err *err)
 {
 	struct symbolizer_opts so = { .warn = warn, .warn_ctx = l };
 	char debug_root[4096], cache[4096];
 
-	memset(l, 0, sizeof(*l));
 	machine_init(&l->machine);
 	if (load_opts_check(o, err) || filter_compile(&l->filter, &o->f, err))
 		return -EINVAL;
@@ -81,6 +81,22 @@ int load_init(struct load *l, const struct load_opts *o, struct err *err)
 	return 0;
 }
 
+struct load *load_new(const struct load_opts *o, struct err *err)
+{
+	/* zeroed: load_init and load_free count on it */
+	struct load *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		err_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (load_init(l, o, err)) {
+		load_free(l);
+		return NULL;
+	}
+	return l;
+}
+
 void load_close_inputs(struct load *l)
 {
 	for (size_t i = 0; i < l->nr_sessions; i++)
@@ -90,6 +106,8 @@ void load_close_inputs(struct load *l)
 
 void load_free(struct load *l)
 {
+	if (!l)
+		return;
 	load_close_inputs(l);
 	symbolizer_free(l->sym);
 	unwinder_free(l->unw);
@@ -99,6 +117,7 @@ void load_free(struct load *l)
 	free(l->merged);
 	free(l->embeds);
 	filter_free(&l->filter);
+	free(l);
 }
 
 bool load_frame_wanted(const struct load *l, const struct frame *f)

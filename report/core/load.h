@@ -10,7 +10,7 @@
  * Configuration is apart from runtime state: a command's option parser
  * fills a struct load_opts (the option fragments below give every command
  * the same options with the same help), load_opts_check() says whether the
- * values make sense, and load_init() builds the runtime struct load from
+ * values make sense, and load_new() builds the runtime struct load from
  * them, compiling the filters once. Views read the options through
  * load_options() and the runtime through the accessors; they never write
  * either.
@@ -95,32 +95,8 @@ int load_opts_set_input(const struct opt *o, const char *arg, struct err *err);
 	OPTION_STRING('S', "symbols", &(o)->f.syms, "list", "only samples in these symbols"), \
 	LOAD_OPTS_CPU_TIME_(o)
 
-/* The runtime state of a reading. The fields are visible for the views
- * that predate the accessors; new code uses the accessors. */
-struct load {
-	struct load_opts opts;          /* a copy of what load_init was given */
-	struct filter filter;           /* opts.f, compiled */
-	struct session sessions[LOAD_MAX_INPUTS];
-	size_t nr_sessions;
-	struct machine machine;
-	struct symbolizer *sym;
-	struct unwinder *unw;           /* --call-graph dwarf samples */
-	const char *events[LOAD_MAX_EVENTS];    /* names, merged across files */
-	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
-	bool mapped[LOAD_MAX_INPUTS];
-	size_t nr_events;
-	uint64_t lost_samples;
-	uint64_t filtered;                      /* samples dropped by filters */
-	bool event_chains[LOAD_MAX_EVENTS];     /* the event records call chains */
-	uint64_t samples_by_event[LOAD_MAX_EVENTS];
-	uint64_t period_by_event[LOAD_MAX_EVENTS];      /* before filters */
-	/* what the files embedded of their binaries, one entry per build id:
-	 * a file's SYMBOLS data, or the data of several files merged */
-	struct embed_dso **embeds;
-	size_t nr_embeds;
-	struct embed_dso **merged;      /* the merged entries, owned */
-	size_t nr_merged;
-};
+/* The runtime state of a reading: opaque (load_int.h is the core's). */
+struct load;
 
 /* A sample that passed the filters: frames[0] the sampled address, then the
  * callers; thread and global event index resolved. */
@@ -144,9 +120,9 @@ typedef int (*load_record_fn)(void *ctx, struct load *l, struct session *s,
 			      const struct record *rec);
 
 /* Check o (load_opts_check), keep a copy of it, compile the filters and
- * set up the machine model and the symbolizer. l need not be initialized;
- * load_free(l) is due whatever the outcome. */
-int load_init(struct load *l, const struct load_opts *o, struct err *err);
+ * set up the machine model and the symbolizer: a new reading, for
+ * load_free(), or NULL with the reason in err. */
+struct load *load_new(const struct load_opts *o, struct err *err);
 /* Open every input and read it: sideband into the machine model, samples
  * that pass the filters to fn, every record to on_record (may be NULL).
  * Each file's samples are named from its own data: the binaries it
@@ -156,16 +132,16 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *
 	     struct err *err);
 /* Close the files once read (the results stay): they may be changed. */
 void load_close_inputs(struct load *l);
-void load_free(struct load *l);
+void load_free(struct load *l);         /* NULL: nothing */
 
 /* Post-filters on resolved frames (--dso, --symbols). */
 bool load_frame_wanted(const struct load *l, const struct frame *f);
 /* --dso or --symbols given: views filter their entries with the above. */
 bool load_filters_frames(const struct load *l);
 
-/* Accessors: valid from load_init (the files' parts once load_run read
+/* Accessors: valid from load_new (the files' parts once load_run read
  * them) until load_free. */
-const struct load_opts *load_options(const struct load *l);     /* a copy of load_init's */
+const struct load_opts *load_options(const struct load *l);     /* a copy of load_new's */
 struct machine *load_machine(struct load *l);
 struct symbolizer *load_symbolizer(const struct load *l);
 struct unwinder *load_unwinder(const struct load *l);

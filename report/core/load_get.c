@@ -2,7 +2,7 @@
 /* What the views may read of a reading: the accessors of load.h. None of
  * them is on a per-sample path (views get a sample's all in struct
  * load_sample), so a call each is no cost worth inlining. */
-#include "load.h"
+#include "load_int.h"
 
 #include <string.h>
 

@@ -18,7 +18,6 @@
  * fields), what every format takes, and each format's own options. */
 struct export_opts {
 	struct load_opts lo;     /* the inputs, filters and symbol options */
-	struct load l;           /* the reading, built from lo */
 	const char *output;     /* NULL: the format's default */
 	const char *event;      /* NULL: the first event with samples */
 	bool no_inline;

@@ -50,16 +50,18 @@ int pprof_run(const struct exporter *x, struct export_opts *o)
 	struct pprof_result r;
 	struct err err = { 0 };
 	struct progress pg;
+	struct load *l;
 	int ret = 0;
 
 	(void)x;
 	progress_install(&pg, &o->lo);
-	if (load_init(&o->l, &o->lo, &err) || pprof_export(&o->l, &po, &r, &err)) {
+	l = load_new(&o->lo, &err);
+	if (!l || pprof_export(l, &po, &r, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		ret = 1;
 	} else if (!o->quiet) {
 		summary(o, &r);
 	}
-	load_free(&o->l);
+	load_free(l);
 	return ret;
 }

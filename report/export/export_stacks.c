@@ -22,6 +22,7 @@
 /* What a stacks exporter reads and writes. */
 struct job {
 	struct export_opts *o;
+	struct load *l;         /* the reading, built from o->lo */
 	struct hist h;
 	struct stacks st;
 	FILE *out;
@@ -60,21 +61,21 @@ static int job_read(struct job *j, enum pick how, bool src)
 	struct export_opts *o = j->o;
 	struct hist_opts ho = { .callchain = true, .inline_frames = !o->no_inline,
 				.max_stack = (int)o->max_stack, .symfs = o->lo.symfs };
-	struct stacks_opts so = { .event = -1, .inline_frames = !o->no_inline, .src = src,
-				  .l = &o->l };
+	struct stacks_opts so = { .event = -1, .inline_frames = !o->no_inline, .src = src };
 	struct err err = { 0 };
 	struct progress pg;
 
 	ho.keys[ho.nr_keys++] = SORT_SYM;
 	progress_install(&pg, &o->lo);
-	if (load_init(&o->l, &o->lo, &err) ||
-	    hist_init(&j->h, &ho, load_machine(&o->l), load_symbolizer(&o->l)) ||
-	    load_run(&o->l, load_add_to_hist, NULL, &j->h, &err)) {
+	if (!(j->l = load_new(&o->lo, &err)) ||
+	    hist_init(&j->h, &ho, load_machine(j->l), load_symbolizer(j->l)) ||
+	    load_run(j->l, load_add_to_hist, NULL, &j->h, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
 	}
+	so.l = j->l;
 	if (how != ALL_EVENTS || o->event)
-		so.event = one_event(&o->l, &j->h, o->event, o->quiet > 0, "", &err);
+		so.event = one_event(j->l, &j->h, o->event, o->quiet > 0, "", &err);
 	if (so.event == -2)
 		return 1;
 	if (so.event == -1 && how == ONE_EVENT) {
@@ -121,7 +122,7 @@ static void job_free(struct job *j)
 {
 	stacks_free(&j->st);
 	hist_free(&j->h);
-	load_free(&j->o->l);
+	load_free(j->l);
 }
 
 /* ---- folded --------------------------------------------------------------- */
@@ -205,7 +206,7 @@ int speedscope_run(const struct exporter *x, struct export_opts *o)
 	if (!ret)
 		ret = job_open(&j);
 	if (!ret)
-		ret = job_close(&j, speedscope_write(j.out, &o->l, &j.st, o->lo.inputs[0], "prep"));
+		ret = job_close(&j, speedscope_write(j.out, j.l, &j.st, o->lo.inputs[0], "prep"));
 	job_free(&j);
 	return ret;
 }
@@ -244,7 +245,7 @@ int flame_run(const struct exporter *x, struct export_opts *o)
 		ret = job_open(&j);
 	if (!ret) {
 		snprintf(sub, sizeof(sub), "%s, %s",
-			 load_event_name(&o->l, j.st.nr_stacks ? j.st.stacks[0].event : 0), o->lo.inputs[0]);
+			 load_event_name(j.l, j.st.nr_stacks ? j.st.stacks[0].event : 0), o->lo.inputs[0]);
 		fo.subtitle = sub;
 		ret = job_close(&j, o->svg ? flame_write_svg(j.out, &j.st, &fo) :
 					     flame_write_html(j.out, &j.st, &fo));

@@ -66,7 +66,7 @@ struct pprof_result {
 	uint64_t bytes;         /* written, compressed */
 };
 
-/* Read the inputs of l (load_init done), write the profile. 0, or a
+/* Read the inputs of l (from load_new), write the profile. 0, or a
  * negative code with err set: unknown event, no samples, write errors. */
 int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result *res,
 		 struct err *err);

@@ -45,7 +45,7 @@ struct bin {
 };
 
 struct arch {
-	struct load l;
+	struct load *l;
 	struct hist h;
 	struct buf kallsyms;            /* the kernel symbols hit, when the file has none */
 	struct word *words;
@@ -278,7 +278,7 @@ static bool learn_build_id(struct dso *d, const char *symfs)
 /* The hit addresses of every binary, resolved. */
 static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 {
-	struct machine *m = load_machine(&a->l);
+	struct machine *m = load_machine(a->l);
 	int ret = 0;
 
 	a->nr_bins = m->nr_dsos;
@@ -305,8 +305,8 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 				b->learned_id = learn_build_id(f->dso, symfs);
 			if (!f->dso->build_id_size)
 				st->no_build_id++;
-			else if (!(sd = dso_sym(load_symbolizer(&a->l), symfs, f->dso)) ||
-				 !sym_dso_usable(load_symbolizer(&a->l), sd))
+			else if (!(sd = dso_sym(load_symbolizer(a->l), symfs, f->dso)) ||
+				 !sym_dso_usable(load_symbolizer(a->l), sd))
 				st->no_file++;
 			else
 				b->unusable = false;
@@ -314,8 +314,8 @@ static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
 				continue;
 		}
 		sd = f->dso->sym;
-		ret = sym_dso_lookup(load_symbolizer(&a->l), sd, f->addr, &si);
-		ret = ret ? ret : sym_dso_srcline(load_symbolizer(&a->l), sd, f->addr, &fr, &nfr);
+		ret = sym_dso_lookup(load_symbolizer(a->l), sd, f->addr, &si);
+		ret = ret ? ret : sym_dso_srcline(load_symbolizer(a->l), sd, f->addr, &fr, &nfr);
 		ret = ret ? ret : add_addr(b, si.addr, &si, fr, nfr);
 	}
 	if (ret)
@@ -337,7 +337,7 @@ static int ksym_line(struct arch *a, uint64_t addr, uint64_t *end)
 	const char *module = NULL;
 	struct sym_info si;
 	char line[512];
-	int n, ret = symbolizer_kernel_lookup(load_symbolizer(&a->l), addr, &si, &module);
+	int n, ret = symbolizer_kernel_lookup(load_symbolizer(a->l), addr, &si, &module);
 
 	*end = 0;
 	if (ret || !si.name)
@@ -365,7 +365,7 @@ static int gather_kernel(struct arch *a)
 
 		if (!f->kernel)
 			continue;
-		ret = symbolizer_kernel_lookup(load_symbolizer(&a->l), f->addr, &si, NULL);
+		ret = symbolizer_kernel_lookup(load_symbolizer(a->l), f->addr, &si, NULL);
 		if (ret || !si.name)
 			continue;
 		if (array_grow((void **)&starts, &cap, n + 1, sizeof(*starts)))
@@ -408,7 +408,7 @@ static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
 		e->segs[i] = (struct embed_seg){ g[i].offset, g[i].vaddr, g[i].filesz, g[i].memsz,
 						 g[i].flags };
 	e->nr_segs = (uint32_t)ng;
-	if (e->nr_ranges && !unwinder_tables(load_unwinder(&a->l), d, &e->eh_frame_hdr, &e->fde_count)) {
+	if (e->nr_ranges && !unwinder_tables(load_unwinder(a->l), d, &e->eh_frame_hdr, &e->fde_count)) {
 		e->eh_frame_hdr = e->fde_count = 0;
 		e->nr_ranges = 0;
 		buf_reset(&b->bytes);
@@ -427,8 +427,8 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 
 	if (!e)
 		return err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < load_machine(&a->l)->nr_dsos; i++) {
-		struct dso *d = load_machine(&a->l)->dsos[i];
+	for (size_t i = 0; i < load_machine(a->l)->nr_dsos; i++) {
+		struct dso *d = load_machine(a->l)->dsos[i];
 
 		if (d->idx >= a->nr_bins || !a->bins[d->idx].learned_id || !a->bins[d->idx].e.nr_addrs)
 			continue;
@@ -464,8 +464,8 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
 	if (!ret)
 		ret = write_learned_ids(a, w, err);
-	for (size_t i = 0; !ret && i < load_machine(&a->l)->nr_dsos; i++) {
-		struct dso *d = load_machine(&a->l)->dsos[i];
+	for (size_t i = 0; !ret && i < load_machine(a->l)->nr_dsos; i++) {
+		struct dso *d = load_machine(a->l)->dsos[i];
 		struct bin *b = &a->bins[d->idx];
 
 		if (!b->e.nr_addrs)
@@ -670,15 +670,16 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	lo.inputs[0] = path;
 	memset(&a, 0, sizeof(a));
 	ho.symfs = lo.symfs;
-	ret = load_init(&a.l, &lo, err);
-	if (!ret && hist_init(&a.h, &ho, load_machine(&a.l), load_symbolizer(&a.l)))
+	a.l = load_new(&lo, err);
+	ret = a.l ? 0 : -EINVAL;
+	if (!ret && hist_init(&a.h, &ho, load_machine(a.l), load_symbolizer(a.l)))
 		ret = err_set(err, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
-	unwinder_set_trace(load_unwinder(&a.l), on_word, &a);
-	ret = load_run(&a.l, load_add_to_hist, NULL, &a.h, err);
+	unwinder_set_trace(load_unwinder(a.l), on_word, &a);
+	ret = load_run(a.l, load_add_to_hist, NULL, &a.h, err);
 	if (!ret)
-		ret = check_readable(load_session(&a.l, 0), path, err);
+		ret = check_readable(load_session(a.l, 0), path, err);
 	if (ret)
 		goto out;
 	ret = gather(&a, lo.symfs, st);
@@ -686,7 +687,7 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
-	s0 = load_session(&a.l, 0);
+	s0 = load_session(a.l, 0);
 	had = s0 && s0->nr_embeds;
 	if (s0 && !s0->kallsyms && (ret = gather_kernel(&a))) {
 		err_set(err, ret, "out of memory");
@@ -696,7 +697,7 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	for (size_t i = 0; !want && i < a.nr_bins; i++)
 		want = a.bins[i].e.nr_addrs > 0;
 	/* the reading is done: the file may now be changed under the mapping */
-	load_close_inputs(&a.l);
+	load_close_inputs(a.l);
 	if (want || had)
 		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
 out:
@@ -707,7 +708,7 @@ out:
 	buf_free(&a.kallsyms);
 	hmap_free(&a.word_idx);
 	hist_free(&a.h);
-	load_free(&a.l);
+	load_free(a.l);
 	return ret;
 }
 

@@ -322,26 +322,26 @@ static int report_run(struct report_opts *ro, struct report_cfg *c)
 {
 	struct err err = { 0 };
 	struct progress pg;
-	struct load l;
+	struct load *l;
 	struct hist h;
 	int ret;
 
 	progress_install(&pg, &ro->lo);
-	if (load_init(&l, &ro->lo, &err)) {
+	l = load_new(&ro->lo, &err);
+	if (!l) {
 		fprintf(stderr, "prep: %s\n", err.msg);
-		load_free(&l);
 		return 1;
 	}
-	hist_init(&h, &c->ho, load_machine(&l), load_symbolizer(&l));
-	ret = load_run(&l, ro->header_only ? NULL : load_add_to_hist, NULL, &h, &err);
+	hist_init(&h, &c->ho, load_machine(l), load_symbolizer(l));
+	ret = load_run(l, ro->header_only ? NULL : load_add_to_hist, NULL, &h, &err);
 	if (ret) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 	} else {
-		graph_setup(&l, &h, ro, c);
-		ret = report_print(&l, &h, ro, c);
+		graph_setup(l, &h, ro, c);
+		ret = report_print(l, &h, ro, c);
 	}
 	hist_free(&h);
-	load_free(&l);
+	load_free(l);
 	return ret ? 1 : 0;
 }
 

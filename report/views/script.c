@@ -320,21 +320,20 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 static int script_run(struct script *sc, const struct load_opts *lo)
 {
 	struct err err = { 0 };
-	struct load l;
+	struct load *l = load_new(lo, &err);
 	int ret;
 
-	if (load_init(&l, lo, &err)) {
+	if (!l) {
 		fprintf(stderr, "prep: %s\n", err.msg);
-		load_free(&l);
 		return 1;
 	}
-	sc->l = &l;
+	sc->l = l;
 	sc->out->f = stdout;
-	ret = load_run(&l, on_sample, on_side, sc, &err);
+	ret = load_run(l, on_sample, on_side, sc, &err);
 	ob_flush(sc->out);
 	if (ret)
 		fprintf(stderr, "prep: %s\n", err.msg);
-	load_free(&l);
+	load_free(l);
 	return ret ? 1 : 0;
 }
 

@@ -36,7 +36,7 @@ static void run(const uint8_t *data, size_t size)
 	struct load_opts lo = { .inputs = { "fuzz.data" }, .nr_inputs = 1, .quiet = true,
 				.kallsyms_path = "/dev/null", .no_cache = true, .mem = data,
 				.mem_len = size };
-	struct load l;
+	struct load *l;
 	struct hist_opts ho = { .keys = { SORT_COMM, SORT_DSO, SORT_SYM, SORT_SRCLINE },
 				.nr_keys = 4, .children = true, .callchain = true, .caller = true,
 				.inline_frames = true };
@@ -47,13 +47,13 @@ static void run(const uint8_t *data, size_t size)
 
 	if (!null && !(null = fopen("/dev/null", "w")))
 		abort();
-	if (load_init(&l, &lo, &err))
+	if (!(l = load_new(&lo, &err)))
 		abort();
-	hist_init(&h, &ho, &l.machine, l.sym);
-	if (!load_run(&l, add, NULL, &h, &err) && !hist_resolve(&h))
-		print_report(null, &l, &h, &po);
+	hist_init(&h, &ho, load_machine(l), load_symbolizer(l));
+	if (!load_run(l, add, NULL, &h, &err) && !hist_resolve(&h))
+		print_report(null, l, &h, &po);
 	hist_free(&h);
-	load_free(&l);
+	load_free(l);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -21,6 +21,8 @@
 #include "report/export/json.h"
 #include "report/export/speedscope.h"
 #include "report/aggregate/stacks.h"
+/* the reading's insides: test_speedscope names its events by hand */
+#include "report/core/load_int.h"
 
 /* the text a writer produced */
 struct capture {

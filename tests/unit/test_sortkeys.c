@@ -21,7 +21,9 @@
 
 #include "report/aggregate/hist.h"
 #include "report/aggregate/sortkey.h"
-#include "report/core/load.h"
+/* the reading's insides: report_text gives the printer events and their
+ * periods by hand, without a file */
+#include "report/core/load_int.h"
 #include "report/views/print.h"
 
 static int sign(int c)

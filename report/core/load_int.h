@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the reading core: the runtime state of struct load, for load.c
+ * (which fills it) and load_get.c (the accessors). Views use load.h; only
+ * unit tests that build a reading by hand may include this one.
+ */
+#ifndef PREC_REPORT_LOAD_INT_H
+#define PREC_REPORT_LOAD_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "load.h"
+
+struct load {
+	struct load_opts opts;          /* a copy of what load_new was given */
+	struct filter filter;           /* opts.f, compiled */
+	struct session sessions[LOAD_MAX_INPUTS];
+	size_t nr_sessions;
+	struct machine machine;
+	struct symbolizer *sym;
+	struct unwinder *unw;           /* --call-graph dwarf samples */
+	const char *events[LOAD_MAX_EVENTS];    /* names, merged across files */
+	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
+	bool mapped[LOAD_MAX_INPUTS];
+	size_t nr_events;
+	uint64_t lost_samples;
+	uint64_t filtered;                      /* samples dropped by filters */
+	bool event_chains[LOAD_MAX_EVENTS];     /* the event records call chains */
+	uint64_t samples_by_event[LOAD_MAX_EVENTS];
+	uint64_t period_by_event[LOAD_MAX_EVENTS];      /* before filters */
+	/* what the files embedded of their binaries, one entry per build id:
+	 * a file's SYMBOLS data, or the data of several files merged */
+	struct embed_dso **embeds;
+	size_t nr_embeds;
+	struct embed_dso **merged;      /* the merged entries, owned */
+	size_t nr_merged;
+};
+
+#endif

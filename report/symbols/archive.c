@@ -22,7 +22,7 @@
 #include "format/embed.h"
 #include "format/perfdata.h"
 #include "report/core/load.h"
-#include "symbols_int.h"
+#include "symbols_elf.h"
 
 struct word {                   /* a word an unwind read from a binary */
 	struct dso *dso;

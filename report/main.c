@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/opts.h"
-#include "report/symbols/archive.h"
+#include "report/views/archive.h"
 #include "report/views/dump.h"
 #include "report/export/export.h"
 #include "report/views/report.h"

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "report/symbols/sym_types.h"
+#include "sym_types.h"
 
 struct symbolizer;
 struct sym_dso;                 /* one binary: path + build id; opened lazily */

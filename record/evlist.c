@@ -21,6 +21,8 @@
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 
+#include "common/buf.h"
+
 /* x86-64 user registers for DWARF unwinding: all but the segment ones. */
 #define DWARF_REGS_MASK (((1ULL << PERF_REG_X86_64_MAX) - 1) & \
 			 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | \
@@ -51,7 +53,7 @@ int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err)
 				goto bad;
 		}
 		for (long c = a; c <= b; c++) {
-			int *grown = realloc(out, (nr + 1) * sizeof(*out));
+			int *grown = array_realloc(out, nr + 1, sizeof(*out));
 
 			if (!grown) {
 				free(out);
@@ -139,7 +141,7 @@ int target_cpus(const char *list, int **cpus, size_t *n, struct err *err)
 
 static int add_tid(struct session *s, pid_t tid)
 {
-	pid_t *grown = realloc(s->tids, (s->nr_tids + 1) * sizeof(*grown));
+	pid_t *grown = array_realloc(s->tids, s->nr_tids + 1, sizeof(*grown));
 
 	if (!grown)
 		return -ENOMEM;
@@ -353,7 +355,7 @@ static int add_evfd(struct session *s, const struct evfd *e)
 {
 	if (s->nr_evfds == s->cap_evfds) {
 		size_t cap = s->cap_evfds ? 2 * s->cap_evfds : 16;
-		struct evfd *n = realloc(s->evfds, cap * sizeof(*n));
+		struct evfd *n = array_realloc(s->evfds, cap, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;

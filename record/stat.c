@@ -92,7 +92,7 @@ static int cb_event(const struct opt *o, const char *arg, struct err *err)
 
 	if (ret)
 		return ret;
-	all = realloc(so->events.ev, (so->events.nr + more.nr) * sizeof(*all));
+	all = array_realloc(so->events.ev, so->events.nr + more.nr, sizeof(*all));
 	if (!all) {
 		event_list_free(&more);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -150,7 +150,7 @@ static int thread_targets(const struct stat_opts *o, pid_t **tids, size_t *n, st
 				if (t <= 0)
 					continue;
 				if (*n == cap) {
-					pid_t *m = realloc(*tids, (cap *= 2) * sizeof(pid_t));
+					pid_t *m = array_realloc(*tids, (cap *= 2), sizeof(pid_t));
 
 					if (!m) {
 						closedir(d);
@@ -163,7 +163,7 @@ static int thread_targets(const struct stat_opts *o, pid_t **tids, size_t *n, st
 			closedir(d);
 		} else {
 			if (*n == cap) {
-				pid_t *m = realloc(*tids, (cap *= 2) * sizeof(pid_t));
+				pid_t *m = array_realloc(*tids, (cap *= 2), sizeof(pid_t));
 
 				if (!m)
 					return err_set(err, -ENOMEM, "out of memory");
@@ -790,7 +790,7 @@ static int interval_tick(const struct stat_opts *o, const struct target *t, stru
 		fflush(out);
 	}
 	if (o->record) {
-		struct buf *nb = realloc(iv->blocks, (iv->nr_blocks + 1) * sizeof(*nb));
+		struct buf *nb = array_realloc(iv->blocks, iv->nr_blocks + 1, sizeof(*nb));
 
 		if (!nb) {
 			ret = -ENOMEM;
@@ -1109,10 +1109,9 @@ static int write_file(const struct stat_opts *o, const struct counter *c, struct
 	}
 	{
 		/* the heading's text, quotes included */
-		char *heading = malloc(strlen(r->cmd ? r->cmd : r->target) + 3);
+		char *heading;
 
-		if (heading) {
-			sprintf(heading, r->cmd ? "'%s'" : "%s", r->cmd ? r->cmd : r->target);
+		if (asprintf(&heading, r->cmd ? "'%s'" : "%s", r->cmd ? r->cmd : r->target) >= 0) {
 			metadata_set_str(&m, META_STAT_TARGET, heading);
 			free(heading);
 		}

@@ -131,7 +131,7 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 		else if (b.type == BLOCK_METADATA)
 			ret = metadata_decode(&ld->meta, b.data, b.len, err);
 		else if (b.type == BLOCK_EVENT) {
-			struct event_desc *grown = realloc(ld->ev, (ld->nr_ev + 1) * sizeof(*grown));
+			struct event_desc *grown = array_realloc(ld->ev, ld->nr_ev + 1, sizeof(*grown));
 
 			if (!grown) {
 				ret = err_set(err, -ENOMEM, "out of memory");
@@ -180,7 +180,7 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 		if (counts_decode(b.data, b.len, &cr, &n, NULL))
 			continue;
 		if (n && (cr[0].flags & COUNT_FLAG_INTERVAL)) {
-			struct ival *g = realloc(ld->iv, (ld->nr_iv + 1) * sizeof(*g));
+			struct ival *g = array_realloc(ld->iv, ld->nr_iv + 1, sizeof(*g));
 
 			if (!g) {
 				free(cr);

@@ -14,7 +14,7 @@
  * The file is read as a report reads it (ordering, machine model, folding,
  * unwinding), so what is embedded is what a report looks up. Nothing is
  * printed: failures come back in err, the rest in the stats; warnings of
- * the reading are silenced with quiet.
+ * the reading go to the log (common/log.h) unless quiet.
  */
 #ifndef PREC_REPORT_SYMBOLS_EMBED_H
 #define PREC_REPORT_SYMBOLS_EMBED_H
@@ -26,7 +26,7 @@
 
 struct embed_opts {
 	const char *symfs;      /* look for binaries under this folder (NULL: as recorded) */
-	bool quiet;             /* no warnings of the reading on stderr */
+	bool quiet;             /* no warnings of the reading to the log */
 	int level;              /* compression of the blocks (container_writer_opts) */
 };
 

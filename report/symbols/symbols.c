@@ -21,10 +21,10 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "format/embed.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
@@ -74,10 +74,10 @@ struct symbolizer {
 
 /* ---- symbolizer and dso table ----------------------------------------- */
 
-static void warn_stderr(void *ctx, const char *msg)
+static void warn_log(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "prep: warning: %s\n", msg);
+	log_msg(LOG_WARNING, "%s", msg);
 }
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
@@ -87,7 +87,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	if (!s)
 		return NULL;
 	elf_version(EV_CURRENT);
-	s->warn.fn = o && o->warn ? o->warn : warn_stderr;
+	s->warn.fn = o && o->warn ? o->warn : warn_log;
 	s->warn.ctx = o && o->warn ? o->warn_ctx : NULL;
 	s->cache_dir = o && o->cache_dir ? strdup(o->cache_dir) : NULL;
 	s->find = debug_find_new(o && o->debug_root ? o->debug_root : DEFAULT_DEBUG_ROOT,

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
+
 /* ---- arena ------------------------------------------------------------ */
 
 #define ARENA_CHUNK (64 * 1024)
@@ -142,7 +144,7 @@ int rawsyms_push(struct rawsyms *r, const struct rawsym *s)
 
 		if (cap > SIZE_MAX / sizeof(*v))
 			return -ENOMEM;
-		v = realloc(r->v, cap * sizeof(*v));
+		v = array_realloc(r->v, cap, sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		r->v = v;

@@ -18,6 +18,7 @@
 #include "dump.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
+#include "report/export/export.h"
 #include "report/export/folded.h"
 #include "print.h"
 #include "report/core/progress.h"
@@ -125,7 +126,7 @@ static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_o
 
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(err, -EINVAL, "--call-graph: value too long");
-	strcpy(buf, arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *end;
 		double v;
@@ -154,43 +155,6 @@ static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_o
 		}
 	}
 	return 0;
-}
-
-/* --folded: one event's stacks, FlameGraph's collapsed format */
-static int report_folded(struct load *l, struct hist *h, const struct report_opts *ro,
-			 const struct folded_opts *fo)
-{
-	struct stacks_opts so = { .inline_frames = h->opts.inline_frames, .l = l };
-	struct stacks st;
-	struct err err = { 0 };
-	int ret;
-
-	so.event = stacks_pick_event(l, h, ro->event, &err);
-	if (so.event < 0) {
-		if (!ro->event)
-			return 0;       /* no samples: no lines */
-		fprintf(stderr, "prep: --event: %s\n", err.msg);
-		return 1;
-	}
-	if (!ro->event && !ro->quiet)
-		for (size_t i = 0; i < h->nr_stacks; i++)
-			if (h->stacks[i].event != so.event) {
-				fprintf(stderr, "prep: --folded: event '%s' only (--event NAME for another)\n",
-					l->events[so.event]);
-				break;
-			}
-	ret = stacks_build(&st, h, &so);
-	if (ret) {
-		fprintf(stderr, "prep: out of memory\n");
-		return 1;
-	}
-	ret = folded_write(stdout, &st, fo);
-	if (!ret && fflush(stdout))
-		ret = -EIO;
-	if (ret)
-		fprintf(stderr, "prep: --folded: %s\n", ret == -EIO ? "write error" : "out of memory");
-	stacks_free(&st);
-	return ret ? 1 : 0;
 }
 
 /* perf's "Invalid regex: [" with the option's name */
@@ -311,7 +275,7 @@ int cmd_report(int argc, char **argv)
 		return 129;
 	}
 	if (ro.folded && folded_parse(ro.folded_opts, &fo, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
+		fprintf(stderr, "prep: --folded: %s\n", err.msg);
 		return 129;
 	}
 	/* as in perf, --percent-limit hides call-graph branches under it too
@@ -374,7 +338,7 @@ int cmd_report(int argc, char **argv)
 	po.event = ro.event;
 	ret = hist_resolve(&h);
 	if (!ret && ro.folded) {
-		ret = report_folded(&l, &h, &ro, &fo);
+		ret = export_folded_report(&l, &h, ro.event, ro.quiet > 0, &fo);
 		goto out;
 	}
 	if (!ret)

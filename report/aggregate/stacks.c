@@ -236,7 +236,7 @@ int stacks_build(struct stacks *s, struct hist *h, const struct stacks_opts *o)
 	struct expansion x = { 0 };
 	uint32_t *tmp = NULL;
 	size_t cap_tmp = 0;
-	bool post = o->l && (o->l->f.dsos || o->l->f.syms);
+	bool post = o->l && load_filters_frames(o->l);
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));

@@ -3,6 +3,7 @@
 #include "load.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,13 @@
 
 #include "common/log.h"
 #include "common/opts.h"
+#include "format/blocks.h"
 
 static void warn(void *ctx, const char *msg)
 {
 	const struct load *l = ctx;
 
-	if (!l->quiet)
+	if (!l->opts.quiet)
 		log_msg(LOG_WARNING, "%s", msg);
 }
 
@@ -42,16 +44,6 @@ static const char *cache_dir(char *buf, size_t n)
 	return len < 0 || (size_t)len >= n ? NULL : buf;
 }
 
-int load_opt_input(const struct opt *o, const char *arg, struct err *err)
-{
-	struct load *l = o->dest;
-
-	if (l->nr_inputs == LOAD_MAX_INPUTS)
-		return err_set(err, -EINVAL, "at most %d input files", LOAD_MAX_INPUTS);
-	l->inputs[l->nr_inputs++] = arg;
-	return 0;
-}
-
 int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
@@ -61,36 +53,44 @@ int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 			s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
 }
 
-int load_init(struct load *l, struct err *err)
+int load_init(struct load *l, const struct load_opts *o, struct err *err)
 {
 	struct symbolizer_opts so = { .warn = warn, .warn_ctx = l };
 	char debug_root[4096], cache[4096];
 
-	if (load_check(l, err))
+	memset(l, 0, sizeof(*l));
+	machine_init(&l->machine);
+	if (load_opts_check(o, err) || filter_compile(&l->filter, &o->f, err))
 		return -EINVAL;
+	l->opts = *o;
 	/* with --symfs, debug files are looked for under it too, as perf does */
-	if (l->symfs && *l->symfs) {
-		snprintf(debug_root, sizeof(debug_root), "%s/usr/lib/debug", l->symfs);
+	if (o->symfs && *o->symfs) {
+		snprintf(debug_root, sizeof(debug_root), "%s/usr/lib/debug", o->symfs);
 		so.debug_root = debug_root;
 	}
-	so.kallsyms_path = l->kallsyms_path;
-	so.cache_dir = l->no_cache ? NULL : cache_dir(cache, sizeof(cache));
-	machine_init(&l->machine);
+	so.kallsyms_path = o->kallsyms_path;
+	so.cache_dir = o->no_cache ? NULL : cache_dir(cache, sizeof(cache));
 	l->sym = symbolizer_new(&so);
-	l->unw = unwinder_new(&l->machine, l->symfs);
+	l->unw = unwinder_new(&l->machine, o->symfs);
 	if (!l->sym || !l->unw)
 		return err_set(err, -ENOMEM, "out of memory");
 	/* Reading /proc/kallsyms is the slowest single step of a report (the
 	 * kernel formats 100k+ lines): overlap it with reading the file. */
-	if (!l->no_kallsyms)
+	if (!o->no_kallsyms)
 		symbolizer_prefetch_kallsyms(l->sym);
 	return 0;
 }
 
-void load_free(struct load *l)
+void load_close_inputs(struct load *l)
 {
 	for (size_t i = 0; i < l->nr_sessions; i++)
 		session_close(&l->sessions[i]);
+	l->nr_sessions = 0;
+}
+
+void load_free(struct load *l)
+{
+	load_close_inputs(l);
 	symbolizer_free(l->sym);
 	unwinder_free(l->unw);
 	machine_free(&l->machine);
@@ -98,105 +98,21 @@ void load_free(struct load *l)
 		embed_free(l->merged[i]);
 	free(l->merged);
 	free(l->embeds);
-}
-
-/* "a,b,c" holds item? */
-static bool in_list(const char *list, const char *item, size_t len)
-{
-	for (const char *p = list; p && *p;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-
-		if (n == len && !strncmp(p, item, len))
-			return true;
-		p = comma ? comma + 1 : NULL;
-	}
-	return false;
-}
-
-static bool num_in_list(const char *list, unsigned long v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%lu", v);
-	return in_list(list, buf, strlen(buf));
-}
-
-/* cpu lists: "0-2,5" */
-static bool cpu_in_list(const char *list, unsigned cpu)
-{
-	for (const char *p = list; p && *p;) {
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b = a;
-
-		if (*end == '-')
-			b = strtoul(end + 1, &end, 10);
-		if (cpu >= a && cpu <= b)
-			return true;
-		p = *end == ',' ? end + 1 : NULL;
-	}
-	return false;
+	filter_free(&l->filter);
 }
 
 bool load_frame_wanted(const struct load *l, const struct frame *f)
 {
-	if (l->f.dsos && !(f->dso && (in_list(l->f.dsos, f->dso->short_name,
-					      strlen(f->dso->short_name)) ||
-				    in_list(l->f.dsos, f->dso->path, strlen(f->dso->path)))))
-		return false;
-	if (l->f.syms && !(f->sym && in_list(l->f.syms, f->sym, strlen(f->sym))))
-		return false;
-	return true;
+	return filter_frame_wanted(&l->filter, f->dso ? f->dso->short_name : NULL,
+				   f->dso ? f->dso->path : NULL, f->sym);
 }
 
-/* --time START,END: seconds.fraction, either side may be empty; or percent
- * ranges "10%-20%" of the recording. */
-static int parse_time(struct filters *f, struct err *err)
+bool load_filters_frames(const struct load *l)
 {
-	const char *t = f->time;
-	char *end;
-
-	f->pct_start = f->pct_end = -1;
-	if (!t)
-		return 0;
-	if (strchr(t, '%')) {
-		double a = strtod(t, &end), b;
-
-		if (*end != '%' || end[1] != '-')
-			goto bad;
-		b = strtod(end + 2, &end);
-		if (*end != '%' || end[1] || a < 0 || b > 100 || a > b)
-			goto bad;
-		f->pct_start = a;
-		f->pct_end = b;
-		return 0;
-	}
-	if (*t != ',') {
-		double a = strtod(t, &end);
-
-		if (end == t || *end != ',' || a < 0)
-			goto bad;
-		f->t_start = (uint64_t)(a * 1e9 + 0.5);
-		t = end;
-	}
-	if (*t != ',')
-		goto bad;
-	t++;
-	if (*t) {
-		double b = strtod(t, &end);
-
-		if (end == t || *end || b < 0)
-			goto bad;
-		f->t_end = (uint64_t)(b * 1e9 + 0.5);
-	}
-	if (f->t_end && f->t_start > f->t_end)
-		return err_set(err, -EINVAL, "--time '%s': invalid time string (the end is before "
-			       "the start)", f->time);
-	return 0;
-bad:
-	return err_set(err, -EINVAL, "--time '%s': expected START,END in seconds "
-		       "(either may be empty) or a percent range like 10%%-20%%", f->time);
+	return filter_by_frame(&l->filter);
 }
+
+#define CHAIN_MAX (PERF_MAX_STACK_DEPTH + 8)
 
 struct run_ctx {
 	struct load *l;
@@ -204,23 +120,10 @@ struct run_ctx {
 	load_sample_fn fn;
 	load_record_fn on_record;
 	void *ctx;
-	uint64_t *addrs;
+	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
 	bool *kernel;
-	uint64_t t0, t1;        /* the session's sample time span, for % ranges */
+	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
 };
-
-static bool time_wanted(const struct run_ctx *rc, uint64_t t)
-{
-	const struct filters *f = &rc->l->f;
-
-	if (f->pct_start >= 0) {
-		double span = (double)(rc->t1 - rc->t0);
-		double at = span > 0 ? ((double)(t - rc->t0)) * 100.0 / span : 0;
-
-		return at >= f->pct_start && at <= f->pct_end;
-	}
-	return (!f->t_start || t >= f->t_start) && (!f->t_end || t <= f->t_end);
-}
 
 /* A sample's weight: its period, or without one the event's fixed
  * sample_period (-c), as perf reads it. */
@@ -236,98 +139,132 @@ static uint64_t sample_period(const struct session *s, const struct record *rec)
 	return p ? p : 1;
 }
 
-static int on_record(void *ctx, struct session *s, const struct record *rec)
+/* Counting: every sample of an event, before the filters. */
+static void count_sample(struct load *l, int event, uint64_t period)
 {
-	struct run_ctx *rc = ctx;
-	struct load *l = rc->l;
-	const struct sample *smp = &rec->u.sample;
-	struct load_sample ls;
-	struct thread *t;
-	bool kmode;
+	l->samples_by_event[event]++;
+	l->period_by_event[event] += period;
+}
+
+/* Filtering on what the sample carries (ids, CPU, time). */
+static bool sample_wanted(const struct run_ctx *rc, const struct sample *smp)
+{
+	const struct filter *f = &rc->l->filter;
+
+	return filter_ids_wanted(f, smp->pid, smp->tid, smp->cpu) &&
+	       filter_time_wanted(&f->time, smp->time, rc->t0, rc->t1);
+}
+
+/* Call-chain assembly: the recorded chain, its context markers turned into
+ * each frame's kernel flag; it starts with the sampled ip itself. */
+static size_t chain_recorded(const struct sample *smp, bool kmode, uint64_t *addrs, bool *kernel)
+{
+	bool k = kmode, first = true;
 	size_t n = 0;
-	int ret;
 
-	if (rec->type != PERF_RECORD_SAMPLE) {
-		ret = machine_process(&l->machine, rec);
-		if (!ret && rc->on_record)
-			ret = rc->on_record(rc->ctx, l, s, rec);
-		return ret;
-	}
-	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
-		return 0;
-	ls.event = l->event_map[rc->file][rec->event];
-	ls.period = sample_period(s, rec);
-	l->samples_by_event[ls.event]++;
-	l->period_by_event[ls.event] += ls.period;
-	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
-		return ret;
-	if ((l->f.pids && !num_in_list(l->f.pids, smp->pid)) ||
-	    (l->f.tids && !num_in_list(l->f.tids, smp->tid)) ||
-	    (l->f.cpus && !cpu_in_list(l->f.cpus, smp->cpu)) ||
-	    ((l->f.time) && !time_wanted(rc, smp->time))) {
-		l->filtered++;
-		return 0;
-	}
-	t = machine_thread(&l->machine, smp->pid, smp->tid);
-	if (!t)
-		return -ENOMEM;
-	if (l->f.comms && !in_list(l->f.comms, t->comm, strlen(t->comm))) {
-		l->filtered++;
-		return 0;
-	}
-	kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr) {
-		bool k = kmode, first = true;
+	for (uint64_t i = 0; i < smp->callchain_nr && n < CHAIN_MAX; i++) {
+		uint64_t a;
 
-		for (uint64_t i = 0; i < smp->callchain_nr && n < PERF_MAX_STACK_DEPTH + 8; i++) {
-			uint64_t a;
-
-			memcpy(&a, smp->callchain + 8 * i, 8);
-			if (a >= PERF_CONTEXT_MAX) {
-				k = a == PERF_CONTEXT_KERNEL;
-				continue;
-			}
-			/* the chain starts with the sampled ip itself */
-			if (first && a != smp->ip && (smp->type & PERF_SAMPLE_IP)) {
-				rc->addrs[n] = smp->ip;
-				rc->kernel[n++] = kmode;
-			}
-			first = false;
-			rc->addrs[n] = a;
-			rc->kernel[n++] = k;
+		memcpy(&a, smp->callchain + 8 * i, 8);
+		if (a >= PERF_CONTEXT_MAX) {
+			k = a == PERF_CONTEXT_KERNEL;
+			continue;
 		}
-	}
-	/* --call-graph dwarf: the kernel's part of the chain, then the user
-	 * frames unwound from the copied stack */
-	if ((smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size) {
-		size_t k = 0, got;
-
-		for (size_t i = 0; i < n; i++)
-			if (rc->kernel[i]) {
-				rc->addrs[k] = rc->addrs[i];
-				rc->kernel[k++] = true;
-			}
-		if (!k && kmode) {
-			rc->addrs[k] = smp->ip;
-			rc->kernel[k++] = true;
+		if (first && a != smp->ip && (smp->type & PERF_SAMPLE_IP)) {
+			addrs[n] = smp->ip;
+			kernel[n++] = kmode;
 		}
-		got = unwind_user(l->unw, t, smp, rc->addrs + k, PERF_MAX_STACK_DEPTH + 8 - k);
-		for (size_t i = k; i < k + got; i++)
-			rc->kernel[i] = false;
-		n = k + got;
+		first = false;
+		addrs[n] = a;
+		kernel[n++] = k;
 	}
+	return n;
+}
+
+/* Unwinding glue (--call-graph dwarf): the kernel's part of the n frames
+ * assembled, then the user frames unwound from the copied stack. */
+static size_t chain_unwound(struct unwinder *unw, struct thread *t, const struct sample *smp,
+			    bool kmode, uint64_t *addrs, bool *kernel, size_t n)
+{
+	size_t k = 0, got;
+
+	for (size_t i = 0; i < n; i++)
+		if (kernel[i]) {
+			addrs[k] = addrs[i];
+			kernel[k++] = true;
+		}
+	if (!k && kmode) {
+		addrs[k] = smp->ip;
+		kernel[k++] = true;
+	}
+	got = unwind_user(unw, t, smp, addrs + k, CHAIN_MAX - k);
+	for (size_t i = k; i < k + got; i++)
+		kernel[i] = false;
+	return k + got;
+}
+
+/* The sample's frames into rc->addrs and rc->kernel: how many. */
+static size_t assemble_chain(struct run_ctx *rc, struct thread *t, const struct record *rec)
+{
+	const struct sample *smp = &rec->u.sample;
+	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	size_t n = 0;
+
+	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr)
+		n = chain_recorded(smp, kmode, rc->addrs, rc->kernel);
+	if ((smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size)
+		n = chain_unwound(rc->l->unw, t, smp, kmode, rc->addrs, rc->kernel, n);
 	if (!n) {
 		rc->addrs[0] = smp->ip;
 		rc->kernel[0] = kmode;
 		n = 1;
 	}
-	ls.thread = t;
+	return n;
+}
+
+/* A sample: counted, shown to on_record, filtered, its chain assembled,
+ * handed to fn. */
+static int on_sample(struct run_ctx *rc, struct session *s, const struct record *rec)
+{
+	struct load *l = rc->l;
+	const struct sample *smp = &rec->u.sample;
+	struct load_sample ls = { .rec = rec, .addrs = rc->addrs, .kernel = rc->kernel };
+	int ret;
+
+	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
+		return 0;
+	ls.event = l->event_map[rc->file][rec->event];
+	ls.period = sample_period(s, rec);
+	count_sample(l, ls.event, ls.period);
+	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
+		return ret;
+	if (!sample_wanted(rc, smp)) {
+		l->filtered++;
+		return 0;
+	}
+	ls.thread = machine_thread(&l->machine, smp->pid, smp->tid);
+	if (!ls.thread)
+		return -ENOMEM;
+	if (!filter_name_wanted(&l->filter.comms, ls.thread->comm)) {
+		l->filtered++;
+		return 0;
+	}
+	ls.nr = assemble_chain(rc, ls.thread, rec);
 	ls.kernel_table = (unsigned)rc->file + 1;
-	ls.rec = rec;
-	ls.addrs = rc->addrs;
-	ls.kernel = rc->kernel;
-	ls.nr = n;
 	return rc->fn ? rc->fn(rc->ctx, l, &ls) : 0;
+}
+
+static int on_record(void *ctx, struct session *s, const struct record *rec)
+{
+	struct run_ctx *rc = ctx;
+	int ret;
+
+	if (rec->type == PERF_RECORD_SAMPLE)
+		return on_sample(rc, s, rec);
+	ret = machine_process(&rc->l->machine, rec);
+	if (!ret && rc->on_record)
+		ret = rc->on_record(rc->ctx, rc->l, s, rec);
+	return ret;
 }
 
 static int map_events(struct load *l, size_t file, struct err *err)
@@ -389,15 +326,17 @@ static void apply_build_ids(struct load *l, const struct session *s)
 static int open_input(const struct load *l, size_t i, struct session *s, bool quiet,
 		      struct err *err)
 {
+
+	const struct load_opts *o = &l->opts;
 	int ret;
 
-	if (i == 0 && l->mem)
-		ret = session_open_mem(s, l->inputs[i], l->mem, l->mem_len, quiet, err);
+	if (i == 0 && o->mem)
+		ret = session_open_mem(s, o->inputs[i], o->mem, o->mem_len, quiet, err);
 	else
-		ret = session_open(s, l->inputs[i], quiet, err);
+		ret = session_open(s, o->inputs[i], quiet, err);
 	if (!ret) {
-		s->progress = l->progress;
-		s->progress_ctx = l->progress_ctx;
+		s->progress = o->progress;
+		s->progress_ctx = o->progress_ctx;
 	}
 	return ret;
 }
@@ -459,9 +398,9 @@ static void load_kallsyms(struct load *l, size_t i)
 	struct err e2 = { 0 };
 
 	if (symbolizer_load_kallsyms_table(l->sym, (unsigned)i + 1, s->kallsyms, s->kallsyms_len,
-					   &e2) && !l->quiet)
-		log_msg(LOG_WARNING, "%s: kernel symbols of the file unusable: %s", l->inputs[i],
-			e2.msg);
+					   &e2) && !l->opts.quiet)
+		log_msg(LOG_WARNING, "%s: kernel symbols of the file unusable: %s",
+			l->opts.inputs[i], e2.msg);
 }
 
 /* Open every input: what the files embedded and their kernel symbols are
@@ -470,17 +409,17 @@ static int open_all(struct load *l, bool *kallsyms_done, struct err *err)
 {
 	int ret;
 
-	for (size_t i = 0; i < l->nr_inputs; i++) {
+	for (size_t i = 0; i < l->opts.nr_inputs; i++) {
 		struct session *s = &l->sessions[i];
 
-		ret = open_input(l, i, s, l->quiet, err);
+		ret = open_input(l, i, s, l->opts.quiet, err);
 		if (ret)
 			return ret;
 		l->nr_sessions++;
 		if (s->header.kind != CONTAINER_KIND_SAMPLES)
 			return err_set(err, -EINVAL, "%s is a counting recording (%s stat record): "
-				       "use prep stat report", l->inputs[i], s->pd ? "perf" : "prec");
-		if (!l->no_embedded && s->early && take_embeds(l, s))
+				       "use prep stat report", l->opts.inputs[i], s->pd ? "perf" : "prec");
+		if (!l->opts.no_embedded && s->early && take_embeds(l, s))
 			return err_set(err, -ENOMEM, "out of memory");
 		if (s->kallsyms) {
 			load_kallsyms(l, i);
@@ -493,66 +432,146 @@ static int open_all(struct load *l, bool *kallsyms_done, struct err *err)
 	return 0;
 }
 
+/* --cpu against the CPUs the file s was recorded on. */
+static int check_cpus(const struct load *l, const struct session *s, struct err *err)
+{
+	uint64_t n;
+
+	if (!l->filter.cpus.on || !metadata_get_u64(&s->meta, META_NR_CPUS_AVAIL, &n) || !n ||
+	    (uint64_t)l->filter.cpus.max < n)
+		return 0;
+	return err_set(err, -EINVAL, "--cpu '%s': CPU %ld is not in the recording (it had 0-%" PRIu64 ")",
+		       l->opts.f.cpus, l->filter.cpus.max, n - 1);
+}
+
+/* For --time with percentages, the span of file i's samples: from its
+ * index where it has one, else from reading it once ahead (a perf.data
+ * file, a stream, a recording cut short). 0 or -ENOMEM. */
+static int sample_span(struct load *l, size_t i, uint64_t *t0, uint64_t *t1, struct err *err)
+{
+	struct session probe;
+	int ret;
+
+	*t0 = *t1 = 0;
+	if (!l->filter.time.pct)
+		return 0;
+	ret = session_sample_span(&l->sessions[i], t0, t1, err);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (!open_input(l, i, &probe, true, err)) {
+		session_read(&probe, NULL, NULL, err);
+		*t0 = probe.first_time;
+		*t1 = probe.last_time;
+		session_close(&probe);
+	}
+	return 0;
+}
+
+/* What a file gives after its records: the events of a file without
+ * samples, its lost samples, and the blocks at the end of a file without
+ * an index (they serve what is named after the reading; a merged entry is
+ * found first). */
+static int after_read(struct load *l, size_t i, const bool *kallsyms_done, struct err *err)
+{
+	struct session *s = &l->sessions[i];
+	int ret;
+
+	if (!l->mapped[i] && (ret = map_events(l, i, err)))
+		return ret;
+	l->lost_samples += s->stats.lost_samples;
+	apply_build_ids(l, s);
+	if (!l->opts.no_embedded && !s->early && s->nr_embeds &&
+	    (take_embeds(l, s) || symbolizer_add_embedded(l->sym, l->embeds, l->nr_embeds)))
+		return err_set(err, -ENOMEM, "out of memory");
+	if (s->kallsyms && !kallsyms_done[i])
+		load_kallsyms(l, i);
+	return 0;
+}
+
+static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_done,
+		      struct err *err)
+{
+	size_t i = rc->file;
+	struct session *s = &l->sessions[i];
+	int ret = sample_span(l, i, &rc->t0, &rc->t1, err);
+
+	if (ret)
+		return ret;
+	/* perf.data gives its build ids before its records: the script
+	 * resolves as it reads */
+	apply_build_ids(l, s);
+	ret = session_read(s, on_record_first, rc, err);
+	if (ret == -E2BIG)
+		ret = err_set(err, ret, "%s: more than %d events", l->opts.inputs[i], LOAD_MAX_EVENTS);
+	if (!ret)
+		ret = check_cpus(l, s, err);
+	return ret ? ret : after_read(l, i, kallsyms_done, err);
+}
+
 int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
 	     struct err *err)
 {
 	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx };
 	bool kallsyms_done[LOAD_MAX_INPUTS] = { false };
-	int ret = parse_time(&l->f, err);
+	int ret;
 
-	if (ret)
-		return ret;
-	rc.addrs = malloc((PERF_MAX_STACK_DEPTH + 8) * sizeof(*rc.addrs));
-	rc.kernel = malloc((PERF_MAX_STACK_DEPTH + 8) * sizeof(*rc.kernel));
+	rc.addrs = malloc(CHAIN_MAX * sizeof(*rc.addrs));
+	rc.kernel = malloc(CHAIN_MAX * sizeof(*rc.kernel));
 	if (!rc.addrs || !rc.kernel) {
 		ret = err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	ret = open_all(l, kallsyms_done, err);
-	if (ret)
-		goto out;
-	for (size_t i = 0; i < l->nr_inputs; i++) {
-		struct session *s = &l->sessions[i];
-
+	for (size_t i = 0; !ret && i < l->opts.nr_inputs; i++) {
 		rc.file = i;
-		if (l->f.pct_start >= 0) {
-			/* percent ranges need the span of the recording first */
-			struct session probe;
-
-			if (!open_input(l, i, &probe, true, err)) {
-				session_read(&probe, NULL, NULL, err);
-				rc.t0 = probe.first_time;
-				rc.t1 = probe.last_time;
-				session_close(&probe);
-			}
-		}
-		/* perf.data gives its build ids before its records: the
-		 * script resolves as it reads */
-		apply_build_ids(l, s);
-		ret = session_read(s, on_record_first, &rc, err);
-		if (ret == -E2BIG)
-			ret = err_set(err, ret, "%s: more than %d events", l->inputs[i], LOAD_MAX_EVENTS);
-		if (!ret)
-			ret = load_check_cpus(l, s, err);
-		if (ret)
-			goto out;
-		if (!l->mapped[i] && (ret = map_events(l, i, err)))
-			goto out;
-		l->lost_samples += s->stats.lost_samples;
-		apply_build_ids(l, s);
-		/* a file without an index: its blocks at the end serve what is
-		 * named after the reading (a merged entry is found first) */
-		if (!l->no_embedded && !s->early && s->nr_embeds &&
-		    (take_embeds(l, s) ||
-		     symbolizer_add_embedded(l->sym, l->embeds, l->nr_embeds))) {
-			ret = err_set(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-		if (s->kallsyms && !kallsyms_done[i])
-			load_kallsyms(l, i);
+		ret = read_input(l, &rc, kallsyms_done, err);
 	}
 out:
 	free(rc.addrs);
 	free(rc.kernel);
 	return ret;
+}
+
+struct machine *load_machine(struct load *l)
+{
+	return &l->machine;
+}
+
+struct symbolizer *load_symbolizer(struct load *l)
+{
+	return l->sym;
+}
+
+struct unwinder *load_unwinder(struct load *l)
+{
+	return l->unw;
+}
+
+size_t load_nr_events(const struct load *l)
+{
+	return l->nr_events;
+}
+
+const char *load_event_name(const struct load *l, int event)
+{
+	return event >= 0 && (size_t)event < l->nr_events ? l->events[event] : "unknown";
+}
+
+size_t load_nr_sessions(const struct load *l)
+{
+	return l->nr_sessions;
+}
+
+const struct session *load_session(const struct load *l, size_t i)
+{
+	return i < l->nr_sessions ? &l->sessions[i] : NULL;
+}
+
+bool load_has_callchains(const struct load *l)
+{
+	for (size_t i = 0; i < l->nr_sessions; i++)
+		for (size_t e = 0; e < l->sessions[i].nr_events; e++)
+			if (l->sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+				return true;
+	return false;
 }

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What prep report and prep script share: reading one or more files into
- * the machine model, sample filters (--comm, --pid, --tid, --cpu, --time,
- * --dso, --symbols), the symbolizer set up with each file's build ids and
+ * The reading core that every view plugs into: one or more files read into
+ * the machine model, the samples that pass the filters (--comm, --pid,
+ * --tid, --cpu, --time; --dso and --symbols on the resolved frames) handed
+ * to the view with their call chains assembled (and unwound for
+ * --call-graph dwarf), the symbolizer set up with each file's build ids and
  * kernel symbols, and the events merged by name across files.
+ *
+ * Configuration is apart from runtime state: a command's option parser
+ * fills a struct load_opts (the option fragments below give every command
+ * the same options with the same help), load_opts_check() says whether the
+ * values make sense, and load_init() builds the runtime struct load from
+ * them, compiling the filters once. Views read the options through
+ * l->opts and the runtime through the accessors; they never write either.
  */
 #ifndef PREC_REPORT_LOAD_H
 #define PREC_REPORT_LOAD_H
@@ -11,36 +20,85 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "report/aggregate/hist.h"
+#include "filter.h"
 #include "machine.h"
-#include "session.h"
+#include "report/aggregate/hist.h"
 #include "report/symbols/symbols.h"
 #include "report/symbols/unwind.h"
+#include "session.h"
 
 #define LOAD_MAX_INPUTS 16
 #define LOAD_MAX_EVENTS 64
 
-struct filters {
-	const char *comms, *pids, *tids, *cpus, *dsos, *syms, *time;
-	/* parsed */
-	uint64_t t_start, t_end;        /* absolute, 0 = open */
-	double pct_start, pct_end;      /* --time with percentages, -1 if not */
-};
-
-struct load {
+/* What a command asks of the reading. Strings are borrowed: they must
+ * outlive the struct load built from it (argv's do). */
+struct load_opts {
 	const char *inputs[LOAD_MAX_INPUTS];
 	size_t nr_inputs;
-	bool quiet;
 	const char *symfs;
-	const char *kallsyms_path;      /* tests: instead of /proc/kallsyms */
+	const char *kallsyms_path;      /* instead of the recording's copy or /proc/kallsyms */
 	bool no_cache;                  /* keep nothing between runs */
 	bool no_embedded;               /* ignore the files' SYMBOLS blocks */
 	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
+	bool quiet;                     /* no warnings */
+	struct load_filter_opts f;
 	session_progress_fn progress;   /* optional: each input's reading progress */
 	void *progress_ctx;
 	const void *mem;                /* tests: inputs[0]'s bytes, in memory */
 	size_t mem_len;
-	struct filters f;
+};
+
+/* The values of o, checked before any file is read: a list of ids that is
+ * not one, a bad time range, a kernel symbol file that cannot be read, a
+ * --symfs that is not a folder. 0, or -EINVAL with a message naming the
+ * option and its value. Changes nothing. */
+int load_opts_check(const struct load_opts *o, struct err *err);
+/* No -i given: prec.data. */
+void load_opts_default_input(struct load_opts *o);
+
+/* Option callbacks, o->dest a struct load_opts: -i FILE repeatable (the
+ * inputs are merged), or one input (the last -i given). */
+struct opt;
+int load_opts_add_input(const struct opt *o, const char *arg, struct err *err);
+int load_opts_set_input(const struct opt *o, const char *arg, struct err *err);
+
+/*
+ * The shared option fragment, for a command's option table (common/opts.h);
+ * o is a struct load_opts *. One help text per option, whatever the
+ * command. LOAD_FILTER_OPTIONS has --dso and --symbols, which filter on
+ * resolved frames; LOAD_SAMPLE_FILTER_OPTIONS only what a sample carries.
+ */
+#define LOAD_OPT_INPUTS(o) \
+	OPTION_CALLBACK('i', "input", (o), "file", "input file (default prec.data); repeat to merge", load_opts_add_input)
+#define LOAD_OPT_INPUT(o) \
+	OPTION_CALLBACK('i', "input", (o), "file", "input file (default prec.data)", load_opts_set_input)
+#define LOAD_OPT_SYMFS(o) \
+	OPTION_STRING(0, "symfs", &(o)->symfs, "dir", "look for binaries under this folder")
+#define LOAD_SYMBOL_OPTIONS(o) \
+	LOAD_OPT_SYMFS(o), \
+	OPTION_FLAG(0, "no-embedded", &(o)->no_embedded, "ignore what the file embedded of its binaries: read them on this machine"), \
+	OPTION_STRING(0, "kallsyms", &(o)->kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)")
+#define LOAD_OPTS_IDS_(o) \
+	OPTION_STRING(0, "comm", &(o)->f.comms, "list", "only these commands"), \
+	OPTION_STRING(0, "pid", &(o)->f.pids, "list", "only these process ids"), \
+	OPTION_STRING(0, "tid", &(o)->f.tids, "list", "only these thread ids")
+#define LOAD_OPTS_CPU_TIME_(o) \
+	OPTION_STRING('C', "cpu", &(o)->f.cpus, "list", "only these CPUs (0-2,5)"), \
+	OPTION_STRING(0, "time", &(o)->f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)")
+#define LOAD_SAMPLE_FILTER_OPTIONS(o) \
+	LOAD_OPTS_IDS_(o), \
+	LOAD_OPTS_CPU_TIME_(o)
+#define LOAD_FILTER_OPTIONS(o) \
+	LOAD_OPTS_IDS_(o), \
+	OPTION_STRING(0, "dso", &(o)->f.dsos, "list", "only samples in these shared objects"), \
+	OPTION_STRING('S', "symbols", &(o)->f.syms, "list", "only samples in these symbols"), \
+	LOAD_OPTS_CPU_TIME_(o)
+
+/* The runtime state of a reading. The fields are visible for the views
+ * that predate the accessors; new code uses the accessors. */
+struct load {
+	struct load_opts opts;          /* a copy of what load_init was given */
+	struct filter filter;           /* opts.f, compiled */
 	struct session sessions[LOAD_MAX_INPUTS];
 	size_t nr_sessions;
 	struct machine machine;
@@ -84,15 +142,10 @@ int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s);
 typedef int (*load_record_fn)(void *ctx, struct load *l, struct session *s,
 			      const struct record *rec);
 
-int load_init(struct load *l, struct err *err);
-/* The filter and input option values (load_check.c), checked by load_init:
- * -EINVAL with a message naming the option and its value. */
-int load_check(const struct load *l, struct err *err);
-/* --cpu against the CPUs the file s was recorded on. */
-int load_check_cpus(const struct load *l, const struct session *s, struct err *err);
-/* The option callback of -i FILE (repeatable): o->dest is the struct load. */
-struct opt;
-int load_opt_input(const struct opt *o, const char *arg, struct err *err);
+/* Check o (load_opts_check), keep a copy of it, compile the filters and
+ * set up the machine model and the symbolizer. l need not be initialized;
+ * load_free(l) is due whatever the outcome. */
+int load_init(struct load *l, const struct load_opts *o, struct err *err);
 /* Open every input and read it: sideband into the machine model, samples
  * that pass the filters to fn, every record to on_record (may be NULL).
  * Each file's samples are named from its own data: the binaries it
@@ -100,9 +153,25 @@ int load_opt_input(const struct opt *o, const char *arg, struct err *err);
  * merged) and its copy of kallsyms (kernel table file index + 1). */
 int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,
 	     struct err *err);
+/* Close the files once read (the results stay): they may be changed. */
+void load_close_inputs(struct load *l);
 void load_free(struct load *l);
 
 /* Post-filters on resolved frames (--dso, --symbols). */
 bool load_frame_wanted(const struct load *l, const struct frame *f);
+/* --dso or --symbols given: views filter their entries with the above. */
+bool load_filters_frames(const struct load *l);
+
+/* Accessors: valid from load_init (the files' parts once load_run read
+ * them) until load_free. */
+struct machine *load_machine(struct load *l);
+struct symbolizer *load_symbolizer(struct load *l);
+struct unwinder *load_unwinder(struct load *l);
+size_t load_nr_events(const struct load *l);
+const char *load_event_name(const struct load *l, int event);  /* merged across files */
+size_t load_nr_sessions(const struct load *l);
+const struct session *load_session(const struct load *l, size_t i);
+/* Some event of some file records call chains (PERF_SAMPLE_CALLCHAIN). */
+bool load_has_callchains(const struct load *l);
 
 #endif

@@ -60,24 +60,24 @@ static uint64_t min_bytes(void)
 	return *end ? PROGRESS_MIN_BYTES : n;
 }
 
-void progress_install(struct progress *p, struct load *l)
+void progress_install(struct progress *p, struct load_opts *o)
 {
 	uint64_t min;
 	bool big = false;
 
 	p->last_ns = 0;                 /* the first call shows the line */
 	p->shown = 0;
-	if (l->quiet || !log_wants(LOG_PROGRESS))
+	if (o->quiet || !log_wants(LOG_PROGRESS))
 		return;
 	min = min_bytes();
-	for (size_t i = 0; i < l->nr_inputs && !big; i++) {
+	for (size_t i = 0; i < o->nr_inputs && !big; i++) {
 		struct stat st;
 
-		big = !input_is_stdin(l->inputs[i]) && !stat(l->inputs[i], &st) &&
+		big = !input_is_stdin(o->inputs[i]) && !stat(o->inputs[i], &st) &&
 		      (uint64_t)st.st_size >= min;
 	}
 	if (!big)
 		return;
-	l->progress = on_progress;
-	l->progress_ctx = p;
+	o->progress = on_progress;
+	o->progress_ctx = p;
 }

@@ -13,15 +13,15 @@
 
 #include <stdint.h>
 
-struct load;
+struct load_opts;
 
 struct progress {
 	uint64_t last_ns;       /* CLOCK_MONOTONIC of the last line */
 	int shown;              /* a line was sent and not yet ended */
 };
 
-/* Install the progress line on l (its inputs and quiet set) when it is
+/* Install the progress line in o (its inputs and quiet set) when it is
  * wanted; p must outlive the reading. */
-void progress_install(struct progress *p, struct load *l);
+void progress_install(struct progress *p, struct load_opts *o);
 
 #endif

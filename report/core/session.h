@@ -95,6 +95,13 @@ int session_open_mem(struct session *s, const char *path, const void *data, size
  * attributed are counted as bad. */
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err);
 void session_close(struct session *s);
+/* The times of the file's first and last sample, as session_read would
+ * find them (first_time, last_time), from the few DATA blocks that the
+ * index says may hold them (span.c): 1 when found so, 0 when the file has
+ * no usable index (a perf.data file, a stream, a recording cut short) or
+ * the ranges disagree with the records, or -ENOMEM. Call before
+ * session_read; the walk is not disturbed. */
+int session_sample_span(struct session *s, uint64_t *first, uint64_t *last, struct err *err);
 
 /* The file's size in bytes. */
 uint64_t session_size(const struct session *s);

@@ -81,9 +81,8 @@ static void build_table(const struct exporter *x, struct export_opts *o, bool ol
 /* The command line is parsed: default the inputs and the output, run. */
 static int run(const struct exporter *x, struct export_opts *o)
 {
-	if (!o->l.nr_inputs)
-		o->l.inputs[o->l.nr_inputs++] = "prec.data";
-	o->l.quiet = o->quiet > 0;
+	load_opts_default_input(&o->lo);
+	o->lo.quiet = o->quiet > 0;
 	if (!o->output)
 		o->output = x->output;
 	return x->run(x, o);
@@ -159,9 +158,9 @@ static const char *foreign_option(const struct export_opts *o)
 	if (o->pprof) {
 		if (o->speedscope)
 			return "--speedscope";
-		if (o->l.f.dsos)
+		if (o->lo.f.dsos)
 			return "--dso";
-		if (o->l.f.syms)
+		if (o->lo.f.syms)
 			return "--symbols";
 		if (o->no_inline)
 			return "--no-inline";

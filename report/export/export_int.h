@@ -17,7 +17,8 @@
 /* What an export's command line sets: the inputs and filters (the loader's
  * fields), what every format takes, and each format's own options. */
 struct export_opts {
-	struct load l;
+	struct load_opts lo;     /* the inputs, filters and symbol options */
+	struct load l;           /* the reading, built from lo */
 	const char *output;     /* NULL: the format's default */
 	const char *event;      /* NULL: the first event with samples */
 	bool no_inline;
@@ -37,21 +38,13 @@ struct export_opts {
 /* The input, filter and symbol options, with the output and the event: one
  * block, that the shared option fragment of the loader will replace. */
 #define COMMON_OPTIONS(c) \
-	OPTION_CALLBACK('i', "input", &(c).l, "file", "input file (default prec.data); repeat to merge", load_opt_input), \
+	LOAD_OPT_INPUTS(&(c).lo), \
 	OPTION_STRING('o', "output", &(c).output, "file", "output file ('-': standard output)"), \
 	OPTION_STRING(0, "event", &(c).event, "name", "only this event"), \
 	OPTION_FLAG(0, "no-inline", &(c).no_inline, "no frames for inlined functions"), \
 	OPTION_INT(0, "max-stack", &(c).max_stack, "n", "use at most n frames of each call chain", 1, 100000), \
-	OPTION_STRING(0, "symfs", &(c).l.symfs, "dir", "look for binaries under this folder"), \
-	OPTION_FLAG(0, "no-embedded", &(c).l.no_embedded, "ignore what the file embedded of its binaries"), \
-	OPTION_STRING(0, "kallsyms", &(c).l.kallsyms_path, "file", "kernel symbols from this file"), \
-	OPTION_STRING(0, "comm", &(c).l.f.comms, "list", "only these commands"), \
-	OPTION_STRING(0, "pid", &(c).l.f.pids, "list", "only these process ids"), \
-	OPTION_STRING(0, "tid", &(c).l.f.tids, "list", "only these thread ids"), \
-	OPTION_STRING(0, "dso", &(c).l.f.dsos, "list", "only samples in these shared objects"), \
-	OPTION_STRING('S', "symbols", &(c).l.f.syms, "list", "only samples in these symbols"), \
-	OPTION_STRING('C', "cpu", &(c).l.f.cpus, "list", "only these CPUs (0-2,5)"), \
-	OPTION_STRING(0, "time", &(c).l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"), \
+	LOAD_SYMBOL_OPTIONS(&(c).lo), \
+	LOAD_FILTER_OPTIONS(&(c).lo), \
 	OPTION_COUNT('q', "quiet", &(c).quiet, "no warnings"), \
 	OPTION_FLAG('h', "help", &(c).help, "show this help")
 

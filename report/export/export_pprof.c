@@ -17,17 +17,11 @@ size_t pprof_options(struct export_opts *o, struct opt *t)
 	 * block of the loader will take the place of its part of it */
 	const struct opt v[] = {
 		OPTION_STRING('o', "output", &o->output, "file", "output file, - for the standard output (default: prec.pb.gz)"),
-		OPTION_CALLBACK('i', "input", &o->l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
+		LOAD_OPT_INPUTS(&o->lo),
 		OPTION_STRING('e', "event", &o->event, "name", "the event to export (default: the first with samples)"),
 		OPTION_INT('z', "compression-level", &o->level, "n", "gzip level, 0 (none) to 9 (default 1)", 0, 9),
-		OPTION_STRING(0, "symfs", &o->l.symfs, "dir", "look for binaries under this folder"),
-		OPTION_FLAG(0, "no-embedded", &o->l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
-		OPTION_STRING(0, "kallsyms", &o->l.kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)"),
-		OPTION_STRING(0, "comm", &o->l.f.comms, "list", "only these commands"),
-		OPTION_STRING(0, "pid", &o->l.f.pids, "list", "only these process ids"),
-		OPTION_STRING(0, "tid", &o->l.f.tids, "list", "only these thread ids"),
-		OPTION_STRING('C', "cpu", &o->l.f.cpus, "list", "only these CPUs (0-2,5)"),
-		OPTION_STRING(0, "time", &o->l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"),
+		LOAD_SYMBOL_OPTIONS(&o->lo),
+		LOAD_SAMPLE_FILTER_OPTIONS(&o->lo),
 		OPTION_COUNT('q', "quiet", &o->quiet, "no summary or warnings"),
 		OPTION_FLAG('h', "help", &o->help, "show this help"),
 	};
@@ -44,7 +38,7 @@ static void summary(const struct export_opts *o, const struct pprof_result *r)
 
 	if (r->nr_events > 1 && !o->event)
 		fprintf(stderr, "prep: note: %s has %zu events, exported '%s' (choose one with --event)\n",
-			o->l.inputs[0], r->nr_events, r->event);
+			o->lo.inputs[0], r->nr_events, r->event);
 	fprintf(stderr, "prep: wrote %s: %" PRIu64 " samples of %s in %zu stacks, %zu locations, "
 		"%zu functions, %zu mappings (%.1f KiB)\n", out, r->samples, r->event, r->nr_samples,
 		r->nr_locations, r->nr_functions, r->nr_mappings, (double)r->bytes / 1024.0);
@@ -59,8 +53,8 @@ int pprof_run(const struct exporter *x, struct export_opts *o)
 	int ret = 0;
 
 	(void)x;
-	progress_install(&pg, &o->l);
-	if (load_init(&o->l, &err) || pprof_export(&o->l, &po, &r, &err)) {
+	progress_install(&pg, &o->lo);
+	if (load_init(&o->l, &o->lo, &err) || pprof_export(&o->l, &po, &r, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		ret = 1;
 	} else if (!o->quiet) {

@@ -59,15 +59,16 @@ static int job_read(struct job *j, enum pick how, bool src)
 {
 	struct export_opts *o = j->o;
 	struct hist_opts ho = { .callchain = true, .inline_frames = !o->no_inline,
-				.max_stack = (int)o->max_stack, .symfs = o->l.symfs };
+				.max_stack = (int)o->max_stack, .symfs = o->lo.symfs };
 	struct stacks_opts so = { .event = -1, .inline_frames = !o->no_inline, .src = src,
 				  .l = &o->l };
 	struct err err = { 0 };
 	struct progress pg;
 
 	ho.keys[ho.nr_keys++] = SORT_SYM;
-	progress_install(&pg, &o->l);
-	if (load_init(&o->l, &err) || hist_init(&j->h, &ho, &o->l.machine, o->l.sym) ||
+	progress_install(&pg, &o->lo);
+	if (load_init(&o->l, &o->lo, &err) ||
+	    hist_init(&j->h, &ho, load_machine(&o->l), load_symbolizer(&o->l)) ||
 	    load_run(&o->l, load_add_to_hist, NULL, &j->h, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
@@ -204,7 +205,7 @@ int speedscope_run(const struct exporter *x, struct export_opts *o)
 	if (!ret)
 		ret = job_open(&j);
 	if (!ret)
-		ret = job_close(&j, speedscope_write(j.out, &o->l, &j.st, o->l.inputs[0], "prep"));
+		ret = job_close(&j, speedscope_write(j.out, &o->l, &j.st, o->lo.inputs[0], "prep"));
 	job_free(&j);
 	return ret;
 }
@@ -243,7 +244,7 @@ int flame_run(const struct exporter *x, struct export_opts *o)
 		ret = job_open(&j);
 	if (!ret) {
 		snprintf(sub, sizeof(sub), "%s, %s",
-			 o->l.events[j.st.nr_stacks ? j.st.stacks[0].event : 0], o->l.inputs[0]);
+			 load_event_name(&o->l, j.st.nr_stacks ? j.st.stacks[0].event : 0), o->lo.inputs[0]);
 		fo.subtitle = sub;
 		ret = job_close(&j, o->svg ? flame_write_svg(j.out, &j.st, &fo) :
 					     flame_write_html(j.out, &j.st, &fo));

@@ -448,7 +448,7 @@ static int pick_event(const struct load *l, const char *name, struct err *err)
 		for (size_t i = 0; i < l->nr_events; i++)
 			if (l->samples_by_event[i])
 				return (int)i;
-		return err_set(err, -ENOENT, "%s: no samples", l->inputs[0]);
+		return err_set(err, -ENOENT, "%s: no samples", l->opts.inputs[0]);
 	}
 	for (size_t i = 0; i < l->nr_events; i++) {
 		if (!strcmp(l->events[i], name))
@@ -457,7 +457,7 @@ static int pick_event(const struct load *l, const char *name, struct err *err)
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
 						l->events[i]);
 	}
-	return err_set(err, -ENOENT, "--event '%s': no such event in %s (it has: %s)", name, l->inputs[0],
+	return err_set(err, -ENOENT, "--event '%s': no such event in %s (it has: %s)", name, l->opts.inputs[0],
 		       l->nr_events ? list : "none");
 }
 
@@ -468,7 +468,7 @@ int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result
 	 * the rest of the file is read (inline chains and lines are wanted) */
 	struct hist_opts ho = {
 		.keys = { SORT_SYM, SORT_SRCLINE }, .nr_keys = 2,
-		.inline_frames = true, .callchain = true, .symfs = l->symfs,
+		.inline_frames = true, .callchain = true, .symfs = l->opts.symfs,
 	};
 	struct pp p = { .l = l };
 	struct gzout *gz = NULL;
@@ -492,7 +492,7 @@ int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result
 		goto out;
 	}
 	if (!res->samples) {
-		ret = err_set(err, -ENOENT, "%s: no samples of event '%s'%s", l->inputs[0], res->event,
+		ret = err_set(err, -ENOENT, "%s: no samples of event '%s'%s", l->opts.inputs[0], res->event,
 			      l->filtered ? " (all filtered out)" : "");
 		goto out;
 	}

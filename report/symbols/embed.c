@@ -274,7 +274,7 @@ static bool learn_build_id(struct dso *d, const char *symfs)
 /* The hit addresses of every binary, resolved. */
 static int gather(struct arch *a, const char *symfs, struct embed_stats *st)
 {
-	struct machine *m = &a->l.machine;
+	struct machine *m = load_machine(&a->l);
 	int ret = 0;
 
 	a->nr_bins = m->nr_dsos;
@@ -301,7 +301,8 @@ static int gather(struct arch *a, const char *symfs, struct embed_stats *st)
 				b->learned_id = learn_build_id(f->dso, symfs);
 			if (!f->dso->build_id_size)
 				st->no_build_id++;
-			else if (!(sd = dso_sym(a->l.sym, symfs, f->dso)) || !sym_dso_usable(a->l.sym, sd))
+			else if (!(sd = dso_sym(load_symbolizer(&a->l), symfs, f->dso)) ||
+				 !sym_dso_usable(load_symbolizer(&a->l), sd))
 				st->no_file++;
 			else
 				b->unusable = false;
@@ -309,8 +310,8 @@ static int gather(struct arch *a, const char *symfs, struct embed_stats *st)
 				continue;
 		}
 		sd = f->dso->sym;
-		ret = sym_dso_lookup(a->l.sym, sd, f->addr, &si);
-		ret = ret ? ret : sym_dso_srcline(a->l.sym, sd, f->addr, &fr, &nfr);
+		ret = sym_dso_lookup(load_symbolizer(&a->l), sd, f->addr, &si);
+		ret = ret ? ret : sym_dso_srcline(load_symbolizer(&a->l), sd, f->addr, &fr, &nfr);
 		ret = ret ? ret : add_addr(b, si.addr, &si, fr, nfr);
 	}
 	if (ret)
@@ -332,7 +333,7 @@ static int ksym_line(struct arch *a, uint64_t addr, uint64_t *end)
 	const char *module = NULL;
 	struct sym_info si;
 	char line[512];
-	int n, ret = symbolizer_kernel_lookup(a->l.sym, addr, &si, &module);
+	int n, ret = symbolizer_kernel_lookup(load_symbolizer(&a->l), addr, &si, &module);
 
 	*end = 0;
 	if (ret || !si.name)
@@ -360,7 +361,7 @@ static int gather_kernel(struct arch *a)
 
 		if (!f->kernel)
 			continue;
-		ret = symbolizer_kernel_lookup(a->l.sym, f->addr, &si, NULL);
+		ret = symbolizer_kernel_lookup(load_symbolizer(&a->l), f->addr, &si, NULL);
 		if (ret || !si.name)
 			continue;
 		if (array_grow((void **)&starts, &cap, n + 1, sizeof(*starts)))
@@ -403,7 +404,7 @@ static int bin_identity(struct arch *a, struct dso *d, struct bin *b)
 		e->segs[i] = (struct embed_seg){ g[i].offset, g[i].vaddr, g[i].filesz, g[i].memsz,
 						 g[i].flags };
 	e->nr_segs = (uint32_t)ng;
-	if (e->nr_ranges && !unwinder_tables(a->l.unw, d, &e->eh_frame_hdr, &e->fde_count)) {
+	if (e->nr_ranges && !unwinder_tables(load_unwinder(&a->l), d, &e->eh_frame_hdr, &e->fde_count)) {
 		e->eh_frame_hdr = e->fde_count = 0;
 		e->nr_ranges = 0;
 		buf_reset(&b->bytes);
@@ -422,8 +423,8 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 
 	if (!e)
 		return err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < a->l.machine.nr_dsos; i++) {
-		struct dso *d = a->l.machine.dsos[i];
+	for (size_t i = 0; i < load_machine(&a->l)->nr_dsos; i++) {
+		struct dso *d = load_machine(&a->l)->dsos[i];
 
 		if (d->idx >= a->nr_bins || !a->bins[d->idx].learned_id || !a->bins[d->idx].e.nr_addrs)
 			continue;
@@ -459,8 +460,8 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
 	if (!ret)
 		ret = write_learned_ids(a, w, err);
-	for (size_t i = 0; !ret && i < a->l.machine.nr_dsos; i++) {
-		struct dso *d = a->l.machine.dsos[i];
+	for (size_t i = 0; !ret && i < load_machine(&a->l)->nr_dsos; i++) {
+		struct dso *d = load_machine(&a->l)->dsos[i];
 		struct bin *b = &a->bins[d->idx];
 
 		if (!b->e.nr_addrs)
@@ -499,23 +500,30 @@ static int write_blocks(struct arch *a, const char *path, int level,
 	return ret;
 }
 
-/* What the file's state allows: only a finished samples file that is not
- * a saved stream gets blocks added. */
-static int check_file(const struct arch *a, const char *path, struct err *err)
+/* What was read is a file blocks can be added to (s NULL: nothing read). */
+static int check_readable(const struct session *s, const char *path, struct err *err)
 {
-	const struct session *s = &a->l.sessions[0];
-
-	if (!a->l.nr_sessions)
-		return 0;
-	if (!s->cstats->finished)
+	if (s && !s->cstats->finished)
 		return err_set(err, -EINVAL, "%s did not finish cleanly (no index): "
 			       "nothing can be added to it", path);
-	if (s->header.flags & CONTAINER_FLAG_STREAM)
+	if (s && (s->header.flags & CONTAINER_FLAG_STREAM))
 		return err_set(err, -EINVAL, "%s is a saved stream (prec -o -): it has no index to "
 			       "add blocks after", path);
-	if (s->header.kind != CONTAINER_KIND_SAMPLES)
+	if (s && s->header.kind != CONTAINER_KIND_SAMPLES)
 		return err_set(err, -EINVAL, "%s is a counting recording: nothing to embed", path);
 	return 0;
+}
+
+static void arch_free(struct arch *a)
+{
+	for (size_t i = 0; i < a->nr_bins; i++)
+		bin_free(&a->bins[i]);
+	free(a->bins);
+	free(a->words);
+	buf_free(&a->kallsyms);
+	hmap_free(&a->word_idx);
+	hist_free(&a->h);
+	load_free(&a->l);
 }
 
 int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embed_stats *st,
@@ -523,6 +531,12 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 {
 	struct arch a;
 	struct hist_opts ho = { .keys = { SORT_SYM }, .nr_keys = 1, .inline_frames = false };
+	struct load_opts lo = {
+		.nr_inputs = 1, .quiet = o && o->quiet, .symfs = o ? o->symfs : NULL,
+		.no_embedded = true,    /* what is embedded now is being replaced */
+		.no_kallsyms = true,    /* kernel symbols are not embedded */
+	};
+	const struct session *s0;
 	struct embed_stats dummy;
 	bool had, want = false;
 	int ret;
@@ -530,34 +544,28 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
+	lo.inputs[0] = path;
 	memset(&a, 0, sizeof(a));
-	a.l.inputs[0] = path;
-	a.l.nr_inputs = 1;
-	a.l.quiet = o && o->quiet;
-	a.l.symfs = o ? o->symfs : NULL;
-	a.l.no_embedded = true;         /* what is embedded now is being replaced */
-	a.l.no_kallsyms = true;         /* kernel symbols are not embedded */
-	a.l.f.pct_start = a.l.f.pct_end = -1;
-	ho.symfs = a.l.symfs;
-	ret = load_init(&a.l, err);
-	if (!ret && hist_init(&a.h, &ho, &a.l.machine, a.l.sym))
+	ho.symfs = lo.symfs;
+	ret = load_init(&a.l, &lo, err);
+	if (!ret && hist_init(&a.h, &ho, load_machine(&a.l), load_symbolizer(&a.l)))
 		ret = err_set(err, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
-	unwinder_set_trace(a.l.unw, on_word, &a);
+	unwinder_set_trace(load_unwinder(&a.l), on_word, &a);
 	ret = load_run(&a.l, load_add_to_hist, NULL, &a.h, err);
+	if (!ret)
+		ret = check_readable(load_session(&a.l, 0), path, err);
 	if (ret)
 		goto out;
-	ret = check_file(&a, path, err);
-	if (ret)
-		goto out;
-	ret = gather(&a, a.l.symfs, st);
+	ret = gather(&a, lo.symfs, st);
 	if (ret) {
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
-	had = a.l.nr_sessions && a.l.sessions[0].nr_embeds;
-	if (a.l.nr_sessions && !a.l.sessions[0].kallsyms && (ret = gather_kernel(&a))) {
+	s0 = load_session(&a.l, 0);
+	had = s0 && s0->nr_embeds;
+	if (s0 && !s0->kallsyms && (ret = gather_kernel(&a))) {
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
@@ -565,20 +573,10 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 	for (size_t i = 0; !want && i < a.nr_bins; i++)
 		want = a.bins[i].e.nr_addrs > 0;
 	/* the reading is done: the file may now be changed under the mapping */
-	for (size_t i = 0; i < a.l.nr_sessions; i++)
-		session_close(&a.l.sessions[i]);
-	a.l.nr_sessions = 0;
+	load_close_inputs(&a.l);
 	if (want || had)
 		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
 out:
-	for (size_t i = 0; i < a.nr_bins; i++)
-		bin_free(&a.bins[i]);
-	free(a.bins);
-	free(a.words);
-	buf_free(&a.kallsyms);
-	hmap_free(&a.word_idx);
-	hist_free(&a.h);
-	load_free(&a.l);
+	arch_free(&a);
 	return ret;
 }
-

@@ -17,6 +17,7 @@
 #include "common/opts.h"
 #include "format/container.h"
 #include "format/perfdata.h"
+#include "report/core/load.h"
 #include "report/core/session.h"
 
 /* ---- perf.data to prec.data ------------------------------------------ */
@@ -198,14 +199,15 @@ static void print_embedded(const char *out, const char *input, const struct embe
 int cmd_archive(int argc, char **argv)
 {
 	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]";
-	const char *input = "prec.data";
+	struct load_opts lo = { 0 };
+	const char *input;
 	struct archive_opts o = { .level = -1 };
 	struct archive_stats st;
 	bool help = false;
 	const struct opt table[] = {
-		OPTION_STRING('i', "input", &input, "file", "the recording to complete, repaired first if it was cut short (default: prec.data)"),
+		LOAD_OPT_INPUT(&lo),
 		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
-		OPTION_STRING(0, "symfs", &o.symfs, "dir", "look for binaries under this folder"),
+		LOAD_OPT_SYMFS(&lo),
 		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
 		OPTION_END,
@@ -215,6 +217,9 @@ int cmd_archive(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	load_opts_default_input(&lo);
+	input = lo.inputs[0];
+	o.symfs = lo.symfs;
 	if (o.output && !input_is_stdin(input) && !access(input, R_OK) && perfdata_probe(input) == 0) {
 		fprintf(stderr, "prep archive: -o '%s': only for a perf.data input ('%s' is "
 			"completed in place)\n", o.output, input);

@@ -221,7 +221,7 @@ static void shown_totals(struct load *l, const struct hist *h, uint64_t *period,
 {
 	*period = h->total_period;
 	*count = h->total_count;
-	if (!l->f.dsos && !l->f.syms)
+	if (!load_filters_frames(l))
 		return;
 	*period = *count = 0;
 	for (size_t i = 0; i < h->nr_entries; i++) {
@@ -249,7 +249,7 @@ static void col_widths(const struct load *l, const struct hist *h, struct col *c
 			sk->text(h, e, buf, sizeof(buf));
 			w = (int)(sk->width ? sk->width(e, buf) : strlen(buf));
 			/* perf's unresolved_col_width (not with a --dso list) */
-			if (sk->unresolved_width && !l->f.dsos && !h->frames[e->frame].sym &&
+			if (sk->unresolved_width && !l->opts.f.dsos && !h->frames[e->frame].sym &&
 			    w < sk->unresolved_width)
 				w = sk->unresolved_width;
 			if (w > cols[j].width)
@@ -345,7 +345,7 @@ static int print_event(FILE *out, struct load *l, struct hist *h, const struct p
 
 		if (po->percent_limit > 0 && p < po->percent_limit)
 			continue;
-		if ((l->f.dsos || l->f.syms) && !load_frame_wanted(l, &h->frames[e->frame]))
+		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[e->frame]))
 			continue;
 		print_entry(out, h, po, cols, nc, e, total);
 		/* an event without call chains has no graph (perf's way) */

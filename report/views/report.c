@@ -25,7 +25,7 @@
 #include "report/aggregate/stacks.h"
 
 struct report_opts {
-	struct load *l;
+	struct load_opts lo;
 	const char *sort;
 	const char *fields;
 	const char *callgraph;
@@ -174,19 +174,187 @@ static int check_regex(const char *opt, const char *re)
 	return 0;
 }
 
+/* What the options make of the histograms and the printing. */
+struct report_cfg {
+	struct hist_opts ho;
+	struct print_opts po;
+	struct folded_opts fo;
+	bool order_set;         /* -g gave caller or callee */
+};
+
+/* --percentage and --percent-limit: 0, or 129 with the message printed. */
+static int setup_percent(const struct report_opts *ro, struct print_opts *po)
+{
+	char *end;
+
+	if (ro->percentage && strcmp(ro->percentage, "relative") && strcmp(ro->percentage, "absolute")) {
+		fprintf(stderr, "prep: --percentage must be relative or absolute, not '%s'\n", ro->percentage);
+		return 129;
+	}
+	po->absolute = ro->percentage && !strcmp(ro->percentage, "absolute");
+	if (!ro->percent_limit)
+		return 0;
+	po->percent_limit = strtod(ro->percent_limit, &end);
+	if (end == ro->percent_limit || (*end && strcmp(end, "%")) || po->percent_limit < 0 ||
+	    po->percent_limit > 100) {
+		fprintf(stderr, "prep: --percent-limit '%s' is not a percentage\n", ro->percent_limit);
+		return 129;
+	}
+	return 0;
+}
+
+/* --sort, --fields, -g and --folded: 0, or 129 with the message printed. */
+static int setup_keys(const struct report_opts *ro, struct report_cfg *c)
+{
+	struct err err = { 0 };
+
+	if (parse_keys(ro->fields ? ro->fields : ro->sort ? ro->sort : "comm,dso,sym", &c->ho, &c->po, &err)) {
+		fprintf(stderr, "prep: %s: %s\n", ro->fields ? "--fields" : "--sort", err.msg);
+		return 129;
+	}
+	if (ro->callgraph && parse_callgraph(ro->callgraph, &c->po, &c->ho, &c->order_set, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 129;
+	}
+	if (ro->folded && folded_parse(ro->folded_opts, &c->fo, &err)) {
+		fprintf(stderr, "prep: --folded: %s\n", err.msg);
+		return 129;
+	}
+	/* as in perf, --percent-limit hides call-graph branches under it too
+	 * (unless -g gives its own threshold) */
+	if (ro->percent_limit && !(ro->callgraph && strpbrk(ro->callgraph, "0123456789")))
+		c->po.threshold = c->po.percent_limit;
+	if (ro->fields && ro->sort) {
+		struct hist_opts extra = { 0 };
+
+		if (parse_keys(ro->sort, &extra, &c->po, &err)) {
+			fprintf(stderr, "prep: --sort: %s\n", err.msg);
+			return 129;
+		}
+	}
+	return 0;
+}
+
+/* The options into c: 0, or the exit status with the message printed. */
+static int report_setup(struct report_opts *ro, struct report_cfg *c)
+{
+	int ret;
+
+	if (ro->children_on || ro->children_off)
+		ro->children = ro->children_on && !ro->children_off;
+	ro->lo.quiet = ro->quiet > 0;
+	c->po.quiet = ro->quiet > 0;
+	c->po.show_nr = ro->show_nr;
+	c->po.show_period = ro->show_period;
+	ret = setup_percent(ro, &c->po);
+	if (ret)
+		return ret;
+	if (ro->parent && check_regex("--parent", ro->parent))
+		return 129;
+	ret = setup_keys(ro, c);
+	if (ret)
+		return ret;
+	c->ho.max_stack = (int)ro->max_stack;
+	c->ho.parent_re = ro->parent;
+	c->ho.inline_frames = !ro->no_inline;
+	c->ho.symfs = ro->lo.symfs;
+	/* call graphs, if the file has call chains (known once it is read) */
+	c->ho.callchain = c->po.mode != CG_NONE || ro->folded;
+	return 0;
+}
+
+/* Once the files are read: call graphs and children if they have call
+ * chains. */
+static void graph_setup(const struct load *l, struct hist *h, const struct report_opts *ro,
+			struct report_cfg *c)
+{
+	bool have_chains = load_has_callchains(l);
+	const struct session *s0 = load_session(l, 0);
+
+	/* as in perf, --children without call chains is silently ignored */
+	h->opts.children = have_chains && ro->children != 0;
+	h->opts.callchain = have_chains && (c->po.mode != CG_NONE || ro->folded);
+	if (!c->order_set)
+		h->opts.caller = h->opts.children;
+	/* perf reads a pipe-mode perf.data file without children (it learns
+	 * that there are call chains too late), but keeps the caller order
+	 * that children would have brought */
+	if (s0 && s0->pd && perfdata_info(s0->pd)->pipe)
+		h->opts.children = false;
+	c->po.children = h->opts.children;
+	c->po.callchain = h->opts.callchain;
+	/* perf's rule: with a sort order that starts with "sym" (and no -F),
+	 * the first name of a single-rooted graph is left out */
+	c->po.skip_first = !ro->fields && ro->sort && !strncmp(ro->sort, "sym", 3);
+	c->po.header_shown = ro->header;
+	c->po.event = ro->event;
+}
+
+/* What the files hold, as asked: the header, the report or the folded
+ * stacks, the statistics. 0, or 1 with the message printed. */
+static int report_print(struct load *l, struct hist *h, const struct report_opts *ro,
+			struct report_cfg *c)
+{
+	struct err err = { 0 };
+	int ret;
+
+	if (ro->header || ro->header_only)
+		print_header(stdout, l);
+	if (ro->header_only)
+		return 0;
+	if (ro->event && stacks_pick_event(l, h, ro->event, &err) < 0) {
+		fprintf(stderr, "prep: --event: %s\n", err.msg);
+		return 1;
+	}
+	ret = hist_resolve(h);
+	if (!ret && ro->folded)
+		return export_folded_report(l, h, ro->event, ro->quiet > 0, &c->fo);
+	if (!ret)
+		ret = print_report(stdout, l, h, &c->po);
+	if (ret)
+		fprintf(stderr, "prep: out of memory\n");
+	else if (ro->stats)
+		print_stats(stdout, l, h);
+	return ret ? 1 : 0;
+}
+
+static int report_run(struct report_opts *ro, struct report_cfg *c)
+{
+	struct err err = { 0 };
+	struct progress pg;
+	struct load l;
+	struct hist h;
+	int ret;
+
+	progress_install(&pg, &ro->lo);
+	if (load_init(&l, &ro->lo, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		load_free(&l);
+		return 1;
+	}
+	hist_init(&h, &c->ho, load_machine(&l), load_symbolizer(&l));
+	ret = load_run(&l, ro->header_only ? NULL : load_add_to_hist, NULL, &h, &err);
+	if (ret) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+	} else {
+		graph_setup(&l, &h, ro, c);
+		ret = report_print(&l, &h, ro, c);
+	}
+	hist_free(&h);
+	load_free(&l);
+	return ret ? 1 : 0;
+}
+
 static const char usage_line[] = "prep [report] [-i FILE] [--sort KEYS] [options]";
 
 int cmd_report(int argc, char **argv)
 {
-	struct load l = { 0 };
-	struct report_opts ro = { .l = &l, .children = -1, .max_stack = 0 };
-	struct hist_opts ho = { .inline_frames = true };
-	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
-	struct folded_opts fo = { 0 };
-	struct progress pg;
+	struct report_opts ro = { .children = -1, .max_stack = 0 };
+	struct report_cfg c = { .ho = { .inline_frames = true },
+				.po = { .mode = CG_GRAPH, .threshold = 0.5 } };
 	char sort_buf[320];
 	const struct opt table[] = {
-		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
+		LOAD_OPT_INPUTS(&ro.lo),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", sort_help(sort_buf, sizeof(sort_buf))),
 		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
 		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
@@ -203,16 +371,8 @@ int cmd_report(int argc, char **argv)
 		OPTION_CALLBACK_OPTARG(0, "folded", &ro, "list", "collapsed stacks for FlameGraph, one line per stack; list: period, pid, tid, kernel, inline, no-comm", cb_folded),
 		OPTION_STRING(0, "event", &ro.event, "name", "only this event (--folded: default the first with samples)"),
 		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
-		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
-		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
-		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)"),
-		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
-		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
-		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
-		OPTION_STRING(0, "dso", &l.f.dsos, "list", "only these shared objects"),
-		OPTION_STRING('S', "symbols", &l.f.syms, "list", "only these symbols"),
-		OPTION_STRING('C', "cpu", &l.f.cpus, "list", "only these CPUs (0-2,5)"),
-		OPTION_STRING(0, "time", &l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"),
+		LOAD_SYMBOL_OPTIONS(&ro.lo),
+		LOAD_FILTER_OPTIONS(&ro.lo),
 		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),
 		OPTION_FLAG(0, "header-only", &ro.header_only, "show only the file's header information"),
 		OPTION_FLAG(0, "stats", &ro.stats, "show record counts, lost samples and unresolved addresses"),
@@ -223,8 +383,6 @@ int cmd_report(int argc, char **argv)
 		OPTION_END,
 	};
 	struct err err = { 0 };
-	bool order_set = false, have_chains = false;
-	struct hist h;
 	int ret;
 
 	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &ro.help);
@@ -234,121 +392,14 @@ int cmd_report(int argc, char **argv)
 		printf("prep %s\n", PREP_VERSION);
 		return 0;
 	}
-	if (!l.nr_inputs)
-		l.inputs[l.nr_inputs++] = "prec.data";
+	load_opts_default_input(&ro.lo);
 	if (ro.dump_raw) {
-		if (dump_file(l.inputs[0], stdout, &err)) {
+		if (dump_file(ro.lo.inputs[0], stdout, &err)) {
 			fprintf(stderr, "prep: %s\n", err.msg);
 			return 1;
 		}
 		return 0;
 	}
-	if (ro.children_on || ro.children_off)
-		ro.children = ro.children_on && !ro.children_off;
-	l.quiet = ro.quiet > 0;
-	po.quiet = ro.quiet > 0;
-	po.show_nr = ro.show_nr;
-	po.show_period = ro.show_period;
-	if (ro.percentage && strcmp(ro.percentage, "relative") && strcmp(ro.percentage, "absolute")) {
-		fprintf(stderr, "prep: --percentage must be relative or absolute, not '%s'\n", ro.percentage);
-		return 129;
-	}
-	po.absolute = ro.percentage && !strcmp(ro.percentage, "absolute");
-	if (ro.percent_limit) {
-		char *end;
-
-		po.percent_limit = strtod(ro.percent_limit, &end);
-		if (end == ro.percent_limit || (*end && strcmp(end, "%")) || po.percent_limit < 0 ||
-		    po.percent_limit > 100) {
-			fprintf(stderr, "prep: --percent-limit '%s' is not a percentage\n", ro.percent_limit);
-			return 129;
-		}
-	}
-	if (ro.parent && check_regex("--parent", ro.parent))
-		return 129;
-	if (parse_keys(ro.fields ? ro.fields : ro.sort ? ro.sort : "comm,dso,sym", &ho, &po, &err)) {
-		fprintf(stderr, "prep: %s: %s\n", ro.fields ? "--fields" : "--sort", err.msg);
-		return 129;
-	}
-	if (ro.callgraph && parse_callgraph(ro.callgraph, &po, &ho, &order_set, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		return 129;
-	}
-	if (ro.folded && folded_parse(ro.folded_opts, &fo, &err)) {
-		fprintf(stderr, "prep: --folded: %s\n", err.msg);
-		return 129;
-	}
-	/* as in perf, --percent-limit hides call-graph branches under it too
-	 * (unless -g gives its own threshold) */
-	if (ro.percent_limit && !(ro.callgraph && strpbrk(ro.callgraph, "0123456789")))
-		po.threshold = po.percent_limit;
-	if (ro.fields && ro.sort) {
-		struct hist_opts extra = { 0 };
-
-		if (parse_keys(ro.sort, &extra, &po, &err)) {
-			fprintf(stderr, "prep: --sort: %s\n", err.msg);
-			return 129;
-		}
-	}
-	ho.max_stack = (int)ro.max_stack;
-	ho.parent_re = ro.parent;
-	ho.inline_frames = !ro.no_inline;
-	ho.symfs = l.symfs;
-	if (load_init(&l, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		return 1;
-	}
-	/* call graphs, if the file has call chains (known once it is read) */
-	ho.callchain = po.mode != CG_NONE || ro.folded;
-	hist_init(&h, &ho, &l.machine, l.sym);
-	progress_install(&pg, &l);
-	ret = load_run(&l, ro.header_only ? NULL : load_add_to_hist, NULL, &h, &err);
-	if (ret) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		goto out;
-	}
-	for (size_t i = 0; i < l.nr_sessions && !have_chains; i++)
-		for (size_t e = 0; e < l.sessions[i].nr_events; e++)
-			have_chains |= !!(l.sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
-	/* as in perf, --children without call chains is silently ignored */
-	h.opts.children = have_chains && ro.children != 0;
-	h.opts.callchain = have_chains && (po.mode != CG_NONE || ro.folded);
-	if (!order_set)
-		h.opts.caller = h.opts.children;
-	/* perf reads a pipe-mode perf.data file without children (it learns
-	 * that there are call chains too late), but keeps the caller order
-	 * that children would have brought */
-	if (l.nr_sessions && l.sessions[0].pd && perfdata_info(l.sessions[0].pd)->pipe)
-		h.opts.children = false;
-	po.children = h.opts.children;
-	po.callchain = h.opts.callchain;
-	/* perf's rule: with a sort order that starts with "sym" (and no -F),
-	 * the first name of a single-rooted graph is left out */
-	po.skip_first = !ro.fields && ro.sort && !strncmp(ro.sort, "sym", 3);
-	if (ro.header || ro.header_only)
-		print_header(stdout, &l);
-	po.header_shown = ro.header;
-	if (ro.header_only)
-		goto out;
-	if (ro.event && stacks_pick_event(&l, &h, ro.event, &err) < 0) {
-		fprintf(stderr, "prep: --event: %s\n", err.msg);
-		ret = 1;
-		goto out;
-	}
-	po.event = ro.event;
-	ret = hist_resolve(&h);
-	if (!ret && ro.folded) {
-		ret = export_folded_report(&l, &h, ro.event, ro.quiet > 0, &fo);
-		goto out;
-	}
-	if (!ret)
-		ret = print_report(stdout, &l, &h, &po);
-	if (ret)
-		fprintf(stderr, "prep: out of memory\n");
-	else if (ro.stats)
-		print_stats(stdout, &l, &h);
-out:
-	hist_free(&h);
-	load_free(&l);
-	return ret ? 1 : 0;
+	ret = report_setup(&ro, &c);
+	return ret ? ret : report_run(&ro, &c);
 }

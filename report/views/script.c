@@ -107,21 +107,22 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 		       bool raw)
 {
 	struct load *l = sc->l;
-	const struct map *m = machine_find_map(&l->machine, t, addr, kernel);
+	struct symbolizer *sym = load_symbolizer(l);
+	const struct map *m = machine_find_map(load_machine(l), t, addr, kernel);
 	struct sym_info si = { 0 };
 	const char *dso = "[unknown]", *module = NULL;
 	uint64_t shown = addr;
 
 	if (kernel) {
-		symbolizer_kernel_lookup_table(l->sym, sc->ktab, addr, &si, &module);
+		symbolizer_kernel_lookup_table(sym, sc->ktab, addr, &si, &module);
 		dso = "[kernel.kallsyms]";
 	} else if (m && m->dso) {
 		struct dso *d = m->dso;
 
 		if (!d->anon)
-			dso_sym(l->sym, l->symfs, d);
+			dso_sym(sym, l->opts.symfs, d);
 		if (d->sym)
-			sym_dso_lookup(l->sym, d->sym, addr - m->start + m->pgoff, &si);
+			sym_dso_lookup(sym, d->sym, addr - m->start + m->pgoff, &si);
 		dso = d->path;
 		/* perf shows the offset in the file (its map_ip), which is the
 		 * ELF address only where the two agree; the address as is in
@@ -154,7 +155,7 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 		const struct sym_frame *fr;
 		size_t n = 0;
 
-		if (!sym_dso_srcline(l->sym, m->dso->sym, addr - m->start + m->pgoff, &fr, &n) && n &&
+		if (!sym_dso_srcline(sym, m->dso->sym, addr - m->start + m->pgoff, &fr, &n) && n &&
 		    fr[0].file)
 			ob_printf(sc->out, "\n  %s:%u", fr[0].file, fr[0].line);
 	}
@@ -167,13 +168,16 @@ static void script_ready(struct script *sc, const struct load *l)
 	if (sc->ready)
 		return;
 	sc->ready = true;
-	for (size_t i = 0; i < l->nr_events; i++)
-		if ((int)strlen(l->events[i]) > sc->name_width)
-			sc->name_width = (int)strlen(l->events[i]);
-	for (size_t f = 0; sc->default_fields && f < l->nr_sessions; f++)
-		for (size_t e = 0; e < l->sessions[f].nr_events; e++)
-			if (l->sessions[f].events[e].attr.sample_type & PERF_SAMPLE_CPU)
+	for (size_t i = 0; i < load_nr_events(l); i++)
+		if ((int)strlen(load_event_name(l, (int)i)) > sc->name_width)
+			sc->name_width = (int)strlen(load_event_name(l, (int)i));
+	for (size_t f = 0; sc->default_fields && f < load_nr_sessions(l); f++) {
+		const struct session *s = load_session(l, f);
+
+		for (size_t e = 0; e < s->nr_events; e++)
+			if (s->events[e].attr.sample_type & PERF_SAMPLE_CPU)
 				sc->fields |= SF_CPU;
+	}
 }
 
 /* perf pads the command to 16 unless the event's call chain follows */
@@ -192,7 +196,7 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	const struct sample *smp = &s->rec->u.sample;
 	bool has_chain = smp->type & PERF_SAMPLE_CALLCHAIN;
 	bool chain = s->nr > 1 || (has_chain && smp->callchain_nr);
-	const char *name = l->events[s->event];
+	const char *name = load_event_name(l, s->event);
 
 	script_ready(sc, l);
 	sc->ktab = s->kernel_table;
@@ -261,7 +265,7 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 	else if (rec->type == PERF_RECORD_MMAP2)
 		pid = rec->u.mmap2.pid, tid = rec->u.mmap2.tid;
 	script_ready(sc, l);
-	t = machine_thread(&l->machine, pid, tid);
+	t = machine_thread(load_machine(l), pid, tid);
 	if (rec->sid.fields & PERF_SAMPLE_TID)
 		pid = rec->sid.pid, tid = rec->sid.tid;
 	print_start(sc, t ? t->comm : ":-1", comm_width(sc, s, rec->event), pid, tid,
@@ -311,32 +315,49 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
 	return 0;
 }
 
+/* Read the inputs of lo, printing as the records come. 0, or 1 with the
+ * message printed. */
+static int script_run(struct script *sc, const struct load_opts *lo)
+{
+	struct err err = { 0 };
+	struct load l;
+	int ret;
+
+	if (load_init(&l, lo, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		load_free(&l);
+		return 1;
+	}
+	sc->l = &l;
+	sc->out->f = stdout;
+	ret = load_run(&l, on_sample, on_side, sc, &err);
+	ob_flush(sc->out);
+	if (ret)
+		fprintf(stderr, "prep: %s\n", err.msg);
+	load_free(&l);
+	return ret ? 1 : 0;
+}
+
 static const char usage_line[] = "prep script [-i FILE] [-F FIELDS] [--ns] [options]";
 
 int cmd_script(int argc, char **argv)
 {
-	struct load l = { 0 };
+	struct load_opts lo = { 0 };
 	static struct obuf ob;
-	struct script sc = { .out = &ob, .l = &l };
-	const char *fields = NULL, *input = NULL;
+	struct script sc = { .out = &ob };
+	const char *fields = NULL;
 	bool help = false, dump = false;
 	int quiet = 0;
 	const struct opt table[] = {
-		OPTION_STRING('i', "input", &input, "file", "input file (default prec.data)"),
+		LOAD_OPT_INPUT(&lo),
 		OPTION_STRING('F', "fields", &fields, "list", "comm,tid,pid,cpu,time,period,event,ip,sym,symoff,dso,srcline"),
 		OPTION_FLAG(0, "ns", &sc.ns, "times in nanoseconds"),
 		OPTION_FLAG('D', "dump-raw-trace", &dump, "every block and record, decoded"),
 		OPTION_FLAG(0, "show-task-events", &sc.task, "COMM, FORK and EXIT records too"),
 		OPTION_FLAG(0, "show-mmap-events", &sc.mmap, "MMAP and MMAP2 records too"),
 		OPTION_FLAG(0, "show-switch-events", &sc.sw, "context switch records too"),
-		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
-		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
-		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file"),
-		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
-		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
-		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
-		OPTION_STRING('C', "cpu", &l.f.cpus, "list", "only these CPUs"),
-		OPTION_STRING(0, "time", &l.f.time, "start,end", "only samples in this time range"),
+		LOAD_SYMBOL_OPTIONS(&lo),
+		LOAD_SAMPLE_FILTER_OPTIONS(&lo),
 		OPTION_COUNT('q', "quiet", &quiet, "no warnings"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
 		OPTION_END,
@@ -347,9 +368,9 @@ int cmd_script(int argc, char **argv)
 	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &help);
 	if (ret >= 0)
 		return ret;
-	l.inputs[l.nr_inputs++] = input ? input : "prec.data";
+	load_opts_default_input(&lo);
 	if (dump) {
-		if (dump_file(l.inputs[0], stdout, &err)) {
+		if (dump_file(lo.inputs[0], stdout, &err)) {
 			fprintf(stderr, "prep: %s\n", err.msg);
 			return 1;
 		}
@@ -361,16 +382,6 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}
-	l.quiet = quiet > 0;
-	if (load_init(&l, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		return 1;
-	}
-	ob.f = stdout;
-	ret = load_run(&l, on_sample, on_side, &sc, &err);
-	ob_flush(&ob);
-	if (ret)
-		fprintf(stderr, "prep: %s\n", err.msg);
-	load_free(&l);
-	return ret ? 1 : 0;
+	lo.quiet = quiet > 0;
+	return script_run(&sc, &lo);
 }

@@ -140,8 +140,10 @@ static int add(void *ctx, struct load *l, const struct load_sample *s)
 static void report(const uint8_t *data, size_t size)
 {
 	static FILE *null;
-	struct load l = { .quiet = true, .kallsyms_path = "/dev/null", .no_cache = true,
-			  .mem = data, .mem_len = size };
+	struct load_opts lo = { .inputs = { "fuzz.data" }, .nr_inputs = 1, .quiet = true,
+				.kallsyms_path = "/dev/null", .no_cache = true, .mem = data,
+				.mem_len = size };
+	struct load l;
 	struct hist_opts ho = { .keys = { SORT_COMM, SORT_DSO, SORT_SYM }, .nr_keys = 3,
 				.children = true, .callchain = true, .caller = true };
 	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5, .children = true,
@@ -151,8 +153,7 @@ static void report(const uint8_t *data, size_t size)
 
 	if (!null && !(null = fopen("/dev/null", "w")))
 		abort();
-	l.inputs[l.nr_inputs++] = "fuzz.data";
-	if (load_init(&l, &err))
+	if (load_init(&l, &lo, &err))
 		abort();
 	hist_init(&h, &ho, &l.machine, l.sym);
 	if (!load_run(&l, add, NULL, &h, &err) && !hist_resolve(&h)) {

@@ -34,7 +34,7 @@
 #include "common/log.h"
 #include "format/blocks.h"
 #include "format/record.h"
-#include "report/symbols/archive.h"
+#include "report/symbols/embed.h"
 #include "synth.h"
 
 #define DWARF_BLOCK_SIZE (4u << 20)
@@ -482,12 +482,12 @@ static int finish(struct run *run, struct err *err)
 		return ret;
 	}
 	if (!s->opts->no_embed) {
-		struct archive_opts ao = { .quiet = true, .level = s->opts->level };
-		struct archive_stats as;
+		struct embed_opts eo = { .quiet = true, .level = s->opts->level };
+		struct embed_stats as;
 		struct err e2 = { 0 };
 
 		/* the file is whole already: a failure here only costs offline use */
-		if (archive_file(s->opts->output, &ao, &as, &e2))
+		if (embed_binaries_hit(s->opts->output, &eo, &as, &e2))
 			fprintf(stderr, "prec: warning: the symbols of the binaries hit could not be "
 				"embedded: %s\n", e2.msg);
 		else

@@ -3,10 +3,10 @@
  * `prec -o -`: the recording as a stream on standard output (record.h).
  *
  * Why a private file first: the SYMBOLS and KALLSYMS blocks are made once
- * the recording is over by reading it back (report/symbols/archive.c reads a
+ * the recording is over by reading it back (report/symbols/embed.h reads a
  * finished file), and a pipe cannot be read back. So the writer writes a
  * normal file, unlinked from the start (O_TMPFILE in $TMPDIR or /tmp, else
- * a memfd) so that nothing is left behind whatever happens; archive_file
+ * a memfd) so that nothing is left behind whatever happens; embed_binaries_hit
  * completes it through /proc/self/fd/N; format/stream.c turns its blocks
  * into the stream. The forwarding runs on a thread of its own, so a slow
  * reader of the pipe never stalls the drain (the file absorbs the

@@ -11,7 +11,7 @@
 
 #include "common/log.h"
 #include "common/opts.h"
-#include "report/symbols/archive.h"
+#include "report/views/archive.h"
 #include "report/views/dump.h"
 #include "report/export/export.h"
 #include "report/views/report.h"

@@ -1,259 +1,84 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The symbolizer's core: the table of dsos, file offset to vaddr
- * conversion, symbol lookup in sorted tables, stats and warnings. Which
- * files of a dso are used is decided in symbols_find.c, ELF symbol tables
- * are read in symbols_elf.c, DWARF in symbols_dwarf.c, kernel symbols in
- * symbols_kernel.c.
+ * The symbolizer's facade (symbols.h): the table of dsos, what each one
+ * uses (embedded data, or the files symbols_find.c decides), file offset to
+ * vaddr conversion, symbol and source-line lookups with their stats, and
+ * the kernel tables. The parts below it know nothing of dsos:
+ *
+ *   symbols.c (this facade)
+ *     -> symbols_find.h   debug-file lookup
+ *     -> symbols_dwarf.h  source lines and inline chains
+ *     -> symbols_kernel.h kallsyms tables
+ *     -> symbols_elf.h    ELF files and their symbol tables
+ *     -> symtab.h         arena, sorted tables, warnings
  */
-#include "symbols_int.h"
+#include "symbols.h"
+#include "symbols_dwarf.h"
+#include "symbols_elf.h"
+#include "symbols_find.h"
+#include "symbols_kernel.h"
+#include "symtab.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "format/embed.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
 
-/* ---- arena ------------------------------------------------------------ */
+enum dso_state { DSO_NEW, DSO_OK, DSO_MISSING, DSO_MISMATCH };
 
-#define ARENA_CHUNK (64 * 1024)
+/* dwarf_state: 0 not tried, 1 open, -1 none, DWARF_PENDING being opened */
+#define DWARF_PENDING 2
 
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, cap;
-	_Alignas(16) unsigned char data[];
+struct sym_dso {
+	struct sym_dso *next;           /* hash chain in the symbolizer */
+	uint64_t hash;
+	char *path;
+	uint8_t build_id[SYM_BUILD_ID_MAX];
+	size_t build_id_size;
+
+	enum dso_state state;
+	const struct embed_dso *embed;  /* from the recording; no files then */
+	struct bin_files files;         /* or the files found for it */
+
+	bool syms_loaded;
+	struct symtab syms;
+
+	int dwarf_state;
+	int dw_result;                  /* what the prefetch thread found */
+	struct srclines lines;
 };
 
-void *arena_alloc(struct arena *a, size_t size)
-{
-	struct arena_chunk *c = a->head;
-	size_t need = (size + 15) & ~(size_t)15;
+struct symbolizer {
+	char *cache_dir;
+	struct sym_warner warn;
+	struct debug_find *find;
+	struct kernel_syms *kernel;
 
-	if (need < size)
-		return NULL;
-	if (!c || c->cap - c->used < need) {
-		size_t cap = need > ARENA_CHUNK / 4 ? need : ARENA_CHUNK;
-
-		if (cap > SIZE_MAX - sizeof(*c))
-			return NULL;
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->cap = cap;
-		if (cap == ARENA_CHUNK || !a->head) {
-			c->next = a->head;
-			a->head = c;
-		} else {
-			/* a big one-off: keep the current chunk on top for small strings */
-			c->next = a->head->next;
-			a->head->next = c;
-		}
-	}
-	c->used += need;
-	return c->data + c->used - need;
-}
-
-char *arena_strndup(struct arena *a, const char *p, size_t n)
-{
-	char *q = n + 1 ? arena_alloc(a, n + 1) : NULL;
-
-	if (q) {
-		memcpy(q, p, n);
-		q[n] = 0;
-	}
-	return q;
-}
-
-char *arena_strdup(struct arena *a, const char *p)
-{
-	return arena_strndup(a, p, strlen(p));
-}
-
-static void arena_free(struct arena *a)
-{
-	while (a->head) {
-		struct arena_chunk *c = a->head;
-
-		a->head = c->next;
-		free(c);
-	}
-}
-
-/* ---- warnings --------------------------------------------------------- */
-
-void sym_warn(struct symbolizer *s, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (s->warn)
-		s->warn(s->warn_ctx, msg);
-	else
-		log_msg(LOG_WARNING, "%s", msg);
-}
-
-/* ---- sorted symbol tables -------------------------------------------- */
-
-static unsigned leading_underscores(const char *p)
-{
-	unsigned n = 0;
-
-	while (p[n] == '_')
-		n++;
-	return n;
-}
-
-/*
- * Of two symbols at the same address, whether a is the one to keep. The
- * order is perf's choose_best_symbol(): a symbol with a size over one
- * without, a typed symbol over STT_NOTYPE, non-weak over weak, global over
- * local, fewer leading underscores, then the longer name. On a full tie
- * perf keeps the one met first in the symbol table, and so do we.
- */
-bool sym_better(const struct rawsym *a, const struct rawsym *b)
-{
-	size_t la, lb;
-	unsigned ua, ub;
-
-	if ((a->size > 0) != (b->size > 0))
-		return a->size > 0;
-	if (a->type != b->type && (a->type == STT_NOTYPE || b->type == STT_NOTYPE))
-		return b->type == STT_NOTYPE;
-	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
-		return b->bind == STB_WEAK;
-	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
-		return a->bind == STB_GLOBAL;
-	ua = leading_underscores(a->name);
-	ub = leading_underscores(b->name);
-	if (ua != ub)
-		return ua < ub;
-	la = strlen(a->name);
-	lb = strlen(b->name);
-	if (la != lb)
-		return la > lb;
-	return a->seq <= b->seq;
-}
-
-int rawsyms_push(struct rawsyms *r, const struct rawsym *s)
-{
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		struct rawsym *v;
-
-		if (cap > SIZE_MAX / sizeof(*v))
-			return -ENOMEM;
-		v = array_realloc(r->v, cap, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
-	r->v[r->n] = *s;
-	r->v[r->n].seq = (uint32_t)r->n;
-	r->n++;
-	return 0;
-}
-
-static int rawsym_cmp(const void *pa, const void *pb)
-{
-	const struct rawsym *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-int rawsyms_finish(struct rawsyms *r, struct symtab *out, const char ***aux_out)
-{
-	struct sym *v = NULL;
-	const char **aux = NULL;
-	size_t n = 0;
-
-	out->v = NULL;
-	out->n = 0;
-	if (aux_out)
-		*aux_out = NULL;
-	if (!r->n)
-		goto done;
-	qsort(r->v, r->n, sizeof(*r->v), rawsym_cmp);
-	v = calloc(r->n, sizeof(*v));
-	if (aux_out)
-		aux = calloc(r->n, sizeof(*aux));
-	if (!v || (aux_out && !aux)) {
-		free(v);
-		free(aux);
-		free(r->v);
-		r->v = NULL;
-		r->n = r->cap = 0;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < r->n;) {
-		size_t best = i, j = i + 1;
-
-		for (; j < r->n && r->v[j].start == r->v[i].start; j++)
-			if (sym_better(&r->v[j], &r->v[best]))
-				best = j;
-		/* zero size: up to the next symbol, never past the section */
-		if (!r->v[best].size) {
-			uint64_t end = j < r->n ? r->v[j].start : r->v[best].limit;
-
-			if (r->v[best].limit > r->v[best].start && r->v[best].limit < end)
-				end = r->v[best].limit;
-			if (end > r->v[best].start)
-				r->v[best].size = end - r->v[best].start;
-		}
-		v[n].start = r->v[best].start;
-		v[n].size = r->v[best].size;
-		v[n].name = r->v[best].name;
-		if (aux)
-			aux[n] = r->v[best].aux;
-		n++;
-		i = j;
-	}
-done:
-	free(r->v);
-	r->v = NULL;
-	r->n = r->cap = 0;
-	out->v = v;
-	out->n = n;
-	if (aux_out)
-		*aux_out = aux;
-	return 0;
-}
-
-/* The symbol covering addr: the nearest start at or below it, or, when that
- * one ends before addr, an enclosing one a few entries further back. */
-const struct sym *symtab_find(const struct symtab *t, uint64_t addr)
-{
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t k = 0; k < 8 && lo > k; k++) {
-		const struct sym *s = &t->v[lo - 1 - k];
-
-		if (addr - s->start < s->size)
-			return s;
-	}
-	return NULL;
-}
+	struct embed_list embeds;       /* given by symbolizer_add_embedded */
+	struct sym_dso **buckets;
+	size_t nbuckets, ndsos;
+	struct arena arena;             /* symbol names, frames, joined paths */
+	struct symbolizer_stats stats;
+	/* DWARF opened ahead on a thread (symbolizer_prefetch_dwarf) */
+	bool dw_pf_running;
+	pthread_t dw_pf_thread;
+	struct sym_dso **dw_pf;
+	size_t dw_pf_n;
+};
 
 /* ---- symbolizer and dso table ----------------------------------------- */
+
+static void warn_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	log_msg(LOG_WARNING, "%s", msg);
+}
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 {
@@ -262,38 +87,38 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	if (!s)
 		return NULL;
 	elf_version(EV_CURRENT);
-	s->debug_root = strdup(o && o->debug_root ? o->debug_root : DEFAULT_DEBUG_ROOT);
-	s->kallsyms_path = strdup(o && o->kallsyms_path ? o->kallsyms_path : DEFAULT_KALLSYMS);
+	s->warn.fn = o && o->warn ? o->warn : warn_log;
+	s->warn.ctx = o && o->warn ? o->warn_ctx : NULL;
 	s->cache_dir = o && o->cache_dir ? strdup(o->cache_dir) : NULL;
+	s->find = debug_find_new(o && o->debug_root ? o->debug_root : DEFAULT_DEBUG_ROOT,
+				 o ? o->buildid_dir : NULL, s->warn);
+	s->kernel = kernel_syms_new(o && o->kallsyms_path ? o->kallsyms_path : DEFAULT_KALLSYMS,
+				    o ? o->cache_dir : NULL, s->warn);
 	s->nbuckets = 256;
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-	if (!s->debug_root || !s->kallsyms_path || !s->buckets || find_init(s, o)) {
+	if ((o && o->cache_dir && !s->cache_dir) || !s->find || !s->kernel || !s->buckets) {
 		symbolizer_free(s);
 		return NULL;
-	}
-	if (o) {
-		s->warn = o->warn;
-		s->warn_ctx = o->warn_ctx;
 	}
 	return s;
 }
 
 static void dso_free(struct sym_dso *d)
 {
-	dso_dwarf_free(d);
+	srclines_free(&d->lines);
 	free(d->path);
-	free(d->bin_path);
-	free(d->debug_path);
-	free(d->segs);
+	bin_files_free(&d->files);
 	free(d->syms.v);
 	free(d);
 }
+
+static void dwarf_prefetch_join(struct symbolizer *s);
 
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	dwarf_prefetch_stop(s);
+	dwarf_prefetch_join(s);
 	for (size_t i = 0; s->buckets && i < s->nbuckets; i++) {
 		while (s->buckets[i]) {
 			struct sym_dso *d = s->buckets[i];
@@ -302,13 +127,10 @@ void symbolizer_free(struct symbolizer *s)
 			dso_free(d);
 		}
 	}
-	kernel_prefetch_drop(s);
 	free(s->buckets);
-	kernel_free(s);
+	kernel_syms_free(s->kernel);
 	arena_free(&s->arena);
-	find_free(s);
-	free(s->debug_root);
-	free(s->kallsyms_path);
+	debug_find_free(s->find);
 	free(s->cache_dir);
 	embed_list_free(&s->embeds);
 	free(s);
@@ -377,7 +199,7 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path,
 	if (build_id_size)
 		memcpy(d->build_id, build_id, build_id_size);
 	d->build_id_size = build_id_size;
-	d->dw_fd = -1;
+	srclines_init(&d->lines);
 	d->next = s->buckets[h & (s->nbuckets - 1)];
 	s->buckets[h & (s->nbuckets - 1)] = d;
 	s->ndsos++;
@@ -404,15 +226,15 @@ int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, si
 /* Take the dso's segments and symbols from what the recording embedded. */
 static int dso_from_embed(struct symbolizer *s, struct sym_dso *d, const struct embed_dso *e)
 {
-	d->segs = calloc(e->nr_segs ? e->nr_segs : 1, sizeof(*d->segs));
+	d->files.segs = calloc(e->nr_segs ? e->nr_segs : 1, sizeof(*d->files.segs));
 	d->syms.v = calloc(e->nr_syms ? e->nr_syms : 1, sizeof(*d->syms.v));
-	if (!d->segs || !d->syms.v)
+	if (!d->files.segs || !d->syms.v)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < e->nr_segs; i++)
-		d->segs[i] = (struct load_seg){ e->segs[i].offset, e->segs[i].vaddr,
-						e->segs[i].filesz, e->segs[i].memsz,
-						e->segs[i].flags };
-	d->nsegs = e->nr_segs;
+		d->files.segs[i] = (struct load_seg){ e->segs[i].offset, e->segs[i].vaddr,
+						      e->segs[i].filesz, e->segs[i].memsz,
+						      e->segs[i].flags };
+	d->files.nsegs = e->nr_segs;
 	for (uint32_t i = 0; i < e->nr_syms; i++) {
 		const char *name = arena_strdup(&s->arena, embed_str(e, e->syms[i].name));
 
@@ -429,7 +251,9 @@ static int dso_from_embed(struct symbolizer *s, struct sym_dso *d, const struct 
 	return 0;
 }
 
-int dso_use_embedded(struct symbolizer *s, struct sym_dso *d)
+/* Take the dso from the recording's embedded data if it is there: 1 done,
+ * 0 not embedded, -ENOMEM. */
+static int dso_use_embedded(struct symbolizer *s, struct sym_dso *d)
 {
 	const struct embed_dso *e = embed_list_find(&s->embeds, d->build_id, d->build_id_size, NULL);
 
@@ -437,11 +261,11 @@ int dso_use_embedded(struct symbolizer *s, struct sym_dso *d)
 		int ret = dso_from_embed(s, d, e);
 
 		if (ret) {
-			free(d->segs);
+			free(d->files.segs);
 			free(d->syms.v);
-			d->segs = NULL;
+			d->files.segs = NULL;
 			d->syms.v = NULL;
-			d->nsegs = d->syms.n = 0;
+			d->files.nsegs = d->syms.n = 0;
 			d->syms_loaded = false;
 			d->dwarf_state = 0;
 			d->embed = NULL;
@@ -451,32 +275,72 @@ int dso_use_embedded(struct symbolizer *s, struct sym_dso *d)
 	return 0;
 }
 
+/* Open the dso (decide its files) if not done yet: 0 or -ENOMEM. */
+static int dso_ensure(struct symbolizer *s, struct sym_dso *d)
+{
+	int ret;
+
+	if (d->state != DSO_NEW)
+		return 0;
+	/* what the recording embedded comes before any file */
+	ret = dso_use_embedded(s, d);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = debug_find_files(s->find, d->path, d->build_id, d->build_id_size, &d->files);
+	if (ret < 0)
+		return ret;
+	if (ret == BIN_OK) {
+		d->state = DSO_OK;
+	} else if (ret == BIN_MISMATCH) {
+		d->state = DSO_MISMATCH;
+		s->stats.dsos_mismatch++;
+	} else {
+		d->state = DSO_MISSING;
+		s->stats.dsos_missing++;
+	}
+	return 0;
+}
+
+bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d)
+{
+	return !dso_ensure(s, d) && d->state == DSO_OK;
+}
+
 const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n)
 {
-	*n = d->nsegs;
-	return d->segs;
+	*n = d->files.nsegs;
+	return d->files.segs;
 }
 
 /* The vaddr of a file offset: through the PT_LOAD holding it; the pages
  * around a segment (mapped because mappings are page-aligned) count as
  * that segment's. Without program headers the offset is the address. */
-uint64_t dso_vaddr(const struct sym_dso *d, uint64_t off)
+static uint64_t dso_vaddr(const struct sym_dso *d, uint64_t off)
 {
-	for (size_t i = 0; i < d->nsegs; i++) {
-		const struct load_seg *g = &d->segs[i];
+	for (size_t i = 0; i < d->files.nsegs; i++) {
+		const struct load_seg *g = &d->files.segs[i];
 
 		if (off >= g->offset && off - g->offset < g->filesz)
 			return off - g->offset + g->vaddr;
 	}
-	for (size_t i = 0; i < d->nsegs; i++) {
-		const struct load_seg *g = &d->segs[i];
+	for (size_t i = 0; i < d->files.nsegs; i++) {
+		const struct load_seg *g = &d->files.segs[i];
 		uint64_t lo = g->offset & ~(uint64_t)0xfff;
 		uint64_t len = g->memsz > g->filesz ? g->memsz : g->filesz;
 
 		if (off >= lo && off - g->offset + 0x1000 < len + 0x2000)
 			return off - g->offset + g->vaddr;
 	}
-	return d->nsegs ? off - d->segs[0].offset + d->segs[0].vaddr : off;
+	return d->files.nsegs ? off - d->files.segs[0].offset + d->files.segs[0].vaddr : off;
+}
+
+static int dso_load_symbols(struct symbolizer *s, struct sym_dso *d)
+{
+	int ret = elf_read_symbols(d->files.bin_path, d->files.debug_path, &s->arena, &d->syms);
+
+	if (!ret)
+		d->syms_loaded = true;
+	return ret;
 }
 
 int sym_dso_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
@@ -509,7 +373,165 @@ int sym_dso_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset
 	return 0;
 }
 
+/* ---- source lines --------------------------------------------------- */
+
+static void dwarf_open(struct symbolizer *s, struct sym_dso *d)
+{
+	d->dwarf_state = srclines_open(&d->lines, d->files.debug_path, d->files.bin_path,
+				       s->cache_dir);
+	if (d->dwarf_state == 1)
+		s->stats.dwarf_dsos++;
+}
+
+static void *dwarf_prefetch_main(void *arg)
+{
+	struct symbolizer *s = arg;
+
+	for (size_t i = 0; i < s->dw_pf_n; i++) {
+		struct sym_dso *d = s->dw_pf[i];
+
+		d->dw_result = srclines_open(&d->lines, d->files.debug_path, d->files.bin_path,
+					     s->cache_dir);
+	}
+	return NULL;
+}
+
+static void dwarf_prefetch_join(struct symbolizer *s)
+{
+	if (!s->dw_pf_running)
+		return;
+	pthread_join(s->dw_pf_thread, NULL);
+	s->dw_pf_running = false;
+	for (size_t i = 0; i < s->dw_pf_n; i++) {
+		s->dw_pf[i]->dwarf_state = s->dw_pf[i]->dw_result;
+		if (s->dw_pf[i]->dwarf_state == 1)
+			s->stats.dwarf_dsos++;
+	}
+	free(s->dw_pf);
+	s->dw_pf = NULL;
+	s->dw_pf_n = 0;
+}
+
+int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos, size_t n)
+{
+	dwarf_prefetch_join(s);
+	s->dw_pf = calloc(n ? n : 1, sizeof(*s->dw_pf));
+	if (!s->dw_pf)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct sym_dso *d = dsos[i];
+
+		if (d->dwarf_state || dso_ensure(s, d) || d->state != DSO_OK)
+			continue;
+		d->dwarf_state = DWARF_PENDING;
+		s->dw_pf[s->dw_pf_n++] = d;
+	}
+	if (s->dw_pf_n && !pthread_create(&s->dw_pf_thread, NULL, dwarf_prefetch_main, s)) {
+		s->dw_pf_running = true;
+		return 0;
+	}
+	/* no thread: open them when asked */
+	for (size_t i = 0; i < s->dw_pf_n; i++)
+		s->dw_pf[i]->dwarf_state = 0;
+	free(s->dw_pf);
+	s->dw_pf = NULL;
+	s->dw_pf_n = 0;
+	return 0;
+}
+
+int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
+		    const struct sym_frame **frames, size_t *n)
+{
+	uint64_t addr;
+	int ret;
+
+	*frames = NULL;
+	*n = 0;
+	ret = dso_ensure(s, d);
+	if (ret || d->state != DSO_OK)
+		return ret;
+	addr = dso_vaddr(d, file_offset);
+	if (d->embed)
+		return srclines_embedded(&d->lines, &s->arena, d->embed, addr, frames, n);
+	if (d->dwarf_state == DWARF_PENDING)
+		dwarf_prefetch_join(s);
+	if (!d->dwarf_state)
+		dwarf_open(s, d);
+	if (d->dwarf_state < 0)
+		return 0;
+	return srclines_find(&d->lines, &s->arena, addr, frames, n);
+}
+
+/* ---- the kernel ------------------------------------------------------- */
+
+int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
+			     struct err *err)
+{
+	return kernel_syms_load(s->kernel, 0, text, len, err);
+}
+
+int symbolizer_load_kallsyms_table(struct symbolizer *s, unsigned table, const uint8_t *text,
+				   size_t len, struct err *err)
+{
+	return kernel_syms_load(s->kernel, table, text, len, err);
+}
+
+int symbolizer_prefetch_kallsyms(struct symbolizer *s)
+{
+	return kernel_syms_prefetch(s->kernel);
+}
+
+int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
+			     const char **module)
+{
+	return symbolizer_kernel_lookup_table(s, 0, addr, out, module);
+}
+
+int symbolizer_kernel_lookup_table(struct symbolizer *s, unsigned table, uint64_t addr,
+				   struct sym_info *out, const char **module)
+{
+	struct sym sym;
+	int ret = kernel_syms_lookup(s->kernel, table, addr, &sym, module);
+
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	if (!ret && sym.name) {
+		out->name = sym.name;
+		out->start = sym.start;
+		out->size = sym.size;
+	}
+	return ret;
+}
+
+/* ---- files and stats ---------------------------------------------------- */
+
+size_t sym_file_build_id(const char *path, uint8_t *out, size_t size)
+{
+	uint8_t id[SYM_BUILD_ID_MAX];
+	size_t n = 0;
+	int fd;
+	Elf *e = elf_open_path(path, &fd);
+
+	if (e)
+		n = elf_build_id(e, id);
+	elf_close(e, fd);
+	if (n > size)
+		return 0;
+	memcpy(out, id, n);
+	return n;
+}
+
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
 {
+	struct debug_find_stats fs;
+	struct kernel_syms_stats ks;
+
 	*st = s->stats;
+	debug_find_get_stats(s->find, &fs);
+	kernel_syms_get_stats(s->kernel, &ks);
+	st->debuginfod_asked = fs.debuginfod_asked;
+	st->debuginfod_files = fs.debuginfod_files;
+	st->lookups += ks.lookups;
+	st->unresolved += ks.unresolved;
+	st->kallsyms_cached = ks.cached;
 }

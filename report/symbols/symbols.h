@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "sym_types.h"
 
 struct symbolizer;
 struct sym_dso;                 /* one binary: path + build id; opened lazily */
@@ -76,15 +77,8 @@ int sym_dso_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset
  * address is inside an inlined copy) with the file:line of the address;
  * frames[i+1] = the function that inlined frames[i], with the line of that
  * call site; the last frame is the out-of-line function. *n == 0 when there
- * is no DWARF line info for the address. function may be NULL if unknown;
- * file is the full path as DWARF names it (comp_dir joined when relative).
+ * is no DWARF line info for the address (struct sym_frame: sym_types.h).
  * Cached per (dso, address). Returns 0 or -ENOMEM. */
-struct sym_frame {
-	const char *function;
-	const char *file;
-	unsigned line;
-};
-
 int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
 		    const struct sym_frame **frames, size_t *n);
 
@@ -148,12 +142,15 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d);
 
 /* The program headers the dso's addresses are converted with (after
- * sym_dso_usable). */
-struct load_seg;
+ * sym_dso_usable; struct load_seg: sym_types.h). */
 const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n);
 
 /* The dso's path and recorded build id (size 0 when unknown). */
 const char *sym_dso_path(const struct sym_dso *d);
 const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);
+
+/* The build id of the ELF file at path, copied to out: its size, or 0 when
+ * the file cannot be read, has none, or it is longer than size. */
+size_t sym_file_build_id(const char *path, uint8_t *out, size_t size);
 
 #endif

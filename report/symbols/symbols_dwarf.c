@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Source lines and inline chains from DWARF (libdw), for sym_dso_srcline.
- * A dso's DWARF (from its debug file, else from the binary) is opened the
- * first time a source line of it is asked for and stays open, so that the
- * names and paths libdw hands out stay valid; every answer is cached per
- * (dso, address) in an open-addressing table.
+ * Source lines and inline chains from DWARF (libdw), for sym_dso_srcline;
+ * see symbols_dwarf.h. A binary's DWARF (from its debug file, else from the
+ * binary) is opened the first time a source line of it is asked for and
+ * stays open, so that the names and paths libdw hands out stay valid; every
+ * answer is cached per address in an open-addressing table.
  */
-#include "symbols_int.h"
+#include "symbols_dwarf.h"
+#include "symbols_elf.h"
 
 #include <dirent.h>
 #include <dwarf.h>
@@ -18,16 +19,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
+
 static void cu_index_free(struct cu_index *c);
 
-void dso_dwarf_free(struct sym_dso *d)
+void srclines_init(struct srclines *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+}
+
+void srclines_free(struct srclines *d)
 {
 	if (d->dw)
 		dwarf_end(d->dw);
-	elf_close(d->dw_elf, d->dw_fd);
+	elf_close(d->elf, d->fd);
 	d->dw = NULL;
-	d->dw_elf = NULL;
-	d->dw_fd = -1;
+	d->elf = NULL;
+	d->fd = -1;
 	free(d->lines);
 	d->lines = NULL;
 	d->lines_cap = d->lines_n = 0;
@@ -185,12 +194,10 @@ static char *plain_copy(const char *cache_dir, Elf *e)
 	return path;
 }
 
-/* Open the dso's DWARF: 1, or -1 when it has none. Writes only d's DWARF
- * handles: the prefetch thread runs it while the symbolizer serves other
- * dsos, and the caller sets dwarf_state and the stats. */
-static int dwarf_open_dso(struct sym_dso *d, const char *cache_dir)
+int srclines_open(struct srclines *d, const char *debug_path, const char *bin_path,
+		  const char *cache_dir)
 {
-	const char *cand[2] = { d->debug_path, d->bin_path };
+	const char *cand[2] = { debug_path, bin_path };
 
 	for (int i = 0; i < 2; i++) {
 		int fd;
@@ -222,89 +229,28 @@ static int dwarf_open_dso(struct sym_dso *d, const char *cache_dir)
 			continue;
 		}
 		d->dw = dw;
-		d->dw_elf = e;
-		d->dw_fd = fd;
+		d->elf = e;
+		d->fd = fd;
 		return 1;
 	}
 	return -1;
 }
 
-static void dwarf_open(struct symbolizer *s, struct sym_dso *d)
-{
-	d->dwarf_state = dwarf_open_dso(d, s->cache_dir);
-	if (d->dwarf_state == 1)
-		s->stats.dwarf_dsos++;
-}
+/* ---- the address cache ------------------------------------------------ */
 
-/* ---- opening DWARF ahead, on a thread ------------------------------------ */
-
-#define DWARF_PENDING 2
-
-static void *dwarf_prefetch_main(void *arg)
-{
-	struct symbolizer *s = arg;
-
-	for (size_t i = 0; i < s->dw_pf_n; i++)
-		s->dw_pf[i]->dw_result = dwarf_open_dso(s->dw_pf[i], s->cache_dir);
-	return NULL;
-}
-
-static void dwarf_prefetch_join(struct symbolizer *s)
-{
-	if (!s->dw_pf_running)
-		return;
-	pthread_join(s->dw_pf_thread, NULL);
-	s->dw_pf_running = false;
-	for (size_t i = 0; i < s->dw_pf_n; i++) {
-		s->dw_pf[i]->dwarf_state = s->dw_pf[i]->dw_result;
-		if (s->dw_pf[i]->dwarf_state == 1)
-			s->stats.dwarf_dsos++;
-	}
-	free(s->dw_pf);
-	s->dw_pf = NULL;
-	s->dw_pf_n = 0;
-}
-
-void dwarf_prefetch_stop(struct symbolizer *s)
-{
-	dwarf_prefetch_join(s);
-}
-
-int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos, size_t n)
-{
-	dwarf_prefetch_join(s);
-	s->dw_pf = calloc(n ? n : 1, sizeof(*s->dw_pf));
-	if (!s->dw_pf)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct sym_dso *d = dsos[i];
-
-		if (d->dwarf_state || dso_ensure(s, d) || d->state != DSO_OK)
-			continue;
-		d->dwarf_state = DWARF_PENDING;
-		s->dw_pf[s->dw_pf_n++] = d;
-	}
-	if (s->dw_pf_n && !pthread_create(&s->dw_pf_thread, NULL, dwarf_prefetch_main, s)) {
-		s->dw_pf_running = true;
-		return 0;
-	}
-	/* no thread: open them when asked */
-	for (size_t i = 0; i < s->dw_pf_n; i++)
-		s->dw_pf[i]->dwarf_state = 0;
-	free(s->dw_pf);
-	s->dw_pf = NULL;
-	s->dw_pf_n = 0;
-	return 0;
-}
-
-/* ---- the (dso, address) cache ----------------------------------------- */
+struct srcline_slot {
+	uint64_t addr;
+	const struct sym_frame *frames;
+	uint32_t n;
+	uint32_t used;
+};
 
 static size_t addr_hash(uint64_t addr, size_t cap)
 {
 	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
-static struct srcline_slot *cache_find(struct sym_dso *d, uint64_t addr)
+static struct srcline_slot *cache_find(struct srclines *d, uint64_t addr)
 {
 	if (!d->lines_cap)
 		return NULL;
@@ -318,7 +264,7 @@ static struct srcline_slot *cache_find(struct sym_dso *d, uint64_t addr)
 	}
 }
 
-static int cache_put(struct sym_dso *d, uint64_t addr, const struct sym_frame *f, size_t n)
+static int cache_put(struct srclines *d, uint64_t addr, const struct sym_frame *f, size_t n)
 {
 	struct srcline_slot *sl;
 	size_t i;
@@ -375,7 +321,7 @@ static bool joined_is(const char *p, const char *dir, const char *file)
 	return !strncmp(p, dir, n) && p[n] == '/' && !strcmp(p + n + 1, file);
 }
 
-static int paths_grow(struct sym_dso *d)
+static int paths_grow(struct srclines *d)
 {
 	size_t cap = d->paths_cap ? d->paths_cap * 2 : 64, i;
 	const char **nv = calloc(cap, sizeof(*nv));
@@ -399,7 +345,7 @@ static int paths_grow(struct sym_dso *d)
 }
 
 /* dir/file, kept once per dso; NULL on ENOMEM. */
-static const char *join_path(struct symbolizer *s, struct sym_dso *d, const char *dir,
+static const char *join_path(struct srclines *d, struct arena *names, const char *dir,
 			     const char *file)
 {
 	uint64_t h = join_hash(dir, file);
@@ -413,7 +359,7 @@ static const char *join_path(struct symbolizer *s, struct sym_dso *d, const char
 			return d->paths[i];
 	ld = strlen(dir);
 	lf = strlen(file);
-	p = arena_alloc(&s->arena, ld + lf + 2);
+	p = arena_alloc(names, ld + lf + 2);
 	if (!p)
 		return NULL;
 	memcpy(p, dir, ld);
@@ -426,12 +372,12 @@ static const char *join_path(struct symbolizer *s, struct sym_dso *d, const char
 
 /* A file name as DWARF gives it, made absolute with comp_dir when relative.
  * *file is set to NULL only on ENOMEM. */
-static int full_path(struct symbolizer *s, struct sym_dso *d, const char *comp_dir,
+static int full_path(struct srclines *d, struct arena *names, const char *comp_dir,
 		     const char **file)
 {
 	if (!*file || (*file)[0] == '/' || !comp_dir || !*comp_dir)
 		return 0;
-	*file = join_path(s, d, comp_dir, *file);
+	*file = join_path(d, names, comp_dir, *file);
 	return *file ? 0 : -ENOMEM;
 }
 
@@ -609,7 +555,7 @@ static int cu_index_build(Dwarf_Die *cu, struct cu_index **out)
 }
 
 /* The index of the CU (built when first asked for); sorted by offset. */
-static int cu_index_get(struct sym_dso *d, Dwarf_Die *cu, struct cu_index **out)
+static int cu_index_get(struct srclines *d, Dwarf_Die *cu, struct cu_index **out)
 {
 	uint64_t off = dwarf_dieoffset(cu);
 	size_t lo = 0, hi = d->ncus;
@@ -678,7 +624,7 @@ static int cu_index_find(const struct cu_index *c, uint64_t addr)
 }
 
 /* Compute the frames of addr: *n = 0 when DWARF has no line for it. */
-static int srcline_compute(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
+static int srcline_compute(struct srclines *d, struct arena *names, uint64_t addr,
 			   struct sym_frame **out, size_t *n)
 {
 	struct sym_frame tmp[MAX_INLINE_DEPTH];
@@ -705,7 +651,7 @@ static int srcline_compute(struct symbolizer *s, struct sym_dso *d, uint64_t add
 
 	node = cu_index_find(c, addr);
 	do {
-		if ((ret = full_path(s, d, comp_dir, &file)))
+		if ((ret = full_path(d, names, comp_dir, &file)))
 			return ret;
 		tmp[k].function = node >= 0 ? c->nodes[node].name : NULL;
 		tmp[k].file = file;
@@ -718,7 +664,7 @@ static int srcline_compute(struct symbolizer *s, struct sym_dso *d, uint64_t add
 		node = c->nodes[node].parent;
 	} while (k < MAX_INLINE_DEPTH);
 
-	*out = arena_alloc(&s->arena, k * sizeof(**out));
+	*out = arena_alloc(names, k * sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
 	memcpy(*out, tmp, k * sizeof(**out));
@@ -726,36 +672,24 @@ static int srcline_compute(struct symbolizer *s, struct sym_dso *d, uint64_t add
 	return 0;
 }
 
-int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
-		    const struct sym_frame **frames, size_t *n)
+int srclines_find(struct srclines *d, struct arena *names, uint64_t addr,
+		  const struct sym_frame **frames, size_t *n)
 {
-	const struct srcline_slot *sl;
+	const struct srcline_slot *sl = cache_find(d, addr);
 	struct sym_frame *f;
-	uint64_t addr;
 	size_t nf;
 	int ret;
 
 	*frames = NULL;
 	*n = 0;
-	ret = dso_ensure(s, d);
-	if (ret || d->state != DSO_OK)
-		return ret;
-	addr = dso_vaddr(d, file_offset);
-	if (d->embed)
-		return embed_srcline(s, d, addr, frames, n);
-	sl = cache_find(d, addr);
 	if (sl) {
 		*frames = sl->frames;
 		*n = sl->n;
 		return 0;
 	}
-	if (d->dwarf_state == DWARF_PENDING)
-		dwarf_prefetch_join(s);
-	if (!d->dwarf_state)
-		dwarf_open(s, d);
-	if (d->dwarf_state < 0)
+	if (!d->dw)
 		return 0;
-	ret = srcline_compute(s, d, addr, &f, &nf);
+	ret = srcline_compute(d, names, addr, &f, &nf);
 	if (!ret)
 		ret = cache_put(d, addr, f, nf);
 	if (ret)
@@ -765,29 +699,31 @@ int sym_dso_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t file_offse
 	return 0;
 }
 
-int embed_srcline(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
-		  const struct sym_frame **frames, size_t *n)
+int srclines_embedded(struct srclines *d, struct arena *names, const struct embed_dso *e,
+		      uint64_t addr, const struct sym_frame **frames, size_t *n)
 {
 	const struct srcline_slot *sl = cache_find(d, addr);
 	const struct embed_addr *a;
 	struct sym_frame *f;
 
+	*frames = NULL;
+	*n = 0;
 	if (sl) {
 		*frames = sl->frames;
 		*n = sl->n;
 		return 0;
 	}
-	a = embed_find_addr(d->embed, addr);
+	a = embed_find_addr(e, addr);
 	if (!a || !a->nr)
 		return 0;
-	f = arena_alloc(&s->arena, a->nr * sizeof(*f));
+	f = arena_alloc(names, a->nr * sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < a->nr; i++) {
-		const struct embed_frame *ef = &d->embed->frames[a->first + i];
+		const struct embed_frame *ef = &e->frames[a->first + i];
 
-		f[i].function = embed_str(d->embed, ef->function);
-		f[i].file = embed_str(d->embed, ef->file);
+		f[i].function = embed_str(e, ef->function);
+		f[i].file = embed_str(e, ef->file);
 		f[i].line = ef->line;
 	}
 	if (cache_put(d, addr, f, a->nr))

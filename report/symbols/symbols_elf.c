@@ -6,7 +6,7 @@
  * mini symbol table of stripped Fedora-style binaries) and synthesized
  * name@plt entries.
  */
-#include "symbols_int.h"
+#include "symbols_elf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/buf.h"
 
 #define DEBUGDATA_MAX ((size_t)512 << 20)     /* bound on the unpacked mini ELF */
 
@@ -235,7 +237,7 @@ static bool sym_is_code(const GElf_Sym *sym, const char *name, const struct sec_
 
 /* Add the code symbols of every section of type sh_type (SHT_SYMTAB or
  * SHT_DYNSYM) to r; *found says whether such a table had any. */
-static int add_symbols(struct symbolizer *s, Elf *e, uint32_t sh_type, struct rawsyms *r,
+static int add_symbols(struct arena *names, Elf *e, uint32_t sh_type, struct rawsyms *r,
 		       bool *found)
 {
 	Elf_Scn *scn = NULL;
@@ -278,7 +280,7 @@ static int add_symbols(struct symbolizer *s, Elf *e, uint32_t sh_type, struct ra
 			rs.bind = GELF_ST_BIND(sym.st_info);
 			rs.type = GELF_ST_TYPE(sym.st_info);
 			rs.aux = NULL;
-			rs.name = arena_strdup(&s->arena, name);
+			rs.name = arena_strdup(names, name);
 			if (!rs.name || rawsyms_push(r, &rs)) {
 				ret = -ENOMEM;
 				break;
@@ -333,7 +335,7 @@ fail:
 	return NULL;
 }
 
-static int add_debugdata(struct symbolizer *s, Elf *e, struct rawsyms *r, bool *found)
+static int add_debugdata(struct arena *names, Elf *e, struct rawsyms *r, bool *found)
 {
 	size_t len = 0;
 	uint8_t *buf = unpack_debugdata(e, &len);
@@ -344,7 +346,7 @@ static int add_debugdata(struct symbolizer *s, Elf *e, struct rawsyms *r, bool *
 		return 0;
 	mini = elf_memory((char *)buf, len);
 	if (mini && elf_kind(mini) == ELF_K_ELF)
-		ret = add_symbols(s, mini, SHT_SYMTAB, r, found);
+		ret = add_symbols(names, mini, SHT_SYMTAB, r, found);
 	elf_end(mini);
 	free(buf);
 	return ret;
@@ -460,11 +462,11 @@ static const char *slot_name(const struct plt_ctx *c, uint64_t slot)
 	return g ? g->name : NULL;
 }
 
-static int push_plt(struct symbolizer *s, struct rawsyms *r, const char *name, uint64_t addr,
+static int push_plt(struct arena *names, struct rawsyms *r, const char *name, uint64_t addr,
 		    uint64_t size, uint64_t limit)
 {
 	size_t len = strlen(name);
-	char *n = arena_alloc(&s->arena, len + 5);
+	char *n = arena_alloc(names, len + 5);
 	struct rawsym rs = {
 		.start = addr, .size = size, .limit = limit, .name = n,
 		.bind = STB_GLOBAL, .type = STT_FUNC,
@@ -479,7 +481,7 @@ static int push_plt(struct symbolizer *s, struct rawsyms *r, const char *name, u
 
 /* Name the entries of one PLT section: by the GOT slot each one jumps
  * through on x86-64, else (first_index >= 0) by the order of .rela.plt. */
-static int plt_section(struct symbolizer *s, Elf *e, const char *secname, uint64_t header,
+static int plt_section(struct arena *names, Elf *e, const char *secname, uint64_t header,
 		       uint64_t entsize, long first_index, bool x86_64, const struct plt_ctx *c,
 		       struct rawsyms *r)
 {
@@ -504,7 +506,7 @@ static int plt_section(struct symbolizer *s, Elf *e, const char *secname, uint64
 		if (!name && first_index >= 0 && first_index + i < c->nrel)
 			name = c->rel[first_index + i].name ? c->rel[first_index + i].name : "";
 		if (name)
-			ret = push_plt(s, r, name, sh.sh_addr + off, entsize, sh.sh_addr + len);
+			ret = push_plt(names, r, name, sh.sh_addr + off, entsize, sh.sh_addr + len);
 	}
 	return ret;
 }
@@ -512,7 +514,7 @@ static int plt_section(struct symbolizer *s, Elf *e, const char *secname, uint64
 /* perf's naming: a ".plt" symbol for the PLT header (the whole .plt when
  * .plt.sec holds the entries), "name@plt" for each entry of .plt, .plt.sec
  * and (x86) .plt.got. */
-static int add_plt(struct symbolizer *s, Elf *e, struct rawsyms *r)
+static int add_plt(struct arena *names, Elf *e, struct rawsyms *r)
 {
 	struct plt_ctx c = { 0 };
 	GElf_Shdr plt, sec;
@@ -560,16 +562,16 @@ static int add_plt(struct symbolizer *s, Elf *e, struct rawsyms *r)
 	};
 	ret = rawsyms_push(r, &hdr);
 	if (!ret && has_sec)
-		ret = plt_section(s, e, ".plt.sec", 0, 16, 0, x86_64, &c, r);
+		ret = plt_section(names, e, ".plt.sec", 0, 16, 0, x86_64, &c, r);
 	else if (!ret)
-		ret = plt_section(s, e, ".plt", header, entsize, 0, x86_64, &c, r);
+		ret = plt_section(names, e, ".plt", header, entsize, 0, x86_64, &c, r);
 	if (!ret && x86_64) {
 		GElf_Shdr got;
 		uint64_t gsize = 8;
 
 		if (elf_section(e, ".plt.got", &got) && (got.sh_entsize == 8 || got.sh_entsize == 16))
 			gsize = got.sh_entsize;
-		ret = plt_section(s, e, ".plt.got", 0, gsize, -1, true, &c, r);
+		ret = plt_section(names, e, ".plt.got", 0, gsize, -1, true, &c, r);
 	}
 out:
 	free(c.rel);
@@ -577,40 +579,34 @@ out:
 	return ret;
 }
 
-/* ---- a dso's table ---------------------------------------------------- */
+/* ---- a binary's table ------------------------------------------------ */
 
-/*
- * .symtab of the debug file if it has one, else of the binary; .dynsym of
- * the binary; when no .symtab was found, .gnu_debugdata; the PLT entries
- * of the binary. Unreadable pieces are skipped; only -ENOMEM is returned
- * (and leaves the table unloaded).
- */
-int dso_load_symbols(struct symbolizer *s, struct sym_dso *d)
+int elf_read_symbols(const char *bin_path, const char *debug_path, struct arena *names,
+		     struct symtab *out)
 {
 	struct rawsyms r = { 0 };
 	int bfd = -1, dfd = -1, ret = 0;
-	Elf *bin = d->bin_path ? elf_open_path(d->bin_path, &bfd) : NULL;
-	Elf *dbg = d->debug_path ? elf_open_path(d->debug_path, &dfd) : NULL;
+	Elf *bin = bin_path ? elf_open_path(bin_path, &bfd) : NULL;
+	Elf *dbg = debug_path ? elf_open_path(debug_path, &dfd) : NULL;
 	bool symtab = false, dyn = false;
 
+	out->v = NULL;
+	out->n = 0;
 	if (dbg)
-		ret = add_symbols(s, dbg, SHT_SYMTAB, &r, &symtab);
+		ret = add_symbols(names, dbg, SHT_SYMTAB, &r, &symtab);
 	if (!ret && bin && !symtab)
-		ret = add_symbols(s, bin, SHT_SYMTAB, &r, &symtab);
+		ret = add_symbols(names, bin, SHT_SYMTAB, &r, &symtab);
 	if (!ret && bin)
-		ret = add_symbols(s, bin, SHT_DYNSYM, &r, &dyn);
+		ret = add_symbols(names, bin, SHT_DYNSYM, &r, &dyn);
 	if (!ret && bin && !symtab)
-		ret = add_debugdata(s, bin, &r, &symtab);
+		ret = add_debugdata(names, bin, &r, &symtab);
 	if (!ret && bin)
-		ret = add_plt(s, bin, &r);
+		ret = add_plt(names, bin, &r);
 	elf_close(bin, bfd);
 	elf_close(dbg, dfd);
 	if (ret) {
 		free(r.v);
 		return ret;
 	}
-	ret = rawsyms_finish(&r, &d->syms, NULL);
-	if (!ret)
-		d->syms_loaded = true;
-	return ret;
+	return rawsyms_finish(&r, out, NULL);
 }

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Where the files of a dso are found and whether they are trusted: the
- * binary and a separate debug file, by build id on this machine (the debug
- * root, perf's build-id cache, .gnu_debuglink), from debuginfod, or at the
- * recorded path (the order is in symbols.h); and the program headers that
- * turn file offsets into addresses.
+ * Where the files of a binary are found and whether they are trusted; see
+ * symbols_find.h.
  */
-#include "symbols_int.h"
+#include "symbols_find.h"
+#include "symbols_elf.h"
 
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
@@ -20,6 +18,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "common/buf.h"
+
+struct dbgd;
+
+struct debug_find {
+	char *debug_root;
+	char *buildid_dir;              /* perf's build-id cache; NULL: none */
+	struct dbgd *dbgd;              /* NULL until debuginfod is first needed */
+	struct sym_warner warn;
+	struct debug_find_stats stats;
+};
 
 static void hex_str(const uint8_t *p, size_t n, char *out)
 {
@@ -55,7 +65,7 @@ static bool debug_file_ok(const char *path, const uint8_t *bid, size_t bid_n)
 }
 
 /* <debug_root>/.build-id/xx/yyyy.debug; NULL when absent, or for want of memory. */
-static char *find_by_build_id(struct symbolizer *s, const uint8_t *bid, size_t n)
+static char *find_by_build_id(struct debug_find *s, const uint8_t *bid, size_t n)
 {
 	char hex[2 * SYM_BUILD_ID_MAX + 1], *path;
 
@@ -101,7 +111,7 @@ static bool file_crc_is(const char *path, uint32_t want)
  * subdirectory and under <debug_root>/<dir>/. A candidate is accepted when
  * both it and the binary have build ids and they are equal, otherwise when
  * the CRC-32 of the whole file is the one the link records. */
-static char *find_by_debuglink(struct symbolizer *s, const char *bin, Elf *e,
+static char *find_by_debuglink(struct debug_find *s, const char *bin, Elf *e,
 			       const uint8_t *bid, size_t bid_n)
 {
 	const char *slash = strrchr(bin, '/');
@@ -152,9 +162,9 @@ static char *find_by_debuglink(struct symbolizer *s, const char *bin, Elf *e,
 
 /* ---- settings ---------------------------------------------------------- */
 
-int find_init(struct symbolizer *s, const struct symbolizer_opts *o)
+static int find_buildid_dir(struct debug_find *s, const char *dir)
 {
-	const char *dir = o ? o->buildid_dir : NULL, *home;
+	const char *home;
 
 	if (!dir) {
 		dir = getenv("PERF_BUILDID_DIR");
@@ -194,7 +204,7 @@ static bool file_build_id_is(const char *path, const uint8_t *bid, size_t bid_n)
  * (and, for a debug file, symbols or DWARF). NULL when absent, or for want
  * of memory.
  */
-static char *find_in_buildid_cache(struct symbolizer *s, const uint8_t *bid, size_t n,
+static char *find_in_buildid_cache(struct debug_find *s, const uint8_t *bid, size_t n,
 				   const char *leaf)
 {
 	char hex[2 * SYM_BUILD_ID_MAX + 1], *path;
@@ -273,12 +283,8 @@ struct dbgd {
 	size_t n, cap;
 };
 
-void find_free(struct symbolizer *s)
+static void dbgd_free(struct dbgd *g)
 {
-	struct dbgd *g = s->dbgd;
-
-	free(s->buildid_dir);
-	s->buildid_dir = NULL;
 	if (!g)
 		return;
 	if (g->client)
@@ -289,10 +295,40 @@ void find_free(struct symbolizer *s)
 	}
 	free(g->v);
 	free(g);
-	s->dbgd = NULL;
 }
 
-static void dbgd_warn(struct symbolizer *s, const char *what, const char *path,
+struct debug_find *debug_find_new(const char *debug_root, const char *buildid_dir,
+				  struct sym_warner warn)
+{
+	struct debug_find *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->warn = warn;
+	s->debug_root = strdup(debug_root);
+	if (!s->debug_root || find_buildid_dir(s, buildid_dir)) {
+		debug_find_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void debug_find_free(struct debug_find *s)
+{
+	if (!s)
+		return;
+	dbgd_free(s->dbgd);
+	free(s->debug_root);
+	free(s->buildid_dir);
+	free(s);
+}
+
+void debug_find_get_stats(const struct debug_find *s, struct debug_find_stats *st)
+{
+	*st = s->stats;
+}
+
+static void dbgd_warn(struct debug_find *s, const char *what, const char *path,
 		      const uint8_t *bid, size_t n, const char *why)
 {
 	char hex[2 * SYM_BUILD_ID_MAX + 1];
@@ -301,14 +337,14 @@ static void dbgd_warn(struct symbolizer *s, const char *what, const char *path,
 		return;
 	s->dbgd->warned = true;
 	hex_str(bid, n, hex);
-	sym_warn(s, "debuginfod: no %s for %s (build id %s): %s; further failures "
+	sym_warn(&s->warn, "debuginfod: no %s for %s (build id %s): %s; further failures "
 		 "are not reported", what, path, hex, why);
 }
 
 /* The record of the questions about bid, added when new; NULL when
  * debuginfod is not configured, or for want of memory. The client is made
  * on first use. */
-static struct dbgd_ask *dbgd_ask_for(struct symbolizer *s, const uint8_t *bid, size_t n)
+static struct dbgd_ask *dbgd_ask_for(struct debug_find *s, const uint8_t *bid, size_t n)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	struct dbgd *g = s->dbgd;
@@ -322,11 +358,11 @@ static struct dbgd_ask *dbgd_ask_for(struct symbolizer *s, const uint8_t *bid, s
 		pthread_once(&dbgd_lib_once, dbgd_lib_load);
 		if (!dbgd_lib.begin) {
 			g->warned = true;
-			sym_warn(s, "debuginfod: DEBUGINFOD_URLS is set, but %s: not used",
+			sym_warn(&s->warn, "debuginfod: DEBUGINFOD_URLS is set, but %s: not used",
 				 dbgd_lib_err);
 		} else if (!(g->client = dbgd_lib.begin())) {
 			g->warned = true;
-			sym_warn(s, "debuginfod: cannot start a client: not used");
+			sym_warn(&s->warn, "debuginfod: cannot start a client: not used");
 		}
 	}
 	for (size_t i = 0; i < g->n; i++)
@@ -354,7 +390,7 @@ static struct dbgd_ask *dbgd_ask_for(struct symbolizer *s, const uint8_t *bid, s
  * that build id (and, for debuginfo, symbols or DWARF). path is the
  * recorded one, for the warning.
  */
-static char *dbgd_find(struct symbolizer *s, const uint8_t *bid, size_t n, int kind,
+static char *dbgd_find(struct debug_find *s, const uint8_t *bid, size_t n, int kind,
 		       const char *path)
 {
 	static const char *const what[2] = { "executable", "debuginfo" };
@@ -420,20 +456,19 @@ static bool elf_has_full_symbols(Elf *e)
 	return elf_has_section(e, ".symtab", false) || elf_has_section(e, ".debug_info", true);
 }
 
-static void mismatch_warn(struct symbolizer *s, struct sym_dso *d, const uint8_t *fbid,
-			  size_t fbid_n)
+static void mismatch_warn(struct debug_find *s, const char *path, const uint8_t *bid,
+			  size_t bid_n, const uint8_t *fbid, size_t fbid_n)
 {
 	char want[2 * SYM_BUILD_ID_MAX + 1], have[2 * SYM_BUILD_ID_MAX + 1];
 
-	hex_str(d->build_id, d->build_id_size, want);
+	hex_str(bid, bid_n, want);
 	hex_str(fbid, fbid_n, have);
-	sym_warn(s, "%s: build id %s recorded, but the file on disk has %s: "
-		 "its addresses stay unresolved", d->path, want, fbid_n ? have : "none");
+	sym_warn(&s->warn, "%s: build id %s recorded, but the file on disk has %s: "
+		 "its addresses stay unresolved", path, want, fbid_n ? have : "none");
 }
 
 /*
- * Decide which files the dso uses and read its program headers. -ENOMEM
- * leaves the dso unopened; everything else ends in a state.
+ * Decide which files the binary uses and read its program headers.
  *
  * The binary: the recorded path when its build id is the recorded one (or
  * none was recorded), else perf's build-id cache, else debuginfod's
@@ -443,22 +478,25 @@ static void mismatch_warn(struct symbolizer *s, struct sym_dso *d, const uint8_t
  * then by the binary's .gnu_debuglink, then debuginfod's debuginfo when
  * there is no binary or the one found has neither .symtab nor .debug_info.
  */
-static int dso_open(struct symbolizer *s, struct sym_dso *d)
+int debug_find_files(struct debug_find *s, const char *path, const uint8_t *rec_bid,
+		     size_t rec_bid_n, struct bin_files *out)
 {
 	uint8_t fbid[SYM_BUILD_ID_MAX];
 	size_t fbid_n = 0;
-	const uint8_t *bid = d->build_id;
-	size_t bid_n = d->build_id_size;
+	const uint8_t *bid = rec_bid;
+	size_t bid_n = rec_bid_n;
 	bool have_file, local_bin, want_debug;
 	char *bin = NULL, *dbg = NULL;
 	int fd = -1, bfd = -1, ret = 0;
-	Elf *e = elf_open_path(d->path, &fd), *be = NULL;
+	Elf *e = elf_open_path(path, &fd), *be = NULL;
+
+	memset(out, 0, sizeof(*out));
 
 	have_file = e != NULL;
 	if (e) {
 		fbid_n = elf_build_id(e, fbid);
 		if (!bid_n || (fbid_n == bid_n && !memcmp(fbid, bid, bid_n))) {
-			if (!(bin = strdup(d->path))) {
+			if (!(bin = strdup(path))) {
 				ret = -ENOMEM;
 				goto out;
 			}
@@ -477,25 +515,25 @@ static int dso_open(struct symbolizer *s, struct sym_dso *d)
 	if (!dbg)
 		dbg = find_in_buildid_cache(s, bid, bid_n, "debug");
 	if (!dbg && be)
-		dbg = find_by_debuglink(s, d->path, be, bid, bid_n);
+		dbg = find_by_debuglink(s, path, be, bid, bid_n);
 	/* 2. debuginfod, for what is still missing */
 	local_bin = be != NULL;
-	if (!bin && (bin = dbgd_find(s, bid, bid_n, DBGD_EXECUTABLE, d->path)))
+	if (!bin && (bin = dbgd_find(s, bid, bid_n, DBGD_EXECUTABLE, path)))
 		be = elf_open_path(bin, &bfd);
 	want_debug = !dbg && !(be && elf_has_section(be, ".debug_info", true)) &&
 		     !(local_bin && elf_has_full_symbols(be));
 	if (want_debug)
-		dbg = dbgd_find(s, bid, bid_n, DBGD_DEBUGINFO, d->path);
+		dbg = dbgd_find(s, bid, bid_n, DBGD_DEBUGINFO, path);
 
 	if (be) {
-		ret = elf_load_segs(be, &d->segs, &d->nsegs);
+		ret = elf_load_segs(be, &out->segs, &out->nsegs);
 	} else if (dbg) {
 		int dfd;
 		Elf *de = elf_open_path(dbg, &dfd);
 
-		ret = de ? elf_load_segs(de, &d->segs, &d->nsegs) : 0;
+		ret = de ? elf_load_segs(de, &out->segs, &out->nsegs) : 0;
 		elf_close(de, dfd);
-		segs_guess_offsets(d->segs, d->nsegs);
+		segs_guess_offsets(out->segs, out->nsegs);
 	}
 out:
 	if (be && be != e)
@@ -504,42 +542,30 @@ out:
 	if (ret) {
 		free(bin);
 		free(dbg);
-		free(d->segs);
-		d->segs = NULL;
-		d->nsegs = 0;
+		free(out->segs);
+		out->segs = NULL;
+		out->nsegs = 0;
 		return ret;
 	}
 	if (bin && !be) {       /* unreadable after all */
 		free(bin);
 		bin = NULL;
 	}
-	d->bin_path = bin;
-	d->debug_path = dbg;
-	if (bin || (dbg && d->nsegs)) {
-		d->state = DSO_OK;
-	} else if (have_file) {
-		d->state = DSO_MISMATCH;
-		s->stats.dsos_mismatch++;
-		mismatch_warn(s, d, fbid, fbid_n);
-	} else {
-		d->state = DSO_MISSING;
-		s->stats.dsos_missing++;
-	}
-	return 0;
+	out->bin_path = bin;
+	out->debug_path = dbg;
+	if (bin || (dbg && out->nsegs))
+		return BIN_OK;
+	if (!have_file)
+		return BIN_MISSING;
+	mismatch_warn(s, path, rec_bid, rec_bid_n, fbid, fbid_n);
+	return BIN_MISMATCH;
 }
 
-int dso_ensure(struct symbolizer *s, struct sym_dso *d)
+void bin_files_free(struct bin_files *b)
 {
-	int ret;
-
-	if (d->state != DSO_NEW)
-		return 0;
-	/* what the recording embedded comes before any file */
-	ret = dso_use_embedded(s, d);
-	return ret ? (ret < 0 ? ret : 0) : dso_open(s, d);
+	free(b->bin_path);
+	free(b->debug_path);
+	free(b->segs);
+	memset(b, 0, sizeof(*b));
 }
 
-bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d)
-{
-	return !dso_ensure(s, d) && d->state == DSO_OK;
-}

@@ -10,17 +10,71 @@
  * Reading /proc/kallsyms is slow (the kernel formats every line), so it can
  * be read and indexed on a thread while the report reads its file.
  */
-#include "symbols_int.h"
+#include "symbols_kernel.h"
 #include "format/blocks.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/buf.h"
+
+/* One function symbol of a kallsyms text, by position in that text. */
+struct kent {
+	uint64_t start;
+	uint32_t name_off, module_off;  /* module_off 0: core kernel */
+	uint16_t name_len, module_len;
+	char type;
+};
+
+/* Kernel symbols: the kallsyms text kept as it is, plus an index of its
+ * function symbols sorted by address; names are copied out only for the
+ * symbols a lookup lands on. */
+struct kindex {
+	uint8_t *text;                  /* names are at text + name_off */
+	size_t len;
+	struct kent *v;
+	size_t n;
+	/* or, from a kept index: read with pread as needed (mapping it would
+	 * make the kernel map whole large page-cache folios) */
+	int fd;                         /* -1 unless from a kept index */
+	uint64_t *top;                  /* start of every KBLOCK-th entry */
+	size_t ntop;
+	uint64_t entries_off, strings_off;
+	size_t nonzero;                 /* entries with a non-zero address */
+	int err;                        /* 0, -ENOMEM or -PREC_ECORRUPT */
+	char msg[ERR_MSG_MAX];
+};
+
+struct ksyms {
+	int state;                      /* 0 not loaded, 1 loaded, -1 unavailable */
+	bool prefetching;               /* a thread is reading and indexing kallsyms_path */
+	pthread_t prefetch;
+	bool pf_read;                   /* the prefetch could read the file */
+	struct kindex pf;               /* its result */
+	struct kindex ix;
+	const char **names;             /* per index entry, filled on first use */
+	const char **modules;
+	unsigned same_as;               /* a table of ktabs: the same text as table same_as */
+};
+
+/* Kernel symbol tables: table 0 (kernel) and tables 1.. (ktabs). */
+struct kernel_syms {
+	char *kallsyms_path;
+	char *cache_dir;
+	struct sym_warner warn;
+	struct arena arena;             /* names copied out of the texts */
+	struct ksyms kernel;            /* table 0 */
+	struct ksyms *ktabs;            /* tables 1.. (kernel_syms_load) */
+	size_t nr_ktabs;
+	struct kernel_syms_stats stats;
+};
 
 static uint8_t *read_all(const char *path, size_t *len);
 static void kindex_build(struct kindex *k);
@@ -236,7 +290,7 @@ out:
 
 /* Kernel symbols from kallsyms_path: a kept index when there is a valid
  * one, else read, index (and keep) them. false when the file is unreadable. */
-static bool kindex_from_path(const struct symbolizer *s, struct kindex *k)
+static bool kindex_from_path(const struct kernel_syms *s, struct kindex *k)
 {
 	uint64_t key = 0;
 
@@ -362,7 +416,7 @@ fail:
 }
 
 /* Make an index the kernel symbols of table ks (or mark them unavailable). */
-static int kernel_take(struct symbolizer *s, struct ksyms *ks, struct kindex *k, bool warn,
+static int kernel_take(struct kernel_syms *s, struct ksyms *ks, struct kindex *k, bool warn,
 		       struct err *err)
 {
 	free(ks->names);
@@ -381,12 +435,13 @@ static int kernel_take(struct symbolizer *s, struct ksyms *ks, struct kindex *k,
 	ks->ix = *k;
 	memset(k, 0, sizeof(*k));
 	if (ks == &s->kernel)
-		s->stats.kallsyms_cached = ks->ix.top != NULL;
+		s->stats.cached = ks->ix.top != NULL;
 	if (!ks->ix.nonzero) {
 		ks->state = -1;
 		if (warn)
-			sym_warn(s, "kernel symbol addresses are hidden (all zero, see "
-				 "/proc/sys/kernel/kptr_restrict): kernel addresses stay unresolved");
+			sym_warn(&s->warn, "kernel symbol addresses are hidden (all zero, "
+				 "see /proc/sys/kernel/kptr_restrict): kernel addresses stay "
+				 "unresolved");
 		return 0;
 	}
 	ks->names = calloc(ks->ix.n ? ks->ix.n : 1, sizeof(*ks->names));
@@ -401,14 +456,14 @@ static int kernel_take(struct symbolizer *s, struct ksyms *ks, struct kindex *k,
 
 static void *prefetch_main(void *arg)
 {
-	struct symbolizer *s = arg;
+	struct kernel_syms *s = arg;
 	struct kindex *k = &s->kernel.pf;
 
 	s->kernel.pf_read = kindex_from_path(s, k);
 	return NULL;
 }
 
-int symbolizer_prefetch_kallsyms(struct symbolizer *s)
+int kernel_syms_prefetch(struct kernel_syms *s)
 {
 	if (s->kernel.state || s->kernel.prefetching)
 		return 0;
@@ -418,7 +473,7 @@ int symbolizer_prefetch_kallsyms(struct symbolizer *s)
 	return 0;
 }
 
-static void prefetch_join(struct symbolizer *s)
+static void prefetch_join(struct kernel_syms *s)
 {
 	if (!s->kernel.prefetching)
 		return;
@@ -426,7 +481,7 @@ static void prefetch_join(struct symbolizer *s)
 	s->kernel.prefetching = false;
 }
 
-void kernel_prefetch_drop(struct symbolizer *s)
+static void prefetch_drop(struct kernel_syms *s)
 {
 	prefetch_join(s);
 	kindex_free(&s->kernel.pf);
@@ -440,18 +495,44 @@ static void ksyms_free(struct ksyms *ks)
 	ks->names = ks->modules = NULL;
 }
 
-void kernel_free(struct symbolizer *s)
+struct kernel_syms *kernel_syms_new(const char *kallsyms_path, const char *cache_dir,
+				    struct sym_warner warn)
 {
-	kernel_prefetch_drop(s);
+	struct kernel_syms *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->kallsyms_path = strdup(kallsyms_path);
+	s->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
+	s->warn = warn;
+	if (!s->kallsyms_path || (cache_dir && !s->cache_dir)) {
+		kernel_syms_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void kernel_syms_free(struct kernel_syms *s)
+{
+	if (!s)
+		return;
+	prefetch_drop(s);
 	ksyms_free(&s->kernel);
 	for (size_t i = 0; i < s->nr_ktabs; i++)
 		ksyms_free(&s->ktabs[i]);
 	free(s->ktabs);
-	s->ktabs = NULL;
-	s->nr_ktabs = 0;
+	arena_free(&s->arena);
+	free(s->kallsyms_path);
+	free(s->cache_dir);
+	free(s);
 }
 
-static int ksyms_load(struct symbolizer *s, struct ksyms *ks, const uint8_t *text, size_t len,
+void kernel_syms_get_stats(const struct kernel_syms *s, struct kernel_syms_stats *st)
+{
+	*st = s->stats;
+}
+
+static int ksyms_load(struct kernel_syms *s, struct ksyms *ks, const uint8_t *text, size_t len,
 		      struct err *err)
 {
 	struct kindex k = { 0 };
@@ -465,15 +546,9 @@ static int ksyms_load(struct symbolizer *s, struct ksyms *ks, const uint8_t *tex
 	return kernel_take(s, ks, &k, true, err);
 }
 
-int symbolizer_load_kallsyms(struct symbolizer *s, const uint8_t *text, size_t len,
-			     struct err *err)
-{
-	kernel_prefetch_drop(s);        /* the recording's copy wins */
-	return ksyms_load(s, &s->kernel, text, len, err);
-}
 
 /* Table n (from 1) of ktabs; NULL when never loaded. */
-static struct ksyms *ktab(struct symbolizer *s, unsigned n)
+static struct ksyms *ktab(struct kernel_syms *s, unsigned n)
 {
 	struct ksyms *ks;
 
@@ -485,13 +560,15 @@ static struct ksyms *ktab(struct symbolizer *s, unsigned n)
 	return ks->state ? ks : NULL;
 }
 
-int symbolizer_load_kallsyms_table(struct symbolizer *s, unsigned table, const uint8_t *text,
-				   size_t len, struct err *err)
+int kernel_syms_load(struct kernel_syms *s, unsigned table, const uint8_t *text, size_t len,
+		     struct err *err)
 {
 	struct ksyms *grown;
 
-	if (!table)
-		return symbolizer_load_kallsyms(s, text, len, err);
+	if (!table) {
+		prefetch_drop(s);       /* the recording's copy wins */
+		return ksyms_load(s, &s->kernel, text, len, err);
+	}
 	if (table > s->nr_ktabs) {
 		grown = array_realloc(s->ktabs, table, sizeof(*grown));
 		if (!grown)
@@ -515,7 +592,7 @@ int symbolizer_load_kallsyms_table(struct symbolizer *s, unsigned table, const u
 	return ksyms_load(s, &s->ktabs[table - 1], text, len, err);
 }
 
-static int kernel_ensure(struct symbolizer *s)
+static int kernel_ensure(struct kernel_syms *s)
 {
 	struct kindex k = { 0 };
 	struct err err = { 0 };
@@ -534,7 +611,8 @@ static int kernel_ensure(struct symbolizer *s)
 	}
 	if (!read) {
 		s->kernel.state = -1;
-		sym_warn(s, "cannot read %s: kernel addresses stay unresolved", s->kallsyms_path);
+		sym_warn(&s->warn, "cannot read %s: kernel addresses stay unresolved",
+			 s->kallsyms_path);
 		return 0;
 	}
 	ret = kernel_take(s, &s->kernel, &k, true, &err);
@@ -542,13 +620,14 @@ static int kernel_ensure(struct symbolizer *s)
 		return ret;
 	if (ret) {
 		s->kernel.state = -1;
-		sym_warn(s, "%s: %s: kernel addresses stay unresolved", s->kallsyms_path, err.msg);
+		sym_warn(&s->warn, "%s: %s: kernel addresses stay unresolved", s->kallsyms_path,
+			 err.msg);
 	}
 	return 0;
 }
 
 /* Bytes of the strings of a kept index, read into the arena. */
-static char *kstr_read(struct symbolizer *s, const struct ksyms *ks, uint32_t off, uint16_t len)
+static char *kstr_read(struct kernel_syms *s, const struct ksyms *ks, uint32_t off, uint16_t len)
 {
 	char *p = arena_alloc(&s->arena, (size_t)len + 1);
 
@@ -559,7 +638,7 @@ static char *kstr_read(struct symbolizer *s, const struct ksyms *ks, uint32_t of
 }
 
 /* The name (and module) of index entry i (e), copied out on first use. */
-static int kent_strings(struct symbolizer *s, struct ksyms *ks, size_t i, const struct kent *e)
+static int kent_strings(struct kernel_syms *s, struct ksyms *ks, size_t i, const struct kent *e)
 {
 	if (ks->names[i])
 		return 0;
@@ -625,14 +704,8 @@ static bool kwindow(struct ksyms *ks, uint64_t addr, struct kent *buf, const str
 	return true;
 }
 
-int symbolizer_kernel_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *out,
-			     const char **module)
-{
-	return symbolizer_kernel_lookup_table(s, 0, addr, out, module);
-}
-
-int symbolizer_kernel_lookup_table(struct symbolizer *s, unsigned table, uint64_t addr,
-				   struct sym_info *out, const char **module)
+int kernel_syms_lookup(struct kernel_syms *s, unsigned table, uint64_t addr, struct sym *out,
+		       const char **module)
 {
 	struct ksyms *ks = ktab(s, table);
 	struct kent buf[KBLOCK + 2 * KWINDOW];
@@ -642,7 +715,6 @@ int symbolizer_kernel_lookup_table(struct symbolizer *s, unsigned table, uint64_
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	out->addr = addr;
 	if (module)
 		*module = NULL;
 	if (!ks) {
@@ -687,7 +759,7 @@ failed:
 		return ret;
 	/* a damaged kept index: its names cannot be trusted */
 	ks->state = -1;
-	sym_warn(s, "kernel symbol index damaged: kernel addresses stay unresolved");
+	sym_warn(&s->warn, "kernel symbol index damaged: kernel addresses stay unresolved");
 unresolved:
 	s->stats.unresolved++;
 	return 0;

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SYMBOLS blocks for the binaries a recording hit; see archive.h. The file
+ * SYMBOLS blocks for the binaries a recording hit; see embed.h. The file
  * is read as a report reads it (the same ordering, machine model, folding
  * and, for --call-graph dwarf, unwinding), so the addresses embedded are
  * exactly those a report looks up; the unwinder reports every word it reads
  * from a binary, and those words are what is embedded of its unwind tables.
  */
-#include "report/core/input.h"
-#include "archive.h"
+#include "embed.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,14 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "common/opts.h"
+#include "common/buf.h"
+#include "common/hash.h"
+#include "format/blocks.h"
 #include "format/container.h"
 #include "format/embed.h"
-#include "format/perfdata.h"
+#include "report/aggregate/hist.h"
 #include "report/core/load.h"
-#include "symbols_int.h"
+#include "symbols.h"
+#include "unwind.h"
 
 struct word {                   /* a word an unwind read from a binary */
 	struct dso *dso;
@@ -255,19 +256,14 @@ static void bin_free(struct bin *b)
  * the file at its path, as the report would read that file anyway. */
 static bool learn_build_id(struct dso *d, const char *symfs)
 {
-	uint8_t id[SYM_BUILD_ID_MAX];
+	uint8_t id[64];
 	char path[4096];
-	size_t n = 0;
-	int fd;
-	Elf *e;
+	size_t n;
 
 	if (d->kernel || d->anon || d->path[0] != '/' ||
 	    (size_t)snprintf(path, sizeof(path), "%s%s", symfs ? symfs : "", d->path) >= sizeof(path))
 		return false;
-	e = elf_open_path(path, &fd);
-	if (e)
-		n = elf_build_id(e, id);
-	elf_close(e, fd);
+	n = sym_file_build_id(path, id, sizeof(id));
 	if (!n || n > sizeof(d->build_id) || n > BUILD_ID_MAX)
 		return false;
 	memcpy(d->build_id, id, n);
@@ -276,7 +272,7 @@ static bool learn_build_id(struct dso *d, const char *symfs)
 }
 
 /* The hit addresses of every binary, resolved. */
-static int gather(struct arch *a, const char *symfs, struct archive_stats *st)
+static int gather(struct arch *a, const char *symfs, struct embed_stats *st)
 {
 	struct machine *m = load_machine(a->l);
 	int ret = 0;
@@ -447,7 +443,7 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 }
 
 static int write_blocks(struct arch *a, const char *path, int level,
-			struct archive_stats *st, struct err *err)
+			struct embed_stats *st, struct err *err)
 {
 	struct container_writer_opts wo = { .level = level };
 	struct container_writer *w;
@@ -504,123 +500,7 @@ static int write_blocks(struct arch *a, const char *path, int level,
 	return ret;
 }
 
-/* ---- perf.data to prec.data ------------------------------------------ */
-
-struct conv {
-	struct container_writer *w;
-	struct buf batch;               /* records in time order, written in spans */
-	struct err *err;
-};
-
-static int conv_flush(struct conv *c)
-{
-	int ret;
-
-	if (!c->batch.len)
-		return 0;
-	/* the records come out of the session in time order already: each
-	 * batch is a pass of its own */
-	ret = container_write_records(c->w, 0, c->batch.data, c->batch.len, NULL, 0, c->err);
-	ret = ret ? ret : container_write_round(c->w, c->err);
-	buf_reset(&c->batch);
-	return ret;
-}
-
-static int conv_record(void *ctx, struct session *s, const struct record *rec)
-{
-	struct conv *c = ctx;
-
-	(void)s;
-	if (rec->type >= PERF_RECORD_MAX)
-		return 0;       /* perf's own records (rounds, ids, ...) are perf.data's */
-	if (buf_append(&c->batch, rec->bytes, rec->size))
-		return err_set(c->err, -ENOMEM, "out of memory");
-	return c->batch.len >= (256u << 10) ? conv_flush(c) : 0;
-}
-
-/* Write the events, metadata, records and build ids of a perf.data file
- * as a prec.data file at out. */
-static int convert_perfdata(const char *in, const char *out, int level, bool quiet,
-			    struct err *err)
-{
-	struct container_writer_opts wo = { .level = level };
-	struct conv c = { .batch = BUF_INIT, .err = err };
-	struct session s;
-	struct buf b = BUF_INIT;
-	int ret = session_open(&s, in, quiet, err);
-
-	if (ret)
-		return ret;
-	ret = container_writer_open(&c.w, out, &wo, err);
-	if (ret) {
-		session_close(&s);
-		return ret;
-	}
-	ret = metadata_encode(&s.meta, &b);
-	ret = ret ? ret : container_write_block(c.w, BLOCK_METADATA, b.data, b.len, err);
-	for (size_t i = 0; !ret && i < s.nr_events; i++) {
-		const struct event_desc *e = &s.events[i];
-
-		buf_reset(&b);
-		ret = event_block_encode(e->attr_bytes, e->attr_size, e->name, e->ids, e->nr_ids, &b);
-		ret = ret ? ret : container_write_block(c.w, BLOCK_EVENT, b.data, b.len, err);
-	}
-	ret = ret ? ret : session_read(&s, conv_record, &c, err);
-	ret = ret ? ret : conv_flush(&c);
-	if (!ret && s.nr_build_ids) {
-		buf_reset(&b);
-		ret = build_ids_encode(s.build_ids, s.nr_build_ids, &b);
-		ret = ret ? ret : container_write_block(c.w, BLOCK_BUILD_IDS, b.data, b.len, err);
-	}
-	if (ret == -ENOMEM)
-		err_set(err, ret, "out of memory");
-	if (ret) {
-		container_writer_abort(c.w);
-		unlink(out);
-	} else {
-		ret = container_writer_close(c.w, err);
-	}
-	buf_free(&b);
-	buf_free(&c.batch);
-	session_close(&s);
-	return ret;
-}
-
-/* -i -: only a perf.data stream can be completed from stdin (it becomes
- * the file o->output); a prec stream carries its symbols already. */
-static int stdin_perf(struct err *err)
-{
-	const void *data;
-	size_t len;
-	int ret = input_stdin(&data, &len, err);
-
-	if (!ret && !perfdata_magic(data, len))
-		ret = err_set(err, -EINVAL, "-i -: a prec.data stream cannot be changed in place "
-			      "(and prec embedded its symbols already); save it to a file first");
-	return ret;
-}
-
-/* A samples file cut short, or a saved stream, gets its index first (a
- * counting file is refused below as it is). */
-static int repair_if_cut(const char *path, int level, struct container_repair_stats *rs,
-			 struct err *err)
-{
-	struct container_reader *r;
-	struct container_header h;
-	bool finished;
-	int ret = container_reader_open(&r, path, NULL, err);
-
-	if (ret)
-		return ret;
-	h = *container_reader_header(r);
-	finished = container_reader_stats(r)->finished;
-	container_reader_close(r);
-	if (h.kind != CONTAINER_KIND_SAMPLES || (finished && !(h.flags & CONTAINER_FLAG_STREAM)))
-		return 0;
-	return container_repair(path, level, rs, err);
-}
-
-/* What was read is a file blocks can be added to. */
+/* What was read is a file blocks can be added to (s NULL: nothing read). */
 static int check_readable(const struct session *s, const char *path, struct err *err)
 {
 	if (s && !s->cstats->finished)
@@ -634,8 +514,20 @@ static int check_readable(const struct session *s, const char *path, struct err 
 	return 0;
 }
 
-int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
-		 struct err *err)
+static void arch_free(struct arch *a)
+{
+	for (size_t i = 0; i < a->nr_bins; i++)
+		bin_free(&a->bins[i]);
+	free(a->bins);
+	free(a->words);
+	buf_free(&a->kallsyms);
+	hmap_free(&a->word_idx);
+	hist_free(&a->h);
+	load_free(a->l);
+}
+
+int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embed_stats *st,
+		       struct err *err)
 {
 	struct arch a;
 	struct hist_opts ho = { .keys = { SORT_SYM }, .nr_keys = 1, .inline_frames = false };
@@ -645,28 +537,13 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 		.no_kallsyms = true,    /* kernel symbols are not embedded */
 	};
 	const struct session *s0;
-	struct archive_stats dummy;
+	struct embed_stats dummy;
 	bool had, want = false;
 	int ret;
 
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
-	if (input_is_stdin(path) && (ret = stdin_perf(err)))
-		return ret;
-	if (input_is_stdin(path) || perfdata_probe(path) == 1) {
-		/* a perf.data file becomes a prec.data file (o->output) first */
-		if (!o || !o->output || !strcmp(o->output, path))
-			return err_set(err, -EINVAL, "%s is a perf.data file: name the self-contained "
-				       "prec.data file to write with -o", path);
-		ret = convert_perfdata(path, o->output, o->level, o->quiet, err);
-		if (ret)
-			return ret;
-		path = o->output;
-	}
-	ret = repair_if_cut(path, o ? o->level : -1, &st->repair, err);
-	if (ret)
-		return ret;
 	lo.inputs[0] = path;
 	memset(&a, 0, sizeof(a));
 	ho.symfs = lo.symfs;
@@ -701,80 +578,6 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 	if (want || had)
 		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
 out:
-	for (size_t i = 0; i < a.nr_bins; i++)
-		bin_free(&a.bins[i]);
-	free(a.bins);
-	free(a.words);
-	buf_free(&a.kallsyms);
-	hmap_free(&a.word_idx);
-	hist_free(&a.h);
-	load_free(a.l);
+	arch_free(&a);
 	return ret;
-}
-
-/* ---- prep archive ---------------------------------------------------- */
-
-static void print_repair(const char *input, const struct container_repair_stats *rs)
-{
-	if (rs->repaired)
-		printf("%s: repaired a %s cut short: %llu blocks kept (%llu samples), %llu bytes "
-		       "of an incomplete block cut off, index written\n", input,
-		       rs->stream ? "saved stream" : "recording", (unsigned long long)rs->blocks,
-		       (unsigned long long)rs->samples, (unsigned long long)rs->bytes_cut);
-	else if (rs->stream)
-		printf("%s: a saved stream made a file: %llu blocks kept, index written\n", input,
-		       (unsigned long long)rs->blocks);
-}
-
-int cmd_archive(int argc, char **argv)
-{
-	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]";
-	struct load_opts lo = { 0 };
-	const char *input;
-	struct archive_opts o = { .level = -1 };
-	struct archive_stats st;
-	bool help = false;
-	const struct opt table[] = {
-		LOAD_OPT_INPUT(&lo),
-		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
-		LOAD_OPT_SYMFS(&lo),
-		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),
-		OPTION_FLAG('h', "help", &help, "show this help"),
-		OPTION_END,
-	};
-	struct err err = { 0 };
-	int ret = opts_parse_command(table, argc, argv, "prep archive", usage_line, &help);
-
-	if (ret >= 0)
-		return ret;
-	load_opts_default_input(&lo);
-	input = lo.inputs[0];
-	o.symfs = lo.symfs;
-	if (o.output && !input_is_stdin(input) && !access(input, R_OK) && perfdata_probe(input) == 0) {
-		fprintf(stderr, "prep archive: -o '%s': only for a perf.data input ('%s' is "
-			"completed in place)\n", o.output, input);
-		return 129;
-	}
-	if (archive_file(input, &o, &st, &err)) {
-		fprintf(stderr, "prep archive: %s\n", err.msg);
-		return 1;
-	}
-	if (!o.quiet)
-		print_repair(input, &st.repair);
-	if (!o.quiet) {
-		printf("%s: embedded the symbols of %llu binaries (%llu addresses, %llu symbols, "
-		       "%llu bytes of unwind tables): the file grew by %llu bytes\n",
-		       o.output && (input_is_stdin(input) || perfdata_probe(input) == 1) ?
-		       o.output : input,
-		       (unsigned long long)st.binaries, (unsigned long long)st.addresses,
-		       (unsigned long long)st.symbols, (unsigned long long)st.unwind_bytes,
-		       (unsigned long long)st.file_growth);
-		if (st.no_file)
-			printf("%s: %llu binaries hit could not be read here (missing, or another build id)\n",
-			       input, (unsigned long long)st.no_file);
-		if (st.no_build_id)
-			printf("%s: %llu binaries hit have no build id: not embedded\n", input,
-			       (unsigned long long)st.no_build_id);
-	}
-	return 0;
 }

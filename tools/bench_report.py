@@ -4,6 +4,7 @@
 
     tools/bench_report.py [--runs N] [--seconds S] [--srcline-perf]
     tools/bench_report.py --dwarf [--runs N] [--work N]
+    tools/bench_report.py --prep-before OLD/prep [--runs N] [--seconds S]
 
 Run from the top of the tree after `make tests-build`. Records the same
 4-thread CPU-bound program (build/tests/programs/spin MS 4) once with
@@ -20,6 +21,10 @@ each tool's own file (prep does not read perf.data yet), medians of N runs:
 (build/tests/programs/threads_nofp N) recorded by both tools with
 `-F 10000 --call-graph dwarf`: samples, lost samples, file size, and the
 `--sort sym` report (children, every sample unwound).
+
+--prep-before OLD/prep (a restructure's "no slower"): the same cases with
+an older prep binary on the same prec.data, runs of the two alternating, and
+the ratios new/old; perf is not run.
 
 Wall and CPU seconds (user + sys) and peak resident memory come from
 /usr/bin/time.
@@ -50,6 +55,40 @@ def timed(cmd):
 def med(cmd, runs):
     res = [timed(cmd) for _ in range(runs)]
     return tuple(statistics.median(r[i] for r in res) for i in range(3))
+
+
+def med_pair(cmd_a, cmd_b, runs):
+    """med() of two commands, their runs alternating (the machine's noise
+    falls on both alike)."""
+    ra, rb = [], []
+    for _ in range(runs):
+        ra.append(timed(cmd_a))
+        rb.append(timed(cmd_b))
+    return tuple(tuple(statistics.median(r[i] for r in res) for i in range(3))
+                 for res in (ra, rb))
+
+
+def bench_before(a):
+    ms = str(int(a.seconds * 1000))
+    with tempfile.TemporaryDirectory() as tmp:
+        pp = tmp + "/prec.data"
+        subprocess.run(["./prec", "-q", "-F", "10000", "-g", "-o", pp, "--", SPIN, ms, "4"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        print("prec.data: %d samples (spin %s 4, -F 10000 -g); %s vs ./prep, median of %d" %
+              (samples("prec", pp), ms, a.prep_before, a.runs))
+        cases = [("sort sym", ["-i", pp, "--sort", "sym"]),
+                 ("children", ["-i", pp, "--sort", "sym", "--children"]),
+                 ("script", ["script", "-i", pp]),
+                 ("srcline", ["-i", pp, "--no-children", "--sort", "srcline"]),
+                 ("folded", ["-i", pp, "--folded"]),
+                 ("time 10-20%", ["-i", pp, "--sort", "sym", "--time", "10%-20%"])]
+        print("%-12s %-28s %-28s %s" % ("", "before: wall s, CPU s, MiB", "after: wall s, CPU s, MiB",
+                                          "after/before CPU, memory"))
+        for name, args in cases:
+            old, new = med_pair([a.prep_before] + args, ["./prep"] + args, a.runs)
+            print("%-12s %7.3f %7.3f %7.1f      %7.3f %7.3f %7.1f      %6.2fx %6.2fx" %
+                  (name, old[0], old[1], old[2], new[0], new[1], new[2],
+                   new[1] / max(old[1], 1e-3), new[2] / old[2]))
 
 
 def samples(tool, path):
@@ -108,7 +147,11 @@ def main():
     ap.add_argument("--srcline-perf", action="store_true")
     ap.add_argument("--dwarf", action="store_true")
     ap.add_argument("--work", type=int, default=2500)
+    ap.add_argument("--prep-before", metavar="PREP")
     a = ap.parse_args()
+    if a.prep_before:
+        bench_before(a)
+        return
     if a.dwarf:
         bench_dwarf(a)
         return

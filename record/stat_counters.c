@@ -239,8 +239,7 @@ void counter_read(const struct counter *c, struct reading *sum, struct reading *
 
 double reading_scaled(const struct reading *x, bool no_scale)
 {
-	return !no_scale && x->running && x->running < x->enabled ?
-	       (double)x->value * (double)x->enabled / (double)x->running : (double)x->value;
+	return no_scale ? (double)x->value : stat_scaled((double)x->value, x->enabled, x->running);
 }
 
 void counter_show(struct stat_run *run, size_t i, int k, const struct reading *sum)

@@ -18,6 +18,12 @@
 
 #include "record.h"
 
+/* The value scaled by enabled/running (multiplexed), unless --no-scale. */
+static double reading_scaled(const struct reading *x, bool no_scale)
+{
+	return no_scale ? (double)x->value : stat_scaled((double)x->value, x->enabled, x->running);
+}
+
 /* Counting, not sampling: the times and the id come with every read; {a,b}
  * is opened as one group that its leader reads at once. */
 static void counter_attr(struct stat_run *run, size_t i, struct perf_event_attr *a)
@@ -235,11 +241,6 @@ void counter_read(const struct counter *c, struct reading *sum, struct reading *
 		sum->enabled += v[1];
 		sum->running += v[2];
 	}
-}
-
-double reading_scaled(const struct reading *x, bool no_scale)
-{
-	return no_scale ? (double)x->value : stat_scaled((double)x->value, x->enabled, x->running);
 }
 
 void counter_show(struct stat_run *run, size_t i, int k, const struct reading *sum)

@@ -133,8 +133,6 @@ void counters_close(struct counter *c, size_t n);
 void counters_note_user_only(const struct counter *c, size_t n);
 /* A counter's sum and per-fd readings (nr_fds of them into per). */
 void counter_read(const struct counter *c, struct reading *sum, struct reading *per);
-/* The value scaled by enabled/running (multiplexed), unless --no-scale. */
-double reading_scaled(const struct reading *x, bool no_scale);
 /* The printer's view of event i from a sum read for run k. */
 void counter_show(struct stat_run *run, size_t i, int k, const struct reading *sum);
 /* The last reading of run k into run->per and run->sc. */

@@ -11,6 +11,7 @@
  * reported as GONE, a positive code that the API functions turn into 0 or
  * into a skip; it is never returned to a caller.
  */
+#include "common/scan.h"
 #include "common/text.h"
 #include "synth.h"
 
@@ -224,84 +225,6 @@ static int each_line(struct walk *w, const char *rel, void *arg,
 		ret = is_gone(e) ? GONE : read_error(w, "read", rel, e ? -e : -EIO);
 	fclose(f);
 	return ret;
-}
-
-/* ---- a bounded scanner over one line ----------------------------------- */
-
-struct scan {
-	const char *p, *end;
-};
-
-static struct scan scan_line(const char *line, size_t len)
-{
-	struct scan s = { line, line + len };
-
-	if (len && line[len - 1] == '\n')
-		s.end--;
-	return s;
-}
-
-/* 1 to max_digits hex digits (max_digits <= 16: no overflow) */
-static bool scan_hex(struct scan *s, unsigned max_digits, uint64_t *v)
-{
-	unsigned n = 0;
-	uint64_t x = 0;
-	int d;
-
-	while (s->p < s->end && (d = hex_digit(*s->p)) >= 0) {
-		if (++n > max_digits)
-			return false;
-		x = x << 4 | (uint64_t)d;
-		s->p++;
-	}
-	*v = x;
-	return n > 0;
-}
-
-static bool scan_dec(struct scan *s, uint64_t *v)
-{
-	uint64_t x = 0;
-	bool any = false;
-
-	while (s->p < s->end && *s->p >= '0' && *s->p <= '9') {
-		if (__builtin_mul_overflow(x, 10, &x) ||
-		    __builtin_add_overflow(x, (uint64_t)(*s->p - '0'), &x))
-			return false;
-		s->p++;
-		any = true;
-	}
-	*v = x;
-	return any;
-}
-
-static bool scan_char(struct scan *s, char c)
-{
-	if (s->p >= s->end || *s->p != c)
-		return false;
-	s->p++;
-	return true;
-}
-
-static void scan_skip(struct scan *s, const char *set)
-{
-	while (s->p < s->end && *s->p && strchr(set, *s->p))
-		s->p++;
-}
-
-/* the next run of non-blanks; false at the end */
-static bool scan_token(struct scan *s, struct scan *tok)
-{
-	scan_skip(s, " \t");
-	tok->p = s->p;
-	while (s->p < s->end && *s->p != ' ' && *s->p != '\t')
-		s->p++;
-	tok->end = s->p;
-	return tok->p < tok->end;
-}
-
-static size_t scan_left(const struct scan *s)
-{
-	return (size_t)(s->end - s->p);
 }
 
 /* A decimal pid, 1 to INT_MAX, and nothing else. */

@@ -55,9 +55,13 @@ all: $(BINS)
 deps:
 	@sh tools/deps.sh
 
+# Production objects (common/ format/ record/ report/) are compiled with the
+# banned functions made errors (common/banned.h); tests and tools are not.
+BANNED := -include common/banned.h
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(BANNED) -MMD -MP -c $< -o $@
 
 # the flame graph page is assembled into flame.o (.incbin)
 $(BUILD)/report/export/flame.o: report/export/flamegraph.html

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the one place realloc is called (common/banned.h) */
+#undef realloc
+
 int size_mul(size_t a, size_t b, size_t *out)
 {
 	if (__builtin_mul_overflow(a, b, out))
@@ -34,7 +37,7 @@ int buf_reserve(struct buf *b, size_t more)
 		if (size_mul(cap, 2, &cap))
 			return -ENOMEM;
 	}
-	p = realloc(b->data, cap);
+	p = array_realloc(b->data, cap, 1);
 	if (!p)
 		return -ENOMEM;
 	b->data = p;
@@ -97,7 +100,7 @@ void buf_free(struct buf *b)
 
 int array_grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t c = *cap ? *cap : 16, bytes;
+	size_t c = *cap ? *cap : 16;
 	void *n;
 
 	if (need <= *cap)
@@ -107,9 +110,19 @@ int array_grow(void **p, size_t *cap, size_t need, size_t size)
 			return -ENOMEM;
 		c *= 2;
 	}
-	if (size_mul(c, size, &bytes) || !(n = realloc(*p, bytes)))
+	n = array_realloc(*p, c, size);
+	if (!n)
 		return -ENOMEM;
 	*p = n;
 	*cap = c;
 	return 0;
+}
+
+void *array_realloc(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (size_mul(n, size, &bytes))
+		return NULL;
+	return realloc(p, bytes ? bytes : 1);
 }

@@ -40,6 +40,11 @@ int size_mul(size_t a, size_t b, size_t *out);
 /* Grow an array of `size`-byte elements to hold at least `need` (capacity
  * doubling, overflow-checked). 0 or -ENOMEM; *p and *cap are kept on failure. */
 int array_grow(void **p, size_t *cap, size_t need, size_t size);
+/* realloc() for exactly n elements of `size` bytes (reallocarray): the new
+ * array, or NULL with p untouched when n * size wraps or memory is short.
+ * n 0 still gives a (minimal) array, so NULL always means failure. The one
+ * way to resize memory: common/banned.h bans realloc elsewhere. */
+void *array_realloc(void *p, size_t n, size_t size);
 int size_add(size_t a, size_t b, size_t *out);
 
 #endif

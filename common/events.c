@@ -24,6 +24,8 @@
 
 #include <linux/hw_breakpoint.h>
 
+#include "buf.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PRECISE_MAX	3
 
@@ -465,7 +467,7 @@ static int push(struct parser *ps, const struct event_spec *ev)
 		return err_set(ps->err, -PREC_ELIMIT, "more than %d events", EVENT_LIST_MAX);
 	if (ps->nr == ps->cap) {
 		size_t cap = ps->cap ? 2 * ps->cap : 8;
-		struct event_spec *p = realloc(ps->ev, cap * sizeof(*p));
+		struct event_spec *p = array_realloc(ps->ev, cap, sizeof(*p));
 
 		if (!p)
 			return err_set(ps->err, -ENOMEM, "out of memory");
@@ -645,7 +647,7 @@ static int list_append(struct event_list *out, struct parser *ps)
 
 	if (!ps->nr)
 		return 0;
-	p = realloc(out->ev, (out->nr + ps->nr) * sizeof(*p));
+	p = array_realloc(out->ev, out->nr + ps->nr, sizeof(*p));
 	if (!p)
 		return err_set(ps->err, -ENOMEM, "out of memory");
 	memcpy(p + out->nr, ps->ev, ps->nr * sizeof(*p));

@@ -279,7 +279,7 @@ int embed_list_add(struct embed_list *l, struct embed_dso *const *v, size_t n)
 {
 	if (l->n + n > l->cap) {
 		size_t cap = l->n + n > 2 * l->cap ? l->n + n : 2 * l->cap;
-		const struct embed_dso **grown = realloc(l->v, cap * sizeof(*grown));
+		const struct embed_dso **grown = array_realloc(l->v, cap, sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;

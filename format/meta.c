@@ -54,7 +54,7 @@ static struct meta_item *metadata_slot(struct metadata *m, uint16_t tag)
 	for (size_t i = 0; i < m->nr; i++)
 		if (m->items[i].tag == tag)
 			return &m->items[i];
-	items = realloc(m->items, (m->nr + 1) * sizeof(*items));
+	items = array_realloc(m->items, m->nr + 1, sizeof(*items));
 	if (!items)
 		return NULL;
 	m->items = items;

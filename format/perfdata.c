@@ -177,7 +177,7 @@ static int add_event(struct perfdata *pd, const uint8_t *attr, size_t attr_len,
 
 	if (pd->nr_events >= PERFDATA_EVENTS_MAX)
 		return -PREC_ELIMIT;
-	all = realloc(pd->events, (pd->nr_events + 1) * sizeof(*all));
+	all = array_realloc(pd->events, pd->nr_events + 1, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
 	pd->events = all;

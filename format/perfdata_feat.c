@@ -28,7 +28,7 @@ static int add_bid(struct perfdata *pd, uint16_t misc, const uint8_t *id, const 
 
 	if (size > 20)
 		return -PREC_ECORRUPT;
-	all = realloc(pd->bids, (pd->nr_bids + 1) * sizeof(*all));
+	all = array_realloc(pd->bids, pd->nr_bids + 1, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
 	pd->bids = all;

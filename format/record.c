@@ -212,12 +212,10 @@ out:
 
 static int layouts_grow(struct record_layouts *ls)
 {
-	size_t cap = ls->cap ? 2 * ls->cap : 4, bytes;
+	size_t cap = ls->cap ? 2 * ls->cap : 4;
 	struct event_layout *p;
 
-	if (size_mul(cap, sizeof(*p), &bytes))
-		return -ENOMEM;
-	p = realloc(ls->ev, bytes);
+	p = array_realloc(ls->ev, cap, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	ls->ev = p;

@@ -58,7 +58,7 @@ static int keep(struct walk *w, const struct container_block *b)
 
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 64;
-		struct index_entry *e = realloc(w->e, cap * sizeof(*e));
+		struct index_entry *e = array_realloc(w->e, cap, sizeof(*e));
 
 		if (!e)
 			return -ENOMEM;

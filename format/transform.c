@@ -102,7 +102,7 @@ static int table_add(struct xstate *x, const uint8_t *p, size_t len, uint64_t h)
 	if (x->nr_entries == x->cap_entries) {
 		size_t cap = x->cap_entries ? 2 * x->cap_entries : 256;
 
-		e = realloc(x->entries, cap * sizeof(*e));
+		e = array_realloc(x->entries, cap, sizeof(*e));
 		if (!e)
 			return -ENOMEM;
 		x->entries = e;
@@ -169,7 +169,7 @@ static struct region *region_of(struct xstate *x, uint64_t key)
 	for (size_t i = 0; i < x->nr_regions; i++)
 		if (x->regions[i].key == key)
 			return &x->regions[i];
-	r = realloc(x->regions, (x->nr_regions + 1) * sizeof(*r));
+	r = array_realloc(x->regions, x->nr_regions + 1, sizeof(*r));
 	if (!r)
 		return NULL;
 	x->regions = r;
@@ -236,7 +236,7 @@ static int xor_apply(struct xstate *x, uint64_t key, int32_t shift, const uint8_
 		return -ENOMEM;
 	unxor(out, plain, 0, len, r->bytes, r->len, shift);
 	if (r->cap < len) {
-		uint8_t *grown = realloc(r->bytes, len);
+		uint8_t *grown = array_realloc(r->bytes, len, 1);
 
 		if (!grown)
 			return -ENOMEM;

@@ -152,7 +152,7 @@ static int index_add(struct container_writer *w, const struct index_entry *e)
 {
 	if (w->nr_index == w->cap_index) {
 		size_t cap = w->cap_index ? 2 * w->cap_index : 64;
-		struct index_entry *n = realloc(w->index, cap * sizeof(*n));
+		struct index_entry *n = array_realloc(w->index, cap, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;

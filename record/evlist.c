@@ -19,6 +19,8 @@
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 
+#include "common/buf.h"
+
 /* x86-64 user registers for DWARF unwinding: all but the segment ones. */
 #define DWARF_REGS_MASK (((1ULL << PERF_REG_X86_64_MAX) - 1) & \
 			 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | \
@@ -205,7 +207,7 @@ static int add_evfd(struct session *s, const struct evfd *e)
 {
 	if (s->nr_evfds == s->cap_evfds) {
 		size_t cap = s->cap_evfds ? 2 * s->cap_evfds : 16;
-		struct evfd *n = realloc(s->evfds, cap * sizeof(*n));
+		struct evfd *n = array_realloc(s->evfds, cap, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;

@@ -61,7 +61,7 @@ static void dso_add(struct dso_list *l, const char *path, const uint8_t *id, uin
 	}
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 32;
-		struct dso_entry *n = realloc(l->e, cap * sizeof(*n));
+		struct dso_entry *n = array_realloc(l->e, cap, sizeof(*n));
 
 		if (!n) {
 			l->dropped++;   /* not worth failing the recording: counted, said */

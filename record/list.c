@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/opts.h"
 
 #define NAME_WIDTH	50	/* perf's "  %-50s [%s]" */
@@ -107,7 +108,7 @@ static int lines_add(struct lines *l, const char *text, const char *tag, enum su
 
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 32;
-		struct line *v = realloc(l->v, cap * sizeof(*v));
+		struct line *v = array_realloc(l->v, cap, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;

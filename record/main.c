@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "format/blocks.h"
 #include "format/record.h"
 #include "report/symbols/archive.h"
@@ -538,6 +539,14 @@ static void keep_partial(struct run *run, const struct err *err)
 			(unsigned long long)st->samples, secs, path);
 }
 
+/* What library and report code say (common/log.h), under prec's name:
+ * "prec: warning: ...". No progress line: prec reads no large input. */
+static void on_log(void *ctx, enum log_level level, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "prec: %s%s\n", log_level_tag(level), msg);
+}
+
 int main(int argc, char **argv)
 {
 	struct record_opts o = { .output = "prec.data", .level = CONTAINER_DEFAULT_LEVEL,
@@ -546,6 +555,7 @@ int main(int argc, char **argv)
 	struct err err = { 0 };
 	int ret;
 
+	log_set_handler(on_log, NULL, LOG_ALL & ~LOG_MASK(LOG_PROGRESS));
 	if (argc > 1 && !strcmp(argv[1], "stat"))
 		return cmd_stat(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "list"))

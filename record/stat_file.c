@@ -124,13 +124,10 @@ static void meta_elapsed(struct metadata *m, const uint64_t *elapsed_ns, int run
 /* The heading's text, quotes included: 'COMMAND' or the target. */
 static void meta_heading(struct metadata *m, const struct stat_result *r)
 {
-	const char *what = r->cmd ? r->cmd : r->target;
-	size_t len = strlen(what) + 3;
-	char *heading = malloc(len);
+	char *heading;
 
-	if (!heading)
+	if (asprintf(&heading, r->cmd ? "'%s'" : "%s", r->cmd ? r->cmd : r->target) < 0)
 		return;
-	snprintf(heading, len, r->cmd ? "'%s'" : "%s", what);
 	metadata_set_str(m, META_STAT_TARGET, heading);
 	free(heading);
 }

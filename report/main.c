@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/log.h"
 #include "common/opts.h"
 #include "report/symbols/archive.h"
 #include "report/views/dump.h"
@@ -71,8 +73,8 @@ struct command {
 static const struct command commands[] = {
 	{ "report", cmd_report, "the profile, as perf report --stdio prints it (the default)" },
 	{ "script", cmd_script, "one line per sample, as perf script prints them" },
-	{ "export", cmd_export, "write the samples for speedscope (--speedscope) or pprof (--pprof)" },
-	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG" },
+	{ "export", cmd_export, "write the samples for another tool: folded, pprof, speedscope or flamegraph" },
+	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG (prep export flamegraph)" },
 	{ "archive", cmd_archive, "embed what the report needs of the binaries hit; perf.data to prec.data" },
 	{ "dump", cmd_dump, "every block and record of a file, decoded (also prep -D)" },
 	{ "stat", cmd_stat, "'prep stat report': the counts of prec stat record, as perf stat prints them" },
@@ -123,10 +125,42 @@ static int cmd_help(int argc, char **argv)
 	return c->fn(c->fn == cmd_stat ? 3 : 2, av);
 }
 
+/* The progress line (LOG_PROGRESS) on the terminal: each one overwrites
+ * the last, padded to cover a longer one; an empty one erases it. */
+static void show_progress(int *shown, const char *msg)
+{
+	int n;
+
+	if (!*msg) {
+		if (*shown)
+			fprintf(stderr, "\r%*s\r", *shown, "");
+		*shown = 0;
+		return;
+	}
+	n = fprintf(stderr, "\rprep: %s", msg);
+	if (n > 0 && n - 1 < *shown)
+		fprintf(stderr, "%*s", *shown - (n - 1), "");
+	if (n > 0 && n - 1 > *shown)
+		*shown = n - 1;         /* without the \r */
+}
+
+/* What the report code says (common/log.h): "prep: warning: ..." */
+static void on_log(void *ctx, enum log_level level, const char *msg)
+{
+	if (level == LOG_PROGRESS)
+		show_progress(ctx, msg);
+	else
+		fprintf(stderr, "prep: %s%s\n", log_level_tag(level), msg);
+}
+
 int main(int argc, char **argv)
 {
+	int progress_shown = 0;         /* columns of the progress line shown */
 	const struct command *c;
 
+	/* the progress line only on a terminal */
+	log_set_handler(on_log, &progress_shown,
+			isatty(STDERR_FILENO) ? LOG_ALL : LOG_ALL & ~LOG_MASK(LOG_PROGRESS));
 	if (argc < 2) {
 		print_help();
 		return 1;

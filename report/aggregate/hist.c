@@ -233,184 +233,6 @@ count:
 	return 0;
 }
 
-/* ---- symbols --------------------------------------------------------- */
-
-struct symid_key {
-	struct hist *h;
-	const struct dso *dso;
-	uint64_t start;
-	const char *name;
-};
-
-/* a function: its dso, start and name (two files' kernel tables may name
- * one address differently) */
-struct symid_rec {
-	const struct dso *dso;
-	uint64_t start;
-	const char *name;       /* NULL: unresolved */
-};
-
-static bool symid_eq(void *ctx, uint32_t idx)
-{
-	const struct symid_key *k = ctx;
-
-	const struct symid_rec *r = &k->h->symids[idx];
-
-	return r->dso == k->dso && r->start == k->start && r->name == k->name;
-}
-
-static int sym_id(struct hist *h, const struct dso *d, uint64_t start, const char *name,
-		  uint32_t *id)
-{
-	struct symid_key k = { h, d, start, name };
-	uint64_t hv = hash_combine(hash_combine(hash_u64(start), (uintptr_t)d), (uintptr_t)name);
-
-	if (hmap_find(&h->sym_idx, hv, symid_eq, &k, id))
-		return 0;
-	if (array_grow((void **)&h->symids, &h->cap_symids, h->nr_sym_ids + 1, sizeof(*h->symids)) ||
-	    hmap_insert(&h->sym_idx, hv, h->nr_sym_ids))
-		return -ENOMEM;
-	h->symids[h->nr_sym_ids] = (struct symid_rec){ d, start, name };
-	*id = h->nr_sym_ids++;
-	return 0;
-}
-
-struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d)
-{
-	char path[4096];
-
-	if (d->sym)
-		return d->sym;
-	if (symfs && *symfs && (size_t)snprintf(path, sizeof(path), "%s%s%s", symfs,
-						d->path[0] == '/' ? "" : "/", d->path) < sizeof(path))
-		d->sym = symbolizer_dso(s, path, d->build_id_size ? d->build_id : NULL,
-					d->build_id_size);
-	else
-		d->sym = symbolizer_dso(s, d->path, d->build_id_size ? d->build_id : NULL,
-					d->build_id_size);
-	return d->sym;
-}
-
-static struct sym_dso *dso_handle(struct hist *h, struct dso *d)
-{
-	return dso_sym(h->sym, h->opts.symfs, d);
-}
-
-/* DWARF will be wanted (inline frames, source lines): open it on a thread
- * for every dso hit so far, while the rest of the work goes on here. Once:
- * dsos hit later open their DWARF when first asked. */
-int hist_prefetch_dwarf(struct hist *h)
-{
-	bool want = h->opts.inline_frames && h->opts.callchain && h->chains_seen;
-	struct sym_dso **v;
-	size_t n = 0;
-	int ret;
-
-	if (h->dwarf_prefetched)
-		return 0;
-	h->dwarf_prefetched = true;
-	for (size_t i = 0; i < h->opts.nr_keys; i++)
-		want |= h->opts.keys[i] == SORT_SRCLINE || h->opts.keys[i] == SORT_SRCFILE;
-	if (!want)
-		return 0;
-	v = calloc(h->machine->nr_dsos + 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->nr_frames; i++) {
-		struct dso *d = h->frames[i].dso;
-		bool seen = false;
-
-		if (!d || d->kernel || d->anon || !dso_handle(h, d))
-			continue;
-		for (size_t j = 0; j < n && !seen; j++)
-			seen = v[j] == d->sym;
-		if (!seen && n < h->machine->nr_dsos)
-			v[n++] = d->sym;
-	}
-	ret = symbolizer_prefetch_dwarf(h->sym, v, n);
-	free(v);
-	return ret;
-}
-
-int hist_resolve(struct hist *h)
-{
-	int pf = hist_prefetch_dwarf(h);
-
-	if (pf)
-		return pf;
-	for (size_t i = 0; i < h->nr_frames; i++) {
-		struct frame *f = &h->frames[i];
-		struct sym_info si = { 0 };
-		int ret = 0;
-
-		if (f->sym || f->sym_id)
-			continue;
-		if (f->kernel) {
-			const char *module = NULL;
-
-			ret = symbolizer_kernel_lookup_table(h->sym, f->ktab, f->addr, &si, &module);
-			/* one name, one pointer, whichever table gave it */
-			if (!ret && si.name && !(si.name = machine_intern(h->machine, si.name)))
-				ret = -ENOMEM;
-			if (!ret && module) {
-				char name[128];
-
-				snprintf(name, sizeof(name), "[%s]", module);
-				f->module = machine_intern(h->machine, module);
-				f->dso = machine_dso(h->machine, name);
-				if (f->dso)
-					f->dso->kernel = true;
-			}
-			si.addr = f->addr;
-		} else if (f->dso && !f->dso->anon && dso_handle(h, f->dso)) {
-			ret = sym_dso_lookup(h->sym, f->dso->sym, f->addr, &si);
-		} else {
-			si.addr = f->addr;
-		}
-		if (ret)
-			return ret;
-		f->sym = si.name;
-		f->vaddr = si.addr;
-		f->sym_start = si.name ? si.start : si.addr;
-		if (sym_id(h, f->dso, f->sym_start, si.name, &f->sym_id))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-void hist_frame_src(struct hist *h, struct frame *f)
-{
-	if (f->src_done)
-		return;
-	f->src_done = true;
-	if (f->kernel || !f->dso || f->dso->anon || !dso_handle(h, f->dso))
-		return;
-	if (sym_dso_srcline(h->sym, f->dso->sym, f->addr, &f->inl, &f->nr_inl))
-		f->nr_inl = 0;
-}
-
-const char *hist_srcline(struct hist *h, struct frame *f, bool basename_only)
-{
-	char buf[4096];
-
-	hist_frame_src(h, f);
-	if (f->nr_inl && f->inl[0].file) {
-		const char *file = f->inl[0].file, *slash = strrchr(file, '/');
-
-		if (basename_only && slash)
-			file = slash + 1;
-		snprintf(buf, sizeof(buf), "%s:%u", file, f->inl[0].line);
-	} else if (f->sym) {
-		/* no line: perf's sym+offset, in decimal */
-		snprintf(buf, sizeof(buf), "%s+%llu", f->sym,
-			 (unsigned long long)(f->vaddr - f->sym_start));
-	} else {
-		snprintf(buf, sizeof(buf), "%s[%llx]", f->dso ? f->dso->short_name : "[unknown]",
-			 (unsigned long long)f->addr);
-	}
-	return machine_intern(h->machine, buf);
-}
-
 /* ---- entries --------------------------------------------------------- */
 
 struct hentry_key {
@@ -439,35 +261,14 @@ static const char *parent_of(struct hist *h, const struct stack *s, const regex_
 static void make_key(struct hist *h, const struct stack *s, uint32_t pos, const char *parent,
 		     struct hkey *k)
 {
-	struct frame *f = &h->frames[h->frame_ids[s->first + pos]];
+	struct key_src src = { s, &h->frames[h->frame_ids[s->first + pos]], parent };
 
 	memset(k, 0, sizeof(*k));
 	for (size_t i = 0; i < h->opts.nr_keys; i++) {
-		switch (h->opts.keys[i]) {
-		case SORT_COMM: k->comm = s->comm; break;
-		/* perf's pid is the thread: its id, named by its last comm */
-		case SORT_PID: k->pid = s->thread->tid; break;
-		case SORT_TID: k->tid = s->thread->tid; break;
-		case SORT_DSO: k->dso = f->dso; break;
-		case SORT_SYM: k->sym = f->sym_id + 1; break;
-		case SORT_SRCLINE: k->srcline = hist_srcline(h, f, true); break;
-		case SORT_SRCFILE: {
-			hist_frame_src(h, f);
-			if (f->nr_inl && f->inl[0].file) {
-				const char *slash = strrchr(f->inl[0].file, '/');
+		const struct sort_key *sk = sort_key_get(h->opts.keys[i]);
 
-				k->srcfile = machine_intern(h->machine, slash ? slash + 1 : f->inl[0].file);
-			} else {
-				k->srcfile = "";
-			}
-			break;
-		}
-		case SORT_CPU: k->cpu = s->cpu; break;
-		case SORT_SYMOFF: k->sym = f->sym_id + 1; k->symoff = f->vaddr; break;
-		case SORT_PERIOD: break;        /* a column (print.c), not a key */
-		case SORT_PARENT: k->parent = parent; break;
-		case SORT_NR: break;
-		}
+		if (sk->fill)
+			sk->fill(h, &src, k);
 	}
 }
 
@@ -597,68 +398,19 @@ static int add_chain(struct hist *h, struct hentry *e, const struct stack *s, ui
 	return 0;
 }
 
-static int cmp_str(const char *a, const char *b)
-{
-	if (a == b)
-		return 0;
-	if (!a || !b)
-		return a ? -1 : 1;
-	return strcmp(a, b);
-}
-
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
 }
 
-/* perf's _sort__addr_cmp(): the sign of the difference as a signed number */
-static int cmp_addr(uint64_t a, uint64_t b)
-{
-	int64_t d = (int64_t)(a - b);
-
-	return d < 0 ? -1 : d > 0;
-}
-
 /* Entries of equal periods: by the sort keys in their order, each as perf
- * orders it (names and sources ascending, resolved symbols before bare
- * addresses, those by address), then by frame to be stable. */
+ * orders it, then by frame to be stable. */
 static int cmp_key_names(const struct hist *h, const struct hentry *a, const struct hentry *b)
 {
-	const struct frame *fa = &h->frames[a->frame], *fb = &h->frames[b->frame];
 	int c = 0;
 
-	for (size_t i = 0; i < h->opts.nr_keys && !c; i++) {
-		switch (h->opts.keys[i]) {
-		case SORT_COMM: c = cmp_str(a->key.comm, b->key.comm); break;
-		case SORT_PID: c = cmp_u64(a->key.pid, b->key.pid); break;
-		case SORT_TID: c = cmp_u64(a->key.tid, b->key.tid); break;
-		case SORT_DSO:
-			c = cmp_str(a->key.dso ? a->key.dso->short_name : NULL,
-				    b->key.dso ? b->key.dso->short_name : NULL);
-			break;
-		case SORT_SYM: case SORT_SYMOFF: {
-			const char *na = a->key.inl ? a->key.inl : fa->sym;
-			const char *nb = b->key.inl ? b->key.inl : fb->sym;
-
-			if (na && nb)
-				c = strcmp(na, nb);
-			else if (na || nb)
-				c = na ? -1 : 1;
-			else
-				c = cmp_addr(a->key.ip ? a->key.ip : fa->addr,
-					     b->key.ip ? b->key.ip : fb->addr);
-			if (!c && h->opts.keys[i] == SORT_SYMOFF)
-				c = cmp_u64(a->key.symoff, b->key.symoff);
-			break;
-		}
-		case SORT_SRCLINE: c = cmp_str(a->key.srcline, b->key.srcline); break;
-		case SORT_SRCFILE: c = cmp_str(a->key.srcfile, b->key.srcfile); break;
-		case SORT_CPU: c = cmp_u64(a->key.cpu, b->key.cpu); break;
-		case SORT_PERIOD: c = cmp_u64(a->self_period, b->self_period); break;
-		case SORT_PARENT: c = cmp_str(a->key.parent, b->key.parent); break;
-		case SORT_NR: break;
-		}
-	}
+	for (size_t i = 0; i < h->opts.nr_keys && !c; i++)
+		c = sort_key_get(h->opts.keys[i])->cmp(h, a, b);
 	return c ? c : a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
@@ -721,17 +473,6 @@ static void sort_tree(struct cnode *n)
 	}
 }
 
-/* The sort keys include the symbol: perf keys the entries it makes from
- * call chains by the address as sampled where no symbol names it. */
-static bool keyed_by_sym(const struct hist *h)
-{
-	for (size_t i = 0; i < h->opts.nr_keys; i++)
-		if (h->opts.keys[i] == SORT_SYM)
-			return true;
-	return false;
-}
-
-/* Count the stack once in the total of entry e (children mode). */
 /* Count the stack once in the total of entry e (children mode), with its
  * chain from frame pos (lvl as add_chain takes it). */
 static int add_total(struct hist *h, struct hentry *e, const struct stack *s, uint32_t pos,
@@ -797,7 +538,9 @@ static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const s
 	/* each frame: its function, its address, at most 15 inlined names */
 	size_t nseen = 0, *seen = malloc(((size_t)s->nr_frames + 1) * 17 * sizeof(*seen));
 	char level = h->frames[h->frame_ids[s->first]].kernel ? 'k' : '.';
-	bool by_sym = keyed_by_sym(h);
+	/* perf keys the entries it makes from call chains by the address as
+	 * sampled where no symbol names it, when the keys include the symbol */
+	bool by_sym = sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_FUNCTION);
 	int ret;
 
 	if (!seen)
@@ -833,13 +576,11 @@ int hist_build(struct hist *h, int event)
 	struct hmap idx = HMAP_INIT;
 	size_t cap = 0;
 	regex_t re;
-	bool want_parent = false;
+	bool want_parent = sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_PARENT);
 	int ret = 0;
 
 	free_entries(h);
 	h->total_period = h->total_count = h->unresolved = 0;
-	for (size_t i = 0; i < h->opts.nr_keys; i++)
-		want_parent |= h->opts.keys[i] == SORT_PARENT;
 	if (want_parent && regcomp(&re, h->opts.parent_re ? h->opts.parent_re : "^sys_|^do_page_fault",
 				   REG_EXTENDED | REG_NOSUB))
 		return -EINVAL;

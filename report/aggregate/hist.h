@@ -4,7 +4,8 @@
  * event, thread, comm, cpu and frames), frames into unique (dso, address)
  * pairs, so that the symbolizer sees each address once; histogram entries,
  * children totals and call-graph trees are then built from the stacks for
- * the sort keys asked.
+ * the sort keys asked (sortkey.h). Naming the frames (symbols, source
+ * lines) is resolve.c's part.
  */
 #ifndef PREC_REPORT_HIST_H
 #define PREC_REPORT_HIST_H
@@ -16,11 +17,7 @@
 #include "common/hash.h"
 #include "report/core/machine.h"
 #include "report/symbols/symbols.h"
-
-enum sort_key {
-	SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_SRCFILE,
-	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_NR
-};
+#include "sortkey.h"
 
 struct frame {
 	struct dso *dso;        /* NULL: no map holds the address */
@@ -51,6 +48,8 @@ struct stack {
 	uint64_t count, period;
 };
 
+/* An entry's key: the fields of the sort keys in use (sortkey.c fills
+ * them), zero elsewhere; entries are merged by comparing it whole. */
 struct hkey {
 	const char *comm;
 	uint32_t pid, tid, cpu;
@@ -96,7 +95,7 @@ struct hentry {
 };
 
 struct hist_opts {
-	enum sort_key keys[SORT_NR];
+	enum sort_key_id keys[SORT_NR];
 	size_t nr_keys;
 	bool children;
 	bool callchain;         /* build call-graph trees */

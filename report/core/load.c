@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/log.h"
 #include "common/opts.h"
 
 static void warn(void *ctx, const char *msg)
@@ -15,7 +16,7 @@ static void warn(void *ctx, const char *msg)
 	const struct load *l = ctx;
 
 	if (!l->quiet)
-		fprintf(stderr, "prep: warning: %s\n", msg);
+		log_msg(LOG_WARNING, "%s", msg);
 }
 
 /* Where prep keeps what it may reuse between runs (the kernel symbol
@@ -415,7 +416,7 @@ static int merge_into(struct load *l, struct embed_dso **slot, const struct embe
 
 	if (ret)
 		return ret == -ENOMEM ? ret : 0;        /* too large: the first file's data serve */
-	grown = realloc(l->merged, (l->nr_merged + 1) * sizeof(*grown));
+	grown = array_realloc(l->merged, l->nr_merged + 1, sizeof(*grown));
 	if (!grown) {
 		embed_free(m);
 		return -ENOMEM;
@@ -442,7 +443,7 @@ static int take_embeds(struct load *l, const struct session *s)
 				return -ENOMEM;
 			continue;
 		}
-		grown = realloc(l->embeds, (l->nr_embeds + 1) * sizeof(*grown));
+		grown = array_realloc(l->embeds, l->nr_embeds + 1, sizeof(*grown));
 		if (!grown)
 			return -ENOMEM;
 		l->embeds = grown;
@@ -459,8 +460,8 @@ static void load_kallsyms(struct load *l, size_t i)
 
 	if (symbolizer_load_kallsyms_table(l->sym, (unsigned)i + 1, s->kallsyms, s->kallsyms_len,
 					   &e2) && !l->quiet)
-		fprintf(stderr, "prep: warning: %s: kernel symbols of the file unusable: %s\n",
-			l->inputs[i], e2.msg);
+		log_msg(LOG_WARNING, "%s: kernel symbols of the file unusable: %s", l->inputs[i],
+			e2.msg);
 }
 
 /* Open every input: what the files embedded and their kernel symbols are

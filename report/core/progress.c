@@ -2,12 +2,11 @@
 /* The progress line of long reads; see progress.h. */
 #include "progress.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "common/log.h"
 #include "input.h"
 #include "load.h"
 
@@ -25,7 +24,7 @@ static uint64_t now_ns(void)
 static void erase(struct progress *p)
 {
 	if (p->shown)
-		fprintf(stderr, "\r%*s\r", p->shown, "");
+		log_msg(LOG_PROGRESS, "%s", "");
 	p->shown = 0;
 }
 
@@ -33,7 +32,6 @@ static void on_progress(void *ctx, const char *path, uint64_t done, uint64_t tot
 {
 	struct progress *p = ctx;
 	uint64_t now;
-	int n;
 
 	if (done >= total) {
 		erase(p);
@@ -43,13 +41,10 @@ static void on_progress(void *ctx, const char *path, uint64_t done, uint64_t tot
 	if (now - p->last_ns < PROGRESS_INTERVAL_NS)
 		return;
 	p->last_ns = now;
-	n = fprintf(stderr, "\rprep: reading %s: %3u%% (%llu of %llu MB)", path,
-		    (unsigned)(done * 100 / total), (unsigned long long)(done >> 20),
-		    (unsigned long long)(total >> 20));
-	if (n > 0 && n - 1 < p->shown)
-		fprintf(stderr, "%*s", p->shown - (n - 1), "");
-	if (n > 0 && n - 1 > p->shown)
-		p->shown = n - 1;               /* without the \r */
+	log_msg(LOG_PROGRESS, "reading %s: %3u%% (%llu of %llu MB)", path,
+		(unsigned)(done * 100 / total), (unsigned long long)(done >> 20),
+		(unsigned long long)(total >> 20));
+	p->shown = 1;
 }
 
 /* $PREP_PROGRESS_MIN_BYTES (tests), else 100 MiB. */
@@ -72,7 +67,7 @@ void progress_install(struct progress *p, struct load *l)
 
 	p->last_ns = 0;                 /* the first call shows the line */
 	p->shown = 0;
-	if (l->quiet || !isatty(STDERR_FILENO))
+	if (l->quiet || !log_wants(LOG_PROGRESS))
 		return;
 	min = min_bytes();
 	for (size_t i = 0; i < l->nr_inputs && !big; i++) {

@@ -2,6 +2,7 @@
 /* Reading a prec.data file for the report; see session.h. */
 #include "input.h"
 #include "session.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ static void on_problem(void *ctx, const struct container_problem *p)
 
 	s->warnings++;
 	if (!s->quiet)
-		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
+		log_msg(LOG_WARNING, "%s: %s", s->path, p->msg);
 }
 
 static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
@@ -44,7 +45,7 @@ static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
 
 	s->warnings++;
 	if (!s->quiet)
-		fprintf(stderr, "prep: warning: %s: %s\n", s->path, p->msg);
+		log_msg(LOG_WARNING, "%s: %s", s->path, p->msg);
 }
 
 static int add_embed(struct session *s, const struct container_block *b, struct err *err)
@@ -53,7 +54,7 @@ static int add_embed(struct session *s, const struct container_block *b, struct 
 
 	if (embed_decode(b->data, b->len, &d, NULL))
 		return 0;       /* the reader checked it: only out of memory is left */
-	all = realloc(s->embeds, (s->nr_embeds + 1) * sizeof(*all));
+	all = array_realloc(s->embeds, s->nr_embeds + 1, sizeof(*all));
 	if (!all) {
 		embed_free(d);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -70,7 +71,7 @@ static int add_build_ids(struct session *s, const struct container_block *b, str
 
 	if (build_ids_decode(b->data, b->len, &e, &n, NULL))
 		return 0;       /* the reader checked it: only out of memory is left */
-	all = realloc(s->build_ids, (s->nr_build_ids + n + 1) * sizeof(*all));
+	all = array_realloc(s->build_ids, s->nr_build_ids + n + 1, sizeof(*all));
 	if (!all) {
 		build_ids_free(e, n);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -258,7 +259,7 @@ static int add_event_desc(struct session *s, struct event_desc *ev, struct err *
 	struct event_desc *grown;
 	int ret;
 
-	grown = realloc(s->events, (s->nr_events + 1) * sizeof(*grown));
+	grown = array_realloc(s->events, s->nr_events + 1, sizeof(*grown));
 	ids = calloc(ev->nr_ids + 1, sizeof(*ids));
 	if (!grown || !ids) {
 		if (grown)
@@ -425,8 +426,8 @@ static int queue(struct session *s, struct order *o, const uint8_t *p, size_t le
 
 	if (o->nr == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 4096;
-		struct pending *q = realloc(o->q, cap * sizeof(*q));
-		struct pending *tmp = q ? realloc(o->tmp, cap * sizeof(*tmp)) : NULL;
+		struct pending *q = array_realloc(o->q, cap, sizeof(*q));
+		struct pending *tmp = q ? array_realloc(o->tmp, cap, sizeof(*tmp)) : NULL;
 
 		if (tmp)
 			o->tmp = tmp;

@@ -68,7 +68,7 @@ struct session {
 	struct session_stats stats;
 	const struct container_stats *cstats;   /* all zero for perf.data */
 	struct container_stats no_cstats;
-	bool quiet;                     /* no warnings on stderr */
+	bool quiet;                     /* no warnings to the log */
 	uint64_t warnings;              /* problems the reader reported */
 	/* Optional, set after open: how far session_read is, for a front
 	 * end's progress line. Called as the reading passes each MiB of the

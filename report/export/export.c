@@ -1,229 +1,261 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prep export and prep flamegraph: the command lines. Both read their
- * inputs through the report's loader (load.h), so every input the report
- * reads, and every sample filter it has, serves them too.
+ * prep export FORMAT: one table of exporters (name, default output, usage,
+ * options, run) behind one command. The older spellings are aliases into
+ * the same table: prep flamegraph (here), prep --folded (the report hands
+ * its stacks to export_folded_report) and prep export --speedscope|--pprof,
+ * whose command line is parsed once with the options of both and then
+ * checked against the one chosen, so that it takes what it always took.
  */
 #include "export.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "common/opts.h"
-#include "flame.h"
-#include "report/aggregate/hist.h"
-#include "report/core/load.h"
-#include "report/core/progress.h"
-#include "speedscope.h"
-#include "report/aggregate/stacks.h"
+#include "export_int.h"
 
-/* What both commands take besides their own options. */
-struct export_common {
-	struct load l;
-	const char *output;
-	const char *event;
-	bool no_inline;
-	long max_stack;
-	int quiet;
-	bool help;
+static const struct exporter exporters[] = {
+	{
+		.name = "folded", .output = "-",
+		.about = "collapsed stacks, the input of FlameGraph's flamegraph.pl",
+		.args = "[-i FILE] [-o FILE] [--with LIST] [options]",
+		.options = folded_options, .run = folded_run,
+	}, {
+		.name = "pprof", .flag = "pprof", .output = "prec.pb.gz",
+		.about = "gzipped profile.proto, for go tool pprof, Pyroscope, Parca",
+		.args = "[-i FILE] [-o FILE] [--event NAME] [options]",
+		.options = pprof_options, .run = pprof_run,
+	}, {
+		.name = "speedscope", .flag = "speedscope", .output = "prec.speedscope.json",
+		.about = "speedscope's JSON file format (https://www.speedscope.app)",
+		.args = "[-i FILE] [-o FILE] [options]",
+		.options = speedscope_options, .run = speedscope_run,
+	}, {
+		.name = "flamegraph", .output = "flamegraph.html",
+		.about = "a flame graph: an interactive HTML page, or SVG",
+		.args = "[-i FILE] [-o FILE.html] [--svg] [options]",
+		.options = flame_options, .run = flame_run,
+	},
 };
 
-#define COMMON_OPTIONS(c) \
-	OPTION_CALLBACK('i', "input", &(c).l, "file", "input file (default prec.data); repeat to merge", load_opt_input), \
-	OPTION_STRING('o', "output", &(c).output, "file", "output file ('-': standard output)"), \
-	OPTION_STRING(0, "event", &(c).event, "name", "only this event"), \
-	OPTION_FLAG(0, "no-inline", &(c).no_inline, "no frames for inlined functions"), \
-	OPTION_INT(0, "max-stack", &(c).max_stack, "n", "use at most n frames of each call chain", 1, 100000), \
-	OPTION_STRING(0, "symfs", &(c).l.symfs, "dir", "look for binaries under this folder"), \
-	OPTION_FLAG(0, "no-embedded", &(c).l.no_embedded, "ignore what the file embedded of its binaries"), \
-	OPTION_STRING(0, "kallsyms", &(c).l.kallsyms_path, "file", "kernel symbols from this file"), \
-	OPTION_STRING(0, "comm", &(c).l.f.comms, "list", "only these commands"), \
-	OPTION_STRING(0, "pid", &(c).l.f.pids, "list", "only these process ids"), \
-	OPTION_STRING(0, "tid", &(c).l.f.tids, "list", "only these thread ids"), \
-	OPTION_STRING(0, "dso", &(c).l.f.dsos, "list", "only samples in these shared objects"), \
-	OPTION_STRING('S', "symbols", &(c).l.f.syms, "list", "only samples in these symbols"), \
-	OPTION_STRING('C', "cpu", &(c).l.f.cpus, "list", "only these CPUs (0-2,5)"), \
-	OPTION_STRING(0, "time", &(c).l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"), \
-	OPTION_COUNT('q', "quiet", &(c).quiet, "no warnings"), \
-	OPTION_FLAG('h', "help", &(c).help, "show this help")
+#define NR_EXPORTERS (sizeof(exporters) / sizeof(exporters[0]))
 
-/* Parse; 0 to go on, else the exit status (help: 0 is returned as -1). */
-static int parse(const struct opt *table, const char *usage, struct export_common *c, int argc,
-		 char **argv)
+static const char export_usage[] = "prep export FORMAT [-i FILE] [-o FILE] [options]";
+/* the usage of the old spellings */
+static const char old_usage[] = "prep export --speedscope|--pprof [-i FILE] [-o FILE] [options]";
+
+static const struct exporter *find_exporter(const char *name)
 {
-	struct err err = { 0 };
-	int first = opts_parse(table, argc, argv, &err);
+	for (size_t i = 0; i < NR_EXPORTERS; i++)
+		if (!strcmp(exporters[i].name, name))
+			return &exporters[i];
+	return NULL;
+}
 
-	if (first < 0) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		opts_usage(stderr, usage, table);
-		return 129;
+/* "folded, pprof, speedscope or flamegraph" */
+static void print_formats(FILE *f)
+{
+	for (size_t i = 0; i < NR_EXPORTERS; i++)
+		fprintf(f, "%s%s", !i ? "" : i + 1 < NR_EXPORTERS ? ", " : " or ", exporters[i].name);
+}
+
+static void init_opts(struct export_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->level = 1;
+	o->width = 1200;
+}
+
+/* The options of x, ended; old: its older spelling, its flag first. */
+static void build_table(const struct exporter *x, struct export_opts *o, bool old, struct opt *t)
+{
+	size_t n = 0;
+
+	if (old)
+		t[n++] = (struct opt)OPTION_FLAG(0, x->flag, !strcmp(x->flag, "pprof") ?
+						 &o->pprof : &o->speedscope, x->about);
+	n += x->options(o, t + n);
+	t[n] = (struct opt)OPTION_END;
+}
+
+/* The command line is parsed: default the inputs and the output, run. */
+static int run(const struct exporter *x, struct export_opts *o)
+{
+	if (!o->l.nr_inputs)
+		o->l.inputs[o->l.nr_inputs++] = "prec.data";
+	o->l.quiet = o->quiet > 0;
+	if (!o->output)
+		o->output = x->output;
+	return x->run(x, o);
+}
+
+/* prep export NAME ... and prep flamegraph ...: cmd names it in the usage */
+static int run_format(const struct exporter *x, const char *cmd, int argc, char **argv)
+{
+	struct export_opts o;
+	struct opt t[EXPORT_MAX_OPTS];
+	char usage[160];
+	int ret;
+
+	init_opts(&o);
+	build_table(x, &o, false, t);
+	snprintf(usage, sizeof(usage), "%s %s", cmd, x->args);
+	ret = opts_parse_command(t, argc, argv, "prep", usage, &o.help);
+	return ret >= 0 ? ret : run(x, &o);
+}
+
+/* ---- help ------------------------------------------------------------------- */
+
+static void format_usage(FILE *f, const struct exporter *x, bool old)
+{
+	struct export_opts o;
+	struct opt t[EXPORT_MAX_OPTS];
+	char usage[160];
+
+	init_opts(&o);
+	build_table(x, &o, old, t);
+	if (old && strcmp(x->name, "pprof"))
+		snprintf(usage, sizeof(usage), "%s", old_usage);
+	else if (old)
+		snprintf(usage, sizeof(usage), "prep export --%s %s", x->flag, x->args);
+	else
+		snprintf(usage, sizeof(usage), "prep export %s %s", x->name, x->args);
+	opts_usage(f, usage, t);
+}
+
+/* prep export --help: the formats, then each format's options */
+static void export_help(FILE *f)
+{
+	struct export_opts o;
+	struct opt old[NR_EXPORTERS + 1];
+	size_t n = 0;
+
+	fprintf(f, "usage: %s\n\nThe formats are:\n", export_usage);
+	for (size_t i = 0; i < NR_EXPORTERS; i++)
+		fprintf(f, "   %-12s %s (default: %s)\n", exporters[i].name, exporters[i].about,
+			strcmp(exporters[i].output, "-") ? exporters[i].output : "standard output");
+	fprintf(f, "\nSee 'prep export FORMAT --help' for the options of one format. Older spellings,\n"
+		"kept: prep --folded[=LIST], prep flamegraph, and the flags at the end.\n");
+	for (size_t i = 0; i < NR_EXPORTERS; i++) {
+		fputc('\n', f);
+		format_usage(f, &exporters[i], false);
 	}
-	if (c->help) {
-		opts_usage(stdout, usage, table);
-		return -1;
+	/* a table for the help only: nothing parses it */
+	init_opts(&o);
+	for (size_t i = 0; i < NR_EXPORTERS; i++)
+		if (exporters[i].flag)
+			old[n++] = (struct opt)OPTION_FLAG(0, exporters[i].flag, &o.help,
+							   exporters[i].about);
+	old[n] = (struct opt)OPTION_END;
+	fputc('\n', f);
+	opts_usage(f, old_usage, old);
+}
+
+/* ---- the older spelling: prep export --speedscope|--pprof ----------------- */
+
+/* --pprof and --speedscope never had each other's own options */
+static const char *foreign_option(const struct export_opts *o)
+{
+	if (o->pprof) {
+		if (o->speedscope)
+			return "--speedscope";
+		if (o->l.f.dsos)
+			return "--dso";
+		if (o->l.f.syms)
+			return "--symbols";
+		if (o->no_inline)
+			return "--no-inline";
+		return o->max_stack ? "--max-stack" : NULL;
+	}
+	if (o->pprof_e)
+		return "-e";
+	return o->level >= 0 ? "--compression-level" : NULL;
+}
+
+/* An error line, then the older usage of the format. */
+static int old_error(const struct exporter *x, const char *fmt, const char *what)
+{
+	fprintf(stderr, fmt, what);
+	fputc('\n', stderr);
+	format_usage(stderr, x, true);
+	return 129;
+}
+
+static int old_spelling(int argc, char **argv)
+{
+	struct export_opts o;
+	struct opt t[EXPORT_MAX_OPTS] = {
+		OPTION_FLAG(0, "speedscope", &o.speedscope, "speedscope"),
+		OPTION_FLAG(0, "pprof", &o.pprof, "pprof"),
+		COMMON_OPTIONS(o),
+		OPTION_STRING('e', NULL, &o.pprof_e, "name", "--pprof: the event"),
+		OPTION_INT('z', "compression-level", &o.level, "n", "--pprof: the gzip level", 0, 9),
+		OPTION_END,
+	};
+	const struct exporter *x;
+	struct err err = { 0 };
+	int first;
+
+	init_opts(&o);
+	o.level = -1;   /* not given */
+	first = opts_parse(t, argc, argv, &err);
+	x = find_exporter(o.pprof ? "pprof" : "speedscope");
+	if (first < 0)
+		return old_error(x, "prep: %s", err.msg);
+	if ((o.pprof || o.speedscope) && foreign_option(&o))
+		return old_error(x, "prep: unknown option '%s'", foreign_option(&o));
+	if (o.help && !o.pprof && !o.speedscope) {
+		export_help(stdout);
+		return 0;
+	}
+	if (o.help) {
+		format_usage(stdout, x, true);
+		if (!o.pprof) {
+			/* --speedscope --help: --pprof's help follows, as it always did */
+			printf("\n");
+			format_usage(stdout, find_exporter("pprof"), true);
+		}
+		return 0;
 	}
 	if (first < argc) {
 		fprintf(stderr, "prep: unexpected argument '%s'\n", argv[first]);
 		return 129;
 	}
-	if (!c->l.nr_inputs)
-		c->l.inputs[c->l.nr_inputs++] = "prec.data";
-	c->l.quiet = c->quiet > 0;
-	return 0;
-}
-
-/* Read the inputs into st: the named event's stacks, or the first event's
- * (all events when all_events and none is named). 0, or 1 with the message
- * printed. */
-static int read_stacks(struct export_common *c, struct hist *h, struct stacks *st, bool src,
-		       bool all_events)
-{
-	struct hist_opts ho = { .callchain = true, .inline_frames = !c->no_inline,
-				.max_stack = (int)c->max_stack, .symfs = c->l.symfs };
-	struct stacks_opts so = { .inline_frames = !c->no_inline, .src = src, .l = &c->l };
-	struct err err = { 0 };
-	struct progress pg;
-
-	ho.keys[ho.nr_keys++] = SORT_SYM;
-	progress_install(&pg, &c->l);
-	if (load_init(&c->l, &err) || hist_init(h, &ho, &c->l.machine, c->l.sym) ||
-	    load_run(&c->l, load_add_to_hist, NULL, h, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		return 1;
+	if (!o.pprof && !o.speedscope) {
+		fprintf(stderr, "prep: export: which format? --speedscope or --pprof, or prep export "
+			"FORMAT (");
+		print_formats(stderr);
+		fprintf(stderr, ")\n");
+		return 129;
 	}
-	so.event = all_events && !c->event ? -1 : stacks_pick_event(&c->l, h, c->event, &err);
-	if (so.event < 0 && (c->event || !all_events)) {
-		fprintf(stderr, "prep: %s%s\n", c->event ? "--event: " : "", err.msg);
-		return 1;
-	}
-	if (!all_events && !c->event && !c->quiet)
-		for (size_t i = 0; i < h->nr_stacks; i++)
-			if (h->stacks[i].event != so.event) {
-				fprintf(stderr, "prep: event '%s' only (--event NAME for another)\n",
-					c->l.events[so.event]);
-				break;
-			}
-	if (hist_resolve(h) || stacks_build(st, h, &so)) {
-		fprintf(stderr, "prep: out of memory\n");
-		return 1;
-	}
-	return 0;
+	if (o.pprof_e)
+		o.event = o.pprof_e;
+	if (o.level < 0)
+		o.level = 1;
+	return run(x, &o);
 }
 
-/* The output file, "-" for standard output. */
-static FILE *open_output(const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-
-	if (!f)
-		fprintf(stderr, "prep: cannot create '%s': %s\n", path, strerror(errno));
-	return f;
-}
-
-static int close_output(FILE *f, const char *path, int ret)
-{
-	if (!ret && fflush(f))
-		ret = -EIO;
-	if (f != stdout && fclose(f) && !ret)
-		ret = -EIO;
-	if (ret)
-		fprintf(stderr, "prep: %s: %s\n", path, ret == -ENOMEM ? "out of memory" : "write error");
-	return ret ? 1 : 0;
-}
-
-static const char export_usage[] = "prep export --speedscope|--pprof [-i FILE] [-o FILE] [options]";
+/* ---- the commands ----------------------------------------------------------- */
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_common c = { .output = NULL };
-	bool speedscope = false;
-	const struct opt table[] = {
-		OPTION_FLAG(0, "speedscope", &speedscope, "speedscope's JSON file format (https://www.speedscope.app)"),
-		COMMON_OPTIONS(c),
-		OPTION_END,
-	};
-	struct hist h = { 0 };
-	struct stacks st = { 0 };
-	FILE *out;
-	int ret;
+	const struct exporter *x;
+	char cmd[64];
 
-	/* pprof's writer has options of its own (export_pprof.c) */
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--pprof"))
-			return cmd_export_pprof(argc, argv);
-	ret = parse(table, export_usage, &c, argc, argv);
-	if (ret < 0) {
-		/* --pprof has options of its own: its help follows */
-		char *av[] = { "export", "--pprof", "--help", NULL };
-
-		printf("\n");
-		fflush(stdout);
-		return cmd_export_pprof(3, av);
-	}
-	if (ret)
-		return ret;
-	if (!speedscope) {
-		fprintf(stderr, "prep: export: which format? --speedscope or --pprof\n");
-		opts_usage(stderr, export_usage, table);
+	if (argc < 2 || argv[1][0] == '-')
+		return old_spelling(argc, argv);
+	x = find_exporter(argv[1]);
+	if (!x) {
+		fprintf(stderr, "prep: export: unknown format '%s' (known: ", argv[1]);
+		print_formats(stderr);
+		fprintf(stderr, ")\n");
 		return 129;
 	}
-	if (!c.output)
-		c.output = "prec.speedscope.json";
-	ret = read_stacks(&c, &h, &st, true, true);
-	if (!ret && !(out = open_output(c.output)))
-		ret = 1;
-	if (!ret)
-		ret = close_output(out, c.output,
-				   speedscope_write(out, &c.l, &st, c.l.inputs[0], "prep"));
-	stacks_free(&st);
-	hist_free(&h);
-	load_free(&c.l);
-	return ret;
+	snprintf(cmd, sizeof(cmd), "prep export %s", x->name);
+	return run_format(x, cmd, argc - 1, argv + 1);
 }
-
-static const char flame_usage[] = "prep flamegraph [-i FILE] [-o FILE.html] [--svg] [options]";
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	struct export_common c = { .output = NULL };
-	struct flame_opts fo = { .width = 1200 };
-	bool svg = false;
-	long width = 1200;
-	const struct opt table[] = {
-		OPTION_FLAG(0, "svg", &svg, "a static SVG image instead of the interactive page"),
-		OPTION_STRING(0, "title", &fo.title, "text", "the title (default \"Flame Graph\")"),
-		OPTION_FLAG(0, "icicle", &fo.icicle, "root at the top (the page can switch)"),
-		OPTION_FLAG(0, "no-comm", &fo.no_comm, "no level of command names under the root"),
-		OPTION_INT(0, "width", &width, "px", "SVG width (default 1200)", 200, 100000),
-		COMMON_OPTIONS(c),
-		OPTION_END,
-	};
-	struct hist h = { 0 };
-	struct stacks st = { 0 };
-	char sub[512];
-	FILE *out;
-	int ret = parse(table, flame_usage, &c, argc, argv);
-
-	if (ret)
-		return ret < 0 ? 0 : ret;
-	fo.width = (int)width;
-	if (!c.output)
-		c.output = svg ? "flamegraph.svg" : "flamegraph.html";
-	ret = read_stacks(&c, &h, &st, false, false);
-	if (!ret && !(out = open_output(c.output)))
-		ret = 1;
-	if (!ret) {
-		snprintf(sub, sizeof(sub), "%s, %s", c.l.events[st.nr_stacks ? st.stacks[0].event : 0],
-			 c.l.inputs[0]);
-		fo.subtitle = sub;
-		ret = close_output(out, c.output, svg ? flame_write_svg(out, &st, &fo) :
-						   flame_write_html(out, &st, &fo));
-	}
-	stacks_free(&st);
-	hist_free(&h);
-	load_free(&c.l);
-	return ret;
+	return run_format(find_exporter("flamegraph"), "prep flamegraph", argc, argv);
 }

@@ -1,101 +1,71 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prep export --pprof: the command line (the writer is pprof.c); the
+ * prep export pprof: its options and its run (the writer is pprof.c); the
  * inputs, filters and symbol options are the report's (load.h).
  */
-#include "export.h"
-
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "common/opts.h"
-#include "report/core/load.h"
-#include "report/core/progress.h"
+#include "export_int.h"
 #include "pprof.h"
+#include "report/core/progress.h"
 
-struct export_opts {
-	bool pprof;
-	const char *output;
-	const char *event;
-	long level;
-	int quiet;
-	bool help;
-};
-
-static const char usage_line[] = "prep export --pprof [-i FILE] [-o FILE] [--event NAME] [options]";
-
-static int export_pprof(struct load *l, const struct export_opts *eo)
+size_t pprof_options(struct export_opts *o, struct opt *t)
 {
-	struct pprof_opts po = {
-		.output = eo->output ? eo->output : "prec.pb.gz",
-		.event = eo->event,
-		.level = (int)eo->level,
+	/* the list --pprof has had from the start: the shared input and filter
+	 * block of the loader will take the place of its part of it */
+	const struct opt v[] = {
+		OPTION_STRING('o', "output", &o->output, "file", "output file, - for the standard output (default: prec.pb.gz)"),
+		OPTION_CALLBACK('i', "input", &o->l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
+		OPTION_STRING('e', "event", &o->event, "name", "the event to export (default: the first with samples)"),
+		OPTION_INT('z', "compression-level", &o->level, "n", "gzip level, 0 (none) to 9 (default 1)", 0, 9),
+		OPTION_STRING(0, "symfs", &o->l.symfs, "dir", "look for binaries under this folder"),
+		OPTION_FLAG(0, "no-embedded", &o->l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
+		OPTION_STRING(0, "kallsyms", &o->l.kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)"),
+		OPTION_STRING(0, "comm", &o->l.f.comms, "list", "only these commands"),
+		OPTION_STRING(0, "pid", &o->l.f.pids, "list", "only these process ids"),
+		OPTION_STRING(0, "tid", &o->l.f.tids, "list", "only these thread ids"),
+		OPTION_STRING('C', "cpu", &o->l.f.cpus, "list", "only these CPUs (0-2,5)"),
+		OPTION_STRING(0, "time", &o->l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"),
+		OPTION_COUNT('q', "quiet", &o->quiet, "no summary or warnings"),
+		OPTION_FLAG('h', "help", &o->help, "show this help"),
 	};
-	struct pprof_result r;
-	struct err err = { 0 };
 
-	if (pprof_export(l, &po, &r, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		return 1;
-	}
-	if (eo->quiet)
-		return 0;
-	if (r.nr_events > 1 && !eo->event)
-		fprintf(stderr, "prep: note: %s has %zu events, exported '%s' (choose one with --event)\n",
-			l->inputs[0], r.nr_events, r.event);
-	fprintf(stderr, "prep: wrote %s: %" PRIu64 " samples of %s in %zu stacks, %zu locations, "
-		"%zu functions, %zu mappings (%.1f KiB)\n",
-		po.output[0] == '-' && !po.output[1] ? "the standard output" : po.output, r.samples,
-		r.event, r.nr_samples, r.nr_locations, r.nr_functions, r.nr_mappings,
-		(double)r.bytes / 1024.0);
-	return 0;
+	_Static_assert(sizeof(v) / sizeof(v[0]) <= EXPORT_MAX_OPTS - 2, "EXPORT_MAX_OPTS");
+	memcpy(t, v, sizeof(v));
+	return sizeof(v) / sizeof(v[0]);
 }
 
-int cmd_export_pprof(int argc, char **argv)
+/* The summary line (and a note when the input had other events). */
+static void summary(const struct export_opts *o, const struct pprof_result *r)
 {
-	struct load l = { 0 };
-	struct export_opts eo = { .level = 1 };
-	struct progress pg;
-	const struct opt table[] = {
-		OPTION_FLAG(0, "pprof", &eo.pprof, "gzipped profile.proto, for go tool pprof, Pyroscope, Parca"),
-		OPTION_STRING('o', "output", &eo.output, "file", "output file, - for the standard output (default: prec.pb.gz)"),
-		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
-		OPTION_STRING('e', "event", &eo.event, "name", "the event to export (default: the first with samples)"),
-		OPTION_INT('z', "compression-level", &eo.level, "n", "gzip level, 0 (none) to 9 (default 1)", 0, 9),
-		OPTION_STRING(0, "symfs", &l.symfs, "dir", "look for binaries under this folder"),
-		OPTION_FLAG(0, "no-embedded", &l.no_embedded, "ignore what the file embedded of its binaries: read them on this machine"),
-		OPTION_STRING(0, "kallsyms", &l.kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)"),
-		OPTION_STRING(0, "comm", &l.f.comms, "list", "only these commands"),
-		OPTION_STRING(0, "pid", &l.f.pids, "list", "only these process ids"),
-		OPTION_STRING(0, "tid", &l.f.tids, "list", "only these thread ids"),
-		OPTION_STRING('C', "cpu", &l.f.cpus, "list", "only these CPUs (0-2,5)"),
-		OPTION_STRING(0, "time", &l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"),
-		OPTION_COUNT('q', "quiet", &eo.quiet, "no summary or warnings"),
-		OPTION_FLAG('h', "help", &eo.help, "show this help"),
-		OPTION_END,
-	};
-	struct err err = { 0 };
-	int ret;
+	const char *out = strcmp(o->output, "-") ? o->output : "the standard output";
 
-	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &eo.help);
-	if (ret >= 0)
-		return ret;
-	if (!eo.pprof) {
-		fprintf(stderr, "prep: export: choose a format: --pprof\n");
-		opts_usage(stderr, usage_line, table);
-		return 129;
-	}
-	if (!l.nr_inputs)
-		l.inputs[l.nr_inputs++] = "prec.data";
-	l.quiet = eo.quiet > 0;
-	progress_install(&pg, &l);
-	if (load_init(&l, &err)) {
+	if (r->nr_events > 1 && !o->event)
+		fprintf(stderr, "prep: note: %s has %zu events, exported '%s' (choose one with --event)\n",
+			o->l.inputs[0], r->nr_events, r->event);
+	fprintf(stderr, "prep: wrote %s: %" PRIu64 " samples of %s in %zu stacks, %zu locations, "
+		"%zu functions, %zu mappings (%.1f KiB)\n", out, r->samples, r->event, r->nr_samples,
+		r->nr_locations, r->nr_functions, r->nr_mappings, (double)r->bytes / 1024.0);
+}
+
+int pprof_run(const struct exporter *x, struct export_opts *o)
+{
+	struct pprof_opts po = { .output = o->output, .event = o->event, .level = (int)o->level };
+	struct pprof_result r;
+	struct err err = { 0 };
+	struct progress pg;
+	int ret = 0;
+
+	(void)x;
+	progress_install(&pg, &o->l);
+	if (load_init(&o->l, &err) || pprof_export(&o->l, &po, &r, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
-		load_free(&l);
-		return 1;
+		ret = 1;
+	} else if (!o->quiet) {
+		summary(o, &r);
 	}
-	ret = export_pprof(&l, &eo);
-	load_free(&l);
+	load_free(&o->l);
 	return ret;
 }

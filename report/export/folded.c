@@ -17,8 +17,8 @@ int folded_parse(const char *arg, struct folded_opts *o, struct err *err)
 	if (!arg)
 		return 0;
 	if (strlen(arg) >= sizeof(buf))
-		return err_set(err, -EINVAL, "--folded: value too long");
-	strcpy(buf, arg);
+		return err_set(err, -EINVAL, "value too long");
+	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(t, "period"))
 			o->period = true;
@@ -35,8 +35,8 @@ int folded_parse(const char *arg, struct folded_opts *o, struct err *err)
 		else if (!strcmp(t, "no-comm"))
 			o->no_comm = true;
 		else
-			return err_set(err, -EINVAL, "--folded: '%s' is not period, count, pid, tid, "
-				       "kernel, inline or no-comm", t);
+			return err_set(err, -EINVAL, "'%s' is not period, count, pid, tid, kernel, "
+				       "inline or no-comm", t);
 	}
 	return 0;
 }
@@ -80,12 +80,12 @@ struct line {
 	uint64_t weight;
 };
 
-static const uint8_t *sort_text;
-
-static int cmp_lines(const void *pa, const void *pb)
+/* ctx: the text the lines are in */
+static int cmp_lines(const void *pa, const void *pb, void *ctx)
 {
 	const struct line *a = pa, *b = pb;
-	int c = memcmp(sort_text + a->off, sort_text + b->off, a->len < b->len ? a->len : b->len);
+	const uint8_t *text = ctx;
+	int c = memcmp(text + a->off, text + b->off, a->len < b->len ? a->len : b->len);
 
 	if (c)
 		return c;
@@ -122,15 +122,14 @@ int folded_write(FILE *out, const struct stacks *s, const struct folded_opts *o)
 	}
 	if (ret)
 		goto out;
-	sort_text = text.data;
 	if (n)
-		qsort(lines, n, sizeof(*lines), cmp_lines);
+		qsort_r(lines, n, sizeof(*lines), cmp_lines, text.data);
 	for (size_t i = 0; i < n;) {
 		uint64_t w = lines[i].weight;
 		size_t j = i + 1;
 
 		/* stacks of other threads may read the same */
-		while (j < n && !cmp_lines(&lines[i], &lines[j]))
+		while (j < n && !cmp_lines(&lines[i], &lines[j], text.data))
 			w += lines[j++].weight;
 		if (w) {
 			fwrite(text.data + lines[i].off, 1, lines[i].len, out);

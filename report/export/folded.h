@@ -27,7 +27,8 @@ struct folded_opts {
 };
 
 /* "period,pid,tid,kernel,inline,no-comm" (any of them, comma-separated);
- * NULL or "" for none. 0 or -EINVAL with err set. */
+ * NULL or "" for none. 0 or -EINVAL with err set (the message does not name
+ * the option: prep --folded=LIST and prep export folded --with LIST). */
 int folded_parse(const char *arg, struct folded_opts *o, struct err *err);
 
 /* The lines of s (all its events: pick one with stacks_opts.event). 0,

@@ -18,7 +18,7 @@
 
 struct archive_opts {
 	const char *symfs;      /* look for binaries under this folder */
-	bool quiet;             /* no warnings on stderr */
+	bool quiet;             /* no warnings to the log */
 	int level;              /* compression of the blocks (container_writer_opts) */
 	const char *output;     /* a perf.data input is converted to this prec.data file */
 };

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
+
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
 
@@ -96,7 +98,7 @@ void sym_warn(struct symbolizer *s, const char *fmt, ...)
 	if (s->warn)
 		s->warn(s->warn_ctx, msg);
 	else
-		fprintf(stderr, "prep: warning: %s\n", msg);
+		log_msg(LOG_WARNING, "%s", msg);
 }
 
 /* ---- sorted symbol tables -------------------------------------------- */
@@ -149,7 +151,7 @@ int rawsyms_push(struct rawsyms *r, const struct rawsym *s)
 
 		if (cap > SIZE_MAX / sizeof(*v))
 			return -ENOMEM;
-		v = realloc(r->v, cap * sizeof(*v));
+		v = array_realloc(r->v, cap, sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		r->v = v;

@@ -36,7 +36,7 @@ struct symbolizer_opts {
 	/* perf's build-id cache. NULL: $PERF_BUILDID_DIR if set, else
 	 * $HOME/.debug; "": none */
 	const char *buildid_dir;
-	/* one-line warnings, each said once; NULL: stderr "prep: warning: ..." */
+	/* one-line warnings, each said once; NULL: the log's LOG_WARNING */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 	const char *kallsyms_path;  /* NULL: "/proc/kallsyms" (tests point it elsewhere) */

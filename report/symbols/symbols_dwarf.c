@@ -156,20 +156,17 @@ static char *plain_copy(const char *cache_dir, Elf *e)
 {
 	uint8_t id[SYM_BUILD_ID_MAX];
 	size_t n = elf_build_id(e, id);
-	char dir[4096], *path;
+	char dir[4096], hex[2 * SYM_BUILD_ID_MAX + 1], *path;
 	int fd;
 	Elf *k;
 
 	if (!cache_dir || !n || !has_compressed_debug(e))
 		return NULL;
 	snprintf(dir, sizeof(dir), "%s/debug", cache_dir);
-	path = malloc(strlen(dir) + 2 * SYM_BUILD_ID_MAX + 16);
-	if (!path)
-		return NULL;
-	sprintf(path, "%s/", dir);
 	for (size_t i = 0; i < n; i++)
-		sprintf(path + strlen(path), "%02x", id[i]);
-	strcat(path, ".debug");
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (asprintf(&path, "%s/%s.debug", dir, hex) < 0)
+		return NULL;
 	/* a kept copy must carry the same build id */
 	if ((k = elf_open_path(path, &fd))) {
 		uint8_t kid[SYM_BUILD_ID_MAX];
@@ -504,7 +501,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem)
 	if (n < *cap)
 		return 0;
 	ncap = *cap ? *cap * 2 : 64;
-	if (ncap > SIZE_MAX / elem || !(nv = realloc(*v, ncap * elem)))
+	if (!(nv = array_realloc(*v, ncap, elem)))
 		return -ENOMEM;
 	*v = nv;
 	*cap = ncap;

@@ -313,7 +313,7 @@ static uint8_t *unpack_debugdata(Elf *e, size_t *out_len)
 			size_t ncap = cap ? cap * 2 : data->d_size * 4 + 4096;
 			uint8_t *nb;
 
-			if (ncap > DEBUGDATA_MAX || !(nb = realloc(buf, ncap)))
+			if (ncap > DEBUGDATA_MAX || !(nb = array_realloc(buf, ncap, 1)))
 				goto fail;
 			buf = nb;
 			strm.next_out = buf + strm.total_out;
@@ -395,7 +395,7 @@ static int read_relocs(Elf *e, const char *name, bool glob_dat, struct got_name 
 		return 0;
 	if (cnt > SIZE_MAX / sizeof(**v) - *n)
 		return -ENOMEM;
-	nv = realloc(*v, (*n + cnt) * sizeof(**v));
+	nv = array_realloc(*v, *n + cnt, sizeof(**v));
 	if (!nv)
 		return -ENOMEM;
 	*v = nv;
@@ -499,8 +499,10 @@ static int plt_section(struct symbolizer *s, Elf *e, const char *secname, uint64
 
 		if (x86_64)
 			name = slot_name(c, x86_64_plt_slot(p + off, entsize, sh.sh_addr + off));
+		/* perf 6.1 names an entry whose relocation has no symbol
+		 * (libc's IRELATIVE slots of ifuncs) "@plt" */
 		if (!name && first_index >= 0 && first_index + i < c->nrel)
-			name = c->rel[first_index + i].name;
+			name = c->rel[first_index + i].name ? c->rel[first_index + i].name : "";
 		if (name)
 			ret = push_plt(s, r, name, sh.sh_addr + off, entsize, sh.sh_addr + len);
 	}

@@ -335,7 +335,7 @@ static struct dbgd_ask *dbgd_ask_for(struct symbolizer *s, const uint8_t *bid, s
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 16;
 
-		if (!(a = realloc(g->v, cap * sizeof(*a))))
+		if (!(a = array_realloc(g->v, cap, sizeof(*a))))
 			return NULL;
 		g->v = a;
 		g->cap = cap;

@@ -178,7 +178,7 @@ void kernel_free(struct symbolizer *s);
 /* Wait for a DWARF prefetch (symbols_dwarf.c). */
 void dwarf_prefetch_stop(struct symbolizer *s);
 
-/* printf-style warning through opts.warn (or stderr). */
+/* printf-style warning through opts.warn (or the log, common/log.h). */
 void sym_warn(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* rawsyms: append, and turn into a sorted, deduplicated table whose

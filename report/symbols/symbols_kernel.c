@@ -272,7 +272,7 @@ static int kindex_one(void *ctx, const struct kallsym *ks)
 		return 0;
 	if (k->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 4096;
-		struct kent *v = realloc(k->v, cap * sizeof(*v));
+		struct kent *v = array_realloc(k->v, cap, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -337,7 +337,7 @@ static uint8_t *read_all(const char *path, size_t *len)
 		ssize_t r;
 
 		if (n == cap) {
-			if (cap > ((size_t)1 << 30) || !(nb = realloc(buf, cap * 2)))
+			if (cap > ((size_t)1 << 30) || !(nb = array_realloc(buf, cap * 2, 1)))
 				goto fail;
 			buf = nb;
 			cap *= 2;
@@ -493,7 +493,7 @@ int symbolizer_load_kallsyms_table(struct symbolizer *s, unsigned table, const u
 	if (!table)
 		return symbolizer_load_kallsyms(s, text, len, err);
 	if (table > s->nr_ktabs) {
-		grown = realloc(s->ktabs, table * sizeof(*grown));
+		grown = array_realloc(s->ktabs, table, sizeof(*grown));
 		if (!grown)
 			return err_set(err, -ENOMEM, "kallsyms: out of memory");
 		memset(grown + s->nr_ktabs, 0, (table - s->nr_ktabs) * sizeof(*grown));

@@ -251,7 +251,7 @@ static const struct ubin *bin_of(struct unwinder *u, struct dso *d)
 			return &u->bins[i];
 	if (u->nbins == u->cap) {
 		size_t cap = u->cap ? u->cap * 2 : 16;
-		struct ubin *n = realloc(u->bins, cap * sizeof(*n));
+		struct ubin *n = array_realloc(u->bins, cap, sizeof(*n));
 
 		if (!n)
 			return NULL;

@@ -2,7 +2,7 @@
 /*
  * prep --dump-raw: every block of a prec.data file and every record in it,
  * decoded, one line per record (perf report -D in spirit). Problems found
- * on the way go to stderr as warnings; the last line counts what was read
+ * on the way go to the log as warnings; the last line counts what was read
  * and what was not.
  */
 #include "report/core/input.h"
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "format/blocks.h"
 #include "format/container.h"
 #include "format/perfdata.h"
@@ -107,7 +108,7 @@ static void dump_event(struct dump *d, const struct container_block *b)
 	for (size_t i = 0; ids && i < ev.nr_ids; i++)
 		ids[i] = ev.ids[i].id;
 	if (!ids || record_layouts_add(d->layouts, &l, ids, ev.nr_ids, &err) < 0)
-		fprintf(stderr, "prep: warning: %s: event '%s': %s\n", d->path, ev.name,
+		log_msg(LOG_WARNING, "%s: event '%s': %s", d->path, ev.name,
 			ids ? err.msg : "out of memory");
 	free(ids);
 	event_desc_free(&ev);
@@ -428,7 +429,7 @@ static void on_problem(void *ctx, const struct container_problem *p)
 {
 	const struct dump *d = ctx;
 
-	fprintf(stderr, "prep: warning: %s: %s\n", d->path, p->msg);
+	log_msg(LOG_WARNING, "%s: %s", d->path, p->msg);
 }
 
 static void dump_end(struct dump *d, const struct container_block *b)

@@ -4,7 +4,7 @@
  * ids, each feature section decoded (or its size), then every record of the
  * data section in file order, perf's own records named and their fields
  * shown, COMPRESSED records followed by the records they hold. Problems go
- * to stderr as warnings; the last line counts what was read.
+ * to the log as warnings; the last line counts what was read.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 
 #include "report/core/input.h"
 #include "common/cursor.h"
+#include "common/log.h"
 #include "format/perfdata.h"
 #include "dump.h"
 #include "dump_int.h"
@@ -21,7 +22,7 @@ static void on_problem(void *ctx, const struct perfdata_problem *p)
 {
 	const struct dump *d = ctx;
 
-	fprintf(stderr, "prep: warning: %s: %s\n", d->path, p->msg);
+	log_msg(LOG_WARNING, "%s: %s", d->path, p->msg);
 }
 
 static void put_string(FILE *f, const char *s)
@@ -196,7 +197,7 @@ static void dump_events(struct dump *d, struct perfdata *pd)
 		}
 		event_layout_from_attr(&l, ev[i].attr_bytes, ev[i].attr_size);
 		if (!ids || record_layouts_add(d->layouts, &l, ids, ev[i].nr_ids, &err) < 0)
-			fprintf(stderr, "prep: warning: %s: event %zu: %s\n", d->path, i,
+			log_msg(LOG_WARNING, "%s: event %zu: %s", d->path, i,
 				ids ? err.msg : "out of memory");
 		free(ids);
 	}

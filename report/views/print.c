@@ -19,70 +19,11 @@
 
 #define MARGIN 12
 
+/* a column of a sort key: its table entry and its width for this event */
 struct col {
-	enum sort_key key;
-	const char *title;
+	const struct sort_key *sk;
 	int width;
-	bool right;
 };
-
-static const char *key_title(enum sort_key k)
-{
-	static const char *const t[SORT_NR] = {
-		[SORT_COMM] = "Command", [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid:Command",
-		[SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol", [SORT_SRCLINE] = "Source:Line",
-		[SORT_SRCFILE] = "Source File", [SORT_CPU] = "CPU", [SORT_SYMOFF] = "Symbol Offset",
-		[SORT_PERIOD] = "Period", [SORT_PARENT] = "Parent symbol",
-	};
-	return t[k];
-}
-
-static void sym_text(struct hist *h, const struct hentry *e, bool with_off, char *buf, size_t n)
-{
-	const struct frame *f = &h->frames[e->frame];
-	char mark = e->level ? e->level : f->kernel ? 'k' : '.';
-
-	if (e->key.inl)         /* a function inlined into f->sym */
-		snprintf(buf, n, "[%c] %s", mark, e->key.inl);
-	else if (e->key.ip)     /* children mode: an unresolved caller, as sampled */
-		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)e->key.ip);
-	else if (f->sym && with_off)
-		snprintf(buf, n, "[%c] %s+%#llx", mark, f->sym, (unsigned long long)(f->vaddr - f->sym_start));
-	else if (f->sym)
-		snprintf(buf, n, "[%c] %s", mark, f->sym);
-	else
-		/* perf shows the offset in the file (the address in maps
-		 * without a file) */
-		snprintf(buf, n, "[%c] %#.16llx", mark, (unsigned long long)f->addr);
-}
-
-/* The name of an entry's thread, as perf labels its pid column: the
- * thread's last comm (of the entry's first sample's thread). */
-static const char *thread_comm(const struct hentry *e)
-{
-	return e->thread && e->thread->comm ? e->thread->comm : "";
-}
-
-static void key_text(struct hist *h, const struct hentry *e, enum sort_key k, char *buf, size_t n)
-{
-	const struct frame *f = &h->frames[e->frame];
-
-	switch (k) {
-	case SORT_COMM: snprintf(buf, n, "%s", e->key.comm); break;
-	case SORT_PID: snprintf(buf, n, "%7u:%s", e->key.pid, thread_comm(e)); break;
-	case SORT_TID: snprintf(buf, n, "%7u:%s", e->key.tid, thread_comm(e)); break;
-	case SORT_DSO: snprintf(buf, n, "%s", f->dso ? f->dso->short_name : "[unknown]"); break;
-	case SORT_SYM: sym_text(h, e, false, buf, n); break;
-	case SORT_SYMOFF: sym_text(h, e, true, buf, n); break;
-	case SORT_SRCLINE: snprintf(buf, n, "%s", e->key.srcline); break;
-	case SORT_SRCFILE: snprintf(buf, n, "%s", e->key.srcfile && *e->key.srcfile ? e->key.srcfile : "[unknown]"); break;
-	case SORT_CPU: snprintf(buf, n, "%03u", e->key.cpu); break;
-	/* perf's period field: the entry's events, not a key of its own */
-	case SORT_PERIOD: snprintf(buf, n, "%" PRIu64, e->self_period); break;
-	case SORT_PARENT: snprintf(buf, n, "%s", e->key.parent); break;
-	case SORT_NR: buf[0] = 0; break;
-	}
-}
 
 static double pct(uint64_t v, uint64_t total)
 {
@@ -273,136 +214,140 @@ static void unit_count(uint64_t v, char *buf, size_t n)
 	snprintf(buf, n, "%" PRIu64 "%c", v, unit);
 }
 
+/* The period and samples the header counts and the percentages are of.
+ * --dso and --symbols hide entries; as in perf, the relative percentages
+ * and the counts in the header are then of what is shown. */
+static void shown_totals(struct load *l, const struct hist *h, uint64_t *period, uint64_t *count)
+{
+	*period = h->total_period;
+	*count = h->total_count;
+	if (!l->f.dsos && !l->f.syms)
+		return;
+	*period = *count = 0;
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		if (!load_frame_wanted(l, &h->frames[h->entries[i].frame]))
+			continue;
+		*period += h->entries[i].self_period;
+		*count += h->entries[i].self_count;
+	}
+}
+
+/* Each column as wide as its title (or the key's least width) and its
+ * widest cell, entries hidden by filters included (as perf). */
+static void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
+{
+	char buf[4096];
+
+	for (size_t j = 0; j < nc; j++) {
+		const struct sort_key *sk = cols[j].sk;
+
+		cols[j].width = sk->min_width ? sk->min_width : (int)strlen(sk->title);
+		for (size_t i = 0; i < h->nr_entries; i++) {
+			const struct hentry *e = &h->entries[i];
+			int w;
+
+			sk->text(h, e, buf, sizeof(buf));
+			w = (int)(sk->width ? sk->width(e, buf) : strlen(buf));
+			/* perf's unresolved_col_width (not with a --dso list) */
+			if (sk->unresolved_width && !l->f.dsos && !h->frames[e->frame].sym &&
+			    w < sk->unresolved_width)
+				w = sk->unresolved_width;
+			if (w > cols[j].width)
+				cols[j].width = w;
+		}
+	}
+}
+
+static void print_titles(FILE *out, const struct print_opts *po, const struct col *cols,
+			 size_t nc)
+{
+	fprintf(out, "#");
+	if (po->children)
+		fprintf(out, " Children      Self");
+	else
+		fprintf(out, " Overhead");
+	if (po->show_nr)
+		fprintf(out, "  %12s", "Samples");
+	if (po->show_period)
+		fprintf(out, "  %12s", "Period");
+	for (size_t j = 0; j < nc; j++)
+		fprintf(out, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
+			cols[j].sk->title);
+	fprintf(out, "\n#");
+	fprintf(out, po->children ? " ........  ........" : " ........");
+	if (po->show_nr)
+		fprintf(out, "  ............");
+	if (po->show_period)
+		fprintf(out, "  ............");
+	for (size_t j = 0; j < nc; j++) {
+		fputs("  ", out);
+		for (int w = 0; w < cols[j].width; w++)
+			fputc('.', out);
+	}
+	fprintf(out, "\n#\n");
+}
+
+/* One entry's line: its percentages, counts and cells. */
+static void print_entry(FILE *out, const struct hist *h, const struct print_opts *po,
+			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total)
+{
+	char buf[4096];
+
+	if (po->children)
+		fprintf(out, "  %7.2f%%  %7.2f%%", pct(e->total_period, total),
+			pct(e->self_period, total));
+	else
+		fprintf(out, "  %7.2f%%", pct(e->self_period, total));
+	if (po->show_nr)
+		fprintf(out, "  %12" PRIu64, e->self_count);
+	if (po->show_period)
+		fprintf(out, "  %12" PRIu64, e->self_period);
+	for (size_t j = 0; j < nc; j++) {
+		unsigned flags = cols[j].sk->flags;
+
+		cols[j].sk->text(h, e, buf, sizeof(buf));
+		/* perf pads a last column, but for the symbol-like ones */
+		if (j + 1 == nc && !(flags & SK_RIGHT) && (flags & SK_SYMBOL_LIKE))
+			fprintf(out, "  %s", buf);
+		else
+			fprintf(out, flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width, buf);
+	}
+	fputc('\n', out);
+}
+
 static int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
 		       int event)
 {
 	struct col cols[SORT_NR];
 	size_t nc = h->opts.nr_keys;
 	uint64_t total, all, shown_period, shown_count;
-	char buf[4096], cnt[32];
+	char cnt[32];
 	int ret = hist_build(h, event);
 
 	if (ret)
 		return ret;
 	all = l->period_by_event[event];
-	shown_period = h->total_period;
-	shown_count = h->total_count;
-	/* --dso and --symbols hide entries; as in perf, the relative
-	 * percentages and the counts in the header are then of what is shown */
-	if (l->f.dsos || l->f.syms) {
-		shown_period = shown_count = 0;
-		for (size_t i = 0; i < h->nr_entries; i++) {
-			if (!load_frame_wanted(l, &h->frames[h->entries[i].frame]))
-				continue;
-			shown_period += h->entries[i].self_period;
-			shown_count += h->entries[i].self_count;
-		}
-	}
+	shown_totals(l, h, &shown_period, &shown_count);
 	total = po->absolute && all > shown_period ? all : shown_period;
 	if (!po->quiet) {
 		unit_count(shown_count, cnt, sizeof(cnt));
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, l->events[event]);
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", shown_period);
 	}
-	for (size_t i = 0; i < nc; i++) {
-		enum sort_key k = h->opts.keys[i];
-
-		cols[i].key = k;
-		cols[i].title = key_title(k);
-		/* perf's period column is at least 12 wide */
-		cols[i].width = k == SORT_PERIOD ? 12 : (int)strlen(cols[i].title);
-		/* "%7d:comm" left-aligned, as perf pads the name to the width */
-		cols[i].right = k == SORT_CPU || k == SORT_PERIOD;
-	}
-	/* widths: the widest value of each column */
-	for (size_t i = 0; i < h->nr_entries; i++) {
-		const struct hentry *e = &h->entries[i];
-
-		for (size_t j = 0; j < nc; j++) {
-			int w;
-
-			key_text(h, e, cols[j].key, buf, sizeof(buf));
-			w = (int)strlen(buf);
-			if (w > cols[j].width)
-				cols[j].width = w;
-		}
-	}
-	for (size_t j = 0; j < nc; j++) {
-		if (cols[j].key == SORT_COMM || cols[j].key == SORT_PID || cols[j].key == SORT_TID) {
-			int commw = (int)strlen("Command");
-
-			for (size_t i = 0; i < h->nr_entries; i++) {
-				const struct hentry *e = &h->entries[i];
-				const char *c = cols[j].key == SORT_COMM ? e->key.comm : thread_comm(e);
-
-				if ((int)strlen(c ? c : "") > commw)
-					commw = (int)strlen(c);
-			}
-			if (cols[j].key != SORT_COMM && commw + 8 > cols[j].width)
-				cols[j].width = commw + 8;
-		}
-		/* perf: an entry without a symbol widens the dso column to an
-		 * address's 16 digits (but with --dso) */
-		if (cols[j].key == SORT_DSO && cols[j].width < 16 && !l->f.dsos)
-			for (size_t i = 0; i < h->nr_entries; i++)
-				if (!h->frames[h->entries[i].frame].sym)
-					cols[j].width = 16;
-	}
-	if (!po->quiet) {
-		fprintf(out, "#");
-		if (po->children)
-			fprintf(out, " Children      Self");
-		else
-			fprintf(out, " Overhead");
-		if (po->show_nr)
-			fprintf(out, "  %12s", "Samples");
-		if (po->show_period)
-			fprintf(out, "  %12s", "Period");
-		for (size_t j = 0; j < nc; j++)
-			fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, cols[j].title);
-		fprintf(out, "\n#");
-		fprintf(out, po->children ? " ........  ........" : " ........");
-		if (po->show_nr)
-			fprintf(out, "  ............");
-		if (po->show_period)
-			fprintf(out, "  ............");
-		for (size_t j = 0; j < nc; j++) {
-			fputs("  ", out);
-			for (int w = 0; w < cols[j].width; w++)
-				fputc('.', out);
-		}
-		fprintf(out, "\n#\n");
-	}
+	for (size_t j = 0; j < nc; j++)
+		cols[j].sk = sort_key_get(h->opts.keys[j]);
+	col_widths(l, h, cols, nc);
+	if (!po->quiet)
+		print_titles(out, po, cols, nc);
 	for (size_t i = 0; i < h->nr_entries; i++) {
 		const struct hentry *e = &h->entries[i];
 		double p = pct(po->children ? e->total_period : e->self_period, total);
 
 		if (po->percent_limit > 0 && p < po->percent_limit)
 			continue;
-		if (l->f.dsos || l->f.syms) {
-			if (!load_frame_wanted(l, &h->frames[e->frame]))
-				continue;
-		}
-		if (po->children)
-			fprintf(out, "  %7.2f%%  %7.2f%%", p, pct(e->self_period, total));
-		else
-			fprintf(out, "  %7.2f%%", p);
-		if (po->show_nr)
-			fprintf(out, "  %12" PRIu64, e->self_count);
-		if (po->show_period)
-			fprintf(out, "  %12" PRIu64, e->self_period);
-		for (size_t j = 0; j < nc; j++) {
-			key_text(h, e, cols[j].key, buf, sizeof(buf));
-			/* perf pads a last column, but for the symbol-like ones */
-			if (j + 1 == nc && !cols[j].right &&
-			    (cols[j].key == SORT_SYM || cols[j].key == SORT_SYMOFF ||
-			     cols[j].key == SORT_SRCLINE || cols[j].key == SORT_SRCFILE ||
-			     cols[j].key == SORT_PARENT))
-				fprintf(out, "  %s", buf);
-			else
-				fprintf(out, cols[j].right ? "  %*s" : "  %-*s", cols[j].width, buf);
-		}
-		fputc('\n', out);
+		if ((l->f.dsos || l->f.syms) && !load_frame_wanted(l, &h->frames[e->frame]))
+			continue;
+		print_entry(out, h, po, cols, nc, e, total);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && l->event_chains[event])
 			print_callchain(out, po, e, total);

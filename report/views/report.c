@@ -18,6 +18,7 @@
 #include "dump.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
+#include "report/export/export.h"
 #include "report/export/folded.h"
 #include "print.h"
 #include "report/core/progress.h"
@@ -65,38 +66,51 @@ static int cb_folded(const struct opt *o, const char *arg, struct err *err)
 	return 0;
 }
 
-static const char *const key_names[SORT_NR] = {
-	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid", [SORT_DSO] = "dso",
-	[SORT_SYM] = "sym", [SORT_SRCLINE] = "srcline", [SORT_SRCFILE] = "srcfile",
-	[SORT_CPU] = "cpu", [SORT_SYMOFF] = "symoff", [SORT_PERIOD] = "period",
-	[SORT_PARENT] = "parent",
-};
+static bool tok_is(const char *tok, size_t len, const char *name)
+{
+	return strlen(name) == len && !memcmp(tok, name, len);
+}
 
+/* -F's value fields: not sort keys, shown in their own columns */
+static bool value_field(const char *k, size_t len, struct print_opts *po)
+{
+	if (tok_is(k, len, "sample"))
+		po->show_nr = true;
+	return tok_is(k, len, "overhead") || tok_is(k, len, "sample") ||
+	       tok_is(k, len, "period_total");
+}
+
+/* --sort's help: the names in the sort-key table */
+static const char *sort_help(char *buf, size_t n)
+{
+	char names[256];
+
+	sort_key_names(names, sizeof(names));
+	snprintf(buf, n, "sort by %s (default comm,dso,sym)", names);
+	return buf;
+}
+
+/* --sort or -F: comma-separated names of the sort-key table (sortkey.c) */
 static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts *po,
 		      struct err *err)
 {
-	char buf[512];
-	char *save = NULL;
+	char known[256];
+	enum sort_key_id id;
+	size_t len;
 
-	if (strlen(list) >= sizeof(buf))
+	if (strlen(list) >= 512)
 		return err_set(err, -EINVAL, "--sort: list too long");
-	strcpy(buf, list);
-	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		if (!strcmp(k, "overhead") || !strcmp(k, "sample") || !strcmp(k, "period_total")) {
-			if (!strcmp(k, "sample"))
-				po->show_nr = true;
+	for (const char *k = list; *k; k += len + (k[len] == ',')) {
+		len = strcspn(k, ",");
+		if (!len || value_field(k, len, po))
 			continue;
+		if (sort_key_find(k, len, &id)) {
+			sort_key_names(known, sizeof(known));
+			return err_set(err, -EINVAL, "unknown sort key '%.*s' (known: %s)", (int)len,
+				       k, known);
 		}
-		for (i = 0; i < SORT_NR; i++)
-			if (!strcmp(k, key_names[i]))
-				break;
-		if (i == SORT_NR)
-			return err_set(err, -EINVAL, "unknown sort key '%s' (known: comm, pid, tid, dso, "
-				       "sym, srcline, srcfile, cpu, symoff, period, parent)", k);
 		if (ho->nr_keys < SORT_NR)
-			ho->keys[ho->nr_keys++] = (enum sort_key)i;
+			ho->keys[ho->nr_keys++] = id;
 	}
 	if (!ho->nr_keys)
 		return err_set(err, -EINVAL, "'%s': no sort key", list);
@@ -112,7 +126,7 @@ static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_o
 
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(err, -EINVAL, "--call-graph: value too long");
-	strcpy(buf, arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *end;
 		double v;
@@ -143,43 +157,6 @@ static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_o
 	return 0;
 }
 
-/* --folded: one event's stacks, FlameGraph's collapsed format */
-static int report_folded(struct load *l, struct hist *h, const struct report_opts *ro,
-			 const struct folded_opts *fo)
-{
-	struct stacks_opts so = { .inline_frames = h->opts.inline_frames, .l = l };
-	struct stacks st;
-	struct err err = { 0 };
-	int ret;
-
-	so.event = stacks_pick_event(l, h, ro->event, &err);
-	if (so.event < 0) {
-		if (!ro->event)
-			return 0;       /* no samples: no lines */
-		fprintf(stderr, "prep: --event: %s\n", err.msg);
-		return 1;
-	}
-	if (!ro->event && !ro->quiet)
-		for (size_t i = 0; i < h->nr_stacks; i++)
-			if (h->stacks[i].event != so.event) {
-				fprintf(stderr, "prep: --folded: event '%s' only (--event NAME for another)\n",
-					l->events[so.event]);
-				break;
-			}
-	ret = stacks_build(&st, h, &so);
-	if (ret) {
-		fprintf(stderr, "prep: out of memory\n");
-		return 1;
-	}
-	ret = folded_write(stdout, &st, fo);
-	if (!ret && fflush(stdout))
-		ret = -EIO;
-	if (ret)
-		fprintf(stderr, "prep: --folded: %s\n", ret == -EIO ? "write error" : "out of memory");
-	stacks_free(&st);
-	return ret ? 1 : 0;
-}
-
 /* perf's "Invalid regex: [" with the option's name */
 static int check_regex(const char *opt, const char *re)
 {
@@ -207,9 +184,10 @@ int cmd_report(int argc, char **argv)
 	struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5 };
 	struct folded_opts fo = { 0 };
 	struct progress pg;
+	char sort_buf[320];
 	const struct opt table[] = {
 		OPTION_CALLBACK('i', "input", &l, "file", "input file (default prec.data); repeat to merge", load_opt_input),
-		OPTION_STRING('s', "sort", &ro.sort, "keys", "sort by comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent (default comm,dso,sym)"),
+		OPTION_STRING('s', "sort", &ro.sort, "keys", sort_help(sort_buf, sizeof(sort_buf))),
 		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
 		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
 		OPTION_FLAG(0, "tui", &ro.tui, "not available: text output is used"),
@@ -297,7 +275,7 @@ int cmd_report(int argc, char **argv)
 		return 129;
 	}
 	if (ro.folded && folded_parse(ro.folded_opts, &fo, &err)) {
-		fprintf(stderr, "prep: %s\n", err.msg);
+		fprintf(stderr, "prep: --folded: %s\n", err.msg);
 		return 129;
 	}
 	/* as in perf, --percent-limit hides call-graph branches under it too
@@ -360,7 +338,7 @@ int cmd_report(int argc, char **argv)
 	po.event = ro.event;
 	ret = hist_resolve(&h);
 	if (!ret && ro.folded) {
-		ret = report_folded(&l, &h, &ro, &fo);
+		ret = export_folded_report(&l, &h, ro.event, ro.quiet > 0, &fo);
 		goto out;
 	}
 	if (!ret)

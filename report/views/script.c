@@ -48,7 +48,7 @@ static int parse_fields(const char *list, unsigned *out, struct err *err)
 
 	if (strlen(list) >= sizeof(buf))
 		return err_set(err, -EINVAL, "-F: list too long");
-	strcpy(buf, list);
+	snprintf(buf, sizeof(buf), "%s", list);
 	*out = 0;
 	for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
 		size_t i;

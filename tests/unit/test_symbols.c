@@ -471,6 +471,59 @@ static void test_plt(void **state)
 	symbolizer_free(s);
 }
 
+/* libc's .plt: every entry has a name; those whose relocation has no
+ * symbol (glibc's IRELATIVE slots of its ifuncs, on x86-64) are "@plt", as
+ * perf 6.1 names them. */
+static void test_plt_unnamed_slots(void **state)
+{
+	struct symbolizer *s = new_sym(NULL, NULL);
+	unsigned named = 0, unnamed = 0;
+	struct sym_dso *d;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, plt_sh = { 0 };
+	size_t shstrndx;
+	Dl_info info;
+	int fd;
+	Elf *e;
+
+	(void)state;
+	assert_true(dladdr((void *)(uintptr_t)printf, &info) && info.dli_fname);
+	d = symbolizer_dso(s, info.dli_fname, NULL, 0);
+	fd = open(info.dli_fname, O_RDONLY);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(e);
+	assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(e, shstrndx, sh.sh_name), ".plt"))
+			plt_sh = sh;
+	if (!plt_sh.sh_size) {
+		elf_end(e);
+		close(fd);
+		symbolizer_free(s);
+		skip();
+	}
+	for (uint64_t o = 16; o + 16 <= plt_sh.sh_size; o += 16) {
+		struct sym_info si;
+		size_t len;
+
+		assert_int_equal(sym_dso_lookup(s, d, plt_sh.sh_offset + o + 2, &si), 0);
+		assert_non_null(si.name);
+		len = strlen(si.name);
+		assert_true(len >= 4 && !strcmp(si.name + len - 4, "@plt"));
+		if (len == 4)
+			unnamed++;
+		else
+			named++;
+	}
+	/* a libc without IRELATIVE slots in its .plt proves nothing here */
+	print_message("libc .plt: %u named entries, %u unnamed (@plt)\n", named, unnamed);
+	elf_end(e);
+	close(fd);
+	symbolizer_free(s);
+}
+
 /* Every PLT entry objdump names (its own synthetic X@plt symbols) gets
  * the same name from the symbolizer; returns how many were compared. */
 static unsigned plt_like_objdump(const char *bin)
@@ -1216,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_srcline_plain),
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_plt),
+		cmocka_unit_test(test_plt_unnamed_slots),
 		cmocka_unit_test(test_plt_self),
 		cmocka_unit_test(test_plt_sec),
 		cmocka_unit_test(test_libc),

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside prep export: the options a command line fills (struct
+ * export_opts), the table of exporters (struct exporter, in export.c) and
+ * the formats' parts of it. Private to report/export.
+ */
+#ifndef PREC_REPORT_EXPORT_INT_H
+#define PREC_REPORT_EXPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/opts.h"
+#include "report/core/load.h"
+
+/* What an export's command line sets: the inputs and filters (the loader's
+ * fields), what every format takes, and each format's own options. */
+struct export_opts {
+	struct load l;
+	const char *output;     /* NULL: the format's default */
+	const char *event;      /* NULL: the first event with samples */
+	bool no_inline;
+	long max_stack;
+	int quiet;
+	bool help;
+	const char *with;       /* folded: period,pid,tid,kernel,inline,no-comm */
+	long level;             /* pprof: the gzip level */
+	bool svg, icicle, no_comm;      /* flamegraph */
+	const char *title;
+	long width;
+	/* the old spelling prep export --speedscope|--pprof */
+	bool speedscope, pprof;
+	const char *pprof_e;    /* its -e (--pprof's short --event) */
+};
+
+/* The input, filter and symbol options, with the output and the event: one
+ * block, that the shared option fragment of the loader will replace. */
+#define COMMON_OPTIONS(c) \
+	OPTION_CALLBACK('i', "input", &(c).l, "file", "input file (default prec.data); repeat to merge", load_opt_input), \
+	OPTION_STRING('o', "output", &(c).output, "file", "output file ('-': standard output)"), \
+	OPTION_STRING(0, "event", &(c).event, "name", "only this event"), \
+	OPTION_FLAG(0, "no-inline", &(c).no_inline, "no frames for inlined functions"), \
+	OPTION_INT(0, "max-stack", &(c).max_stack, "n", "use at most n frames of each call chain", 1, 100000), \
+	OPTION_STRING(0, "symfs", &(c).l.symfs, "dir", "look for binaries under this folder"), \
+	OPTION_FLAG(0, "no-embedded", &(c).l.no_embedded, "ignore what the file embedded of its binaries"), \
+	OPTION_STRING(0, "kallsyms", &(c).l.kallsyms_path, "file", "kernel symbols from this file"), \
+	OPTION_STRING(0, "comm", &(c).l.f.comms, "list", "only these commands"), \
+	OPTION_STRING(0, "pid", &(c).l.f.pids, "list", "only these process ids"), \
+	OPTION_STRING(0, "tid", &(c).l.f.tids, "list", "only these thread ids"), \
+	OPTION_STRING(0, "dso", &(c).l.f.dsos, "list", "only samples in these shared objects"), \
+	OPTION_STRING('S', "symbols", &(c).l.f.syms, "list", "only samples in these symbols"), \
+	OPTION_STRING('C', "cpu", &(c).l.f.cpus, "list", "only these CPUs (0-2,5)"), \
+	OPTION_STRING(0, "time", &(c).l.f.time, "start,end", "only samples in this time range (seconds, or 10%-20%)"), \
+	OPTION_COUNT('q', "quiet", &(c).quiet, "no warnings"), \
+	OPTION_FLAG('h', "help", &(c).help, "show this help")
+
+/* room for any format's options, its old flag and the end */
+#define EXPORT_MAX_OPTS 40
+
+/* One format of prep export. */
+struct exporter {
+	const char *name;       /* prep export NAME */
+	const char *flag;       /* the old spelling prep export --FLAG; NULL if none */
+	const char *output;     /* the default output file; "-": the standard output */
+	const char *about;      /* its line in prep export --help (and the flag's help) */
+	const char *args;       /* its usage line after the command */
+	/* Its options into t (EXPORT_MAX_OPTS - 2 at most, no end); their number. */
+	size_t (*options)(struct export_opts *o, struct opt *t);
+	/* Read the inputs and write the output (o->output: x->output unless
+	 * given; the inputs defaulted). The exit status; messages printed. */
+	int (*run)(const struct exporter *x, struct export_opts *o);
+};
+
+/* The formats' parts of the table (export_stacks.c, export_pprof.c). */
+size_t folded_options(struct export_opts *o, struct opt *t);
+size_t speedscope_options(struct export_opts *o, struct opt *t);
+size_t flame_options(struct export_opts *o, struct opt *t);
+size_t pprof_options(struct export_opts *o, struct opt *t);
+int folded_run(const struct exporter *x, struct export_opts *o);
+int speedscope_run(const struct exporter *x, struct export_opts *o);
+int flame_run(const struct exporter *x, struct export_opts *o);
+int pprof_run(const struct exporter *x, struct export_opts *o);
+
+#endif

@@ -71,7 +71,7 @@ static int check_modes(const struct stat_opts *o, struct err *err)
 	return 0;
 }
 
-int stat_opts_check(const struct stat_opts *o, bool cpu_pmu, bool *no_metrics, struct err *err)
+int stat_check(const struct stat_opts *o, bool cpu_pmu, bool *no_metrics, struct err *err)
 {
 	int ret = check_targets(o, err);
 

@@ -121,7 +121,7 @@ int stat_parse(struct stat_opts *o, int argc, char **argv);
  * 1, perf's words), with the whole line to print in err. cpu_pmu: a cpu
  * PMU is present. *no_metrics: -M's warning is due, before any error that
  * follows (the checks get that far). */
-int stat_opts_check(const struct stat_opts *o, bool cpu_pmu, bool *no_metrics, struct err *err);
+int stat_check(const struct stat_opts *o, bool cpu_pmu, bool *no_metrics, struct err *err);
 /* A command or a target (-a, -C, -p, -t) to count. */
 bool stat_opts_has_target(const struct stat_opts *o);
 

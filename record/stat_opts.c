@@ -152,7 +152,7 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	}
 	o->argc = argc - first;
 	o->argv = argv + first;
-	ret = stat_opts_check(o, pmu_present(), &no_metrics, &err);
+	ret = stat_check(o, pmu_present(), &no_metrics, &err);
 	if (no_metrics)
 		fprintf(stderr, "Cannot find metric or group `%s'\n", o->metrics);
 	if (ret) {

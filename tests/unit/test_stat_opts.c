@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#define stat_opts_check		test_copy_stat_opts_check
+#define stat_check		test_copy_stat_check
 #define stat_opts_has_target	test_copy_stat_opts_has_target
 #include "record/stat_check.c"
 
@@ -35,7 +35,7 @@ static void expect(const struct stat_opts *o, int code, const char *msg)
 	struct err err = { 0 };
 	bool no_metrics = true;
 
-	assert_int_equal(stat_opts_check(o, false, &no_metrics, &err), code);
+	assert_int_equal(stat_check(o, false, &no_metrics, &err), code);
 	assert_string_equal(err.msg, msg);
 }
 
@@ -46,13 +46,13 @@ static void test_valid(void **state)
 	bool no_metrics = true;
 
 	(void)state;
-	assert_int_equal(stat_opts_check(&o, false, &no_metrics, &err), 0);
+	assert_int_equal(stat_check(&o, false, &no_metrics, &err), 0);
 	assert_false(no_metrics);
 	o = (struct stat_opts){ .all_cpus = true, .no_aggr = true, .repeat = 1 };
-	assert_int_equal(stat_opts_check(&o, false, &no_metrics, &err), 0);
+	assert_int_equal(stat_check(&o, false, &no_metrics, &err), 0);
 	o = (struct stat_opts){ .pids = "1", .per_thread = true, .interval_ms = 100,
 				.interval_count = 2, .json = true };
-	assert_int_equal(stat_opts_check(&o, false, &no_metrics, &err), 0);
+	assert_int_equal(stat_check(&o, false, &no_metrics, &err), 0);
 	assert_string_equal(err.msg, "");
 }
 
@@ -91,7 +91,7 @@ static void test_perf_refusals(void **state)
 	o.transaction = true;
 	expect(&o, -EOPNOTSUPP, "Cannot set up transaction events: there is no cpu PMU on this "
 	       "machine");
-	assert_int_equal(stat_opts_check(&o, true, &no_metrics, &err), -EOPNOTSUPP);
+	assert_int_equal(stat_check(&o, true, &no_metrics, &err), -EOPNOTSUPP);
 	assert_string_equal(err.msg, "Cannot set up transaction events");
 	o = command();
 	o.topdown = true;
@@ -137,13 +137,13 @@ static void test_metrics_warning(void **state)
 
 	(void)state;
 	o.metrics = "IPC";
-	assert_int_equal(stat_opts_check(&o, false, &no_metrics, &err), 0);
+	assert_int_equal(stat_check(&o, false, &no_metrics, &err), 0);
 	assert_true(no_metrics);
 	o.all_user = o.all_kernel = true;
-	assert_int_equal(stat_opts_check(&o, false, &no_metrics, &err), -EINVAL);
+	assert_int_equal(stat_check(&o, false, &no_metrics, &err), -EINVAL);
 	assert_true(no_metrics);
 	o.smi_cost = true;
-	assert_int_equal(stat_opts_check(&o, false, &no_metrics, &err), -EOPNOTSUPP);
+	assert_int_equal(stat_check(&o, false, &no_metrics, &err), -EOPNOTSUPP);
 	assert_false(no_metrics);
 }
 

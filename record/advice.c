@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one place that turns a perf_event_open() failure into advice (what the
- * error means for this event on this machine, and what to do about it), and
- * perf's fallback for unprivileged users: exclude the kernel and go on.
+ * Opening one event, for prec and prec stat alike: perf_event_open() with
+ * perf's fallback for unprivileged users (exclude the kernel and go on), and
+ * the one place that turns a failure into advice (what the error means for
+ * this event on this machine, and what to do about it).
  */
 #include "record.h"
 
@@ -11,7 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/perf_event.h>
 
 long sysctl_long(const char *path, long dflt)
 {
@@ -65,6 +69,23 @@ bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size
 	a->exclude_hv = 1;
 	snprintf(name + n, size - n, "%su", sep);
 	return true;
+}
+
+int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
+	       bool *user_only)
+{
+	for (;;) {
+		int fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		int e = errno;
+
+		if (fd >= 0)
+			return fd;
+		if (!event_fallback_user_only(&ev->attr, ev->name, sizeof(ev->name), e))
+			return -e;
+		a->exclude_kernel = ev->attr.exclude_kernel;
+		a->exclude_hv = ev->attr.exclude_hv;
+		*user_only = true;
+	}
 }
 
 void user_only_note(FILE *out, const char *tool, const char *first_name)
@@ -151,4 +172,12 @@ void open_error_advice(int errnum, const struct open_failure *f, char *buf, size
 	default:
 		snprintf(buf, len, "cannot open event '%s': %s", f->name, strerror(errnum));
 	}
+}
+
+int open_error(int errnum, const struct open_failure *f, struct err *err)
+{
+	char advice[512];
+
+	open_error_advice(errnum, f, advice, sizeof(advice));
+	return err_set(err, -errnum, "%s", advice);
 }

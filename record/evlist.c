@@ -7,7 +7,6 @@
  */
 #include "record.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <asm/perf_regs.h>
@@ -28,181 +26,35 @@
 			 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | \
 			   (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
 
-static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
-{
-	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-}
-
-int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err)
-{
-	const char *p = list;
-	int *out = NULL;
-	size_t nr = 0;
-
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-
-		if (end == p || a < 0 || a > 4095)
-			goto bad;
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || b > 4095)
-				goto bad;
-		}
-		for (long c = a; c <= b; c++) {
-			int *grown = array_realloc(out, nr + 1, sizeof(*out));
-
-			if (!grown) {
-				free(out);
-				return err_set(err, -ENOMEM, "out of memory");
-			}
-			out = grown;
-			out[nr++] = (int)c;
-		}
-		p = end;
-		if (*p == ',')
-			p++;
-		else if (*p && *p != '\n')
-			goto bad;
-	}
-	if (!nr)
-		goto bad;
-	*cpus = out;
-	*n = nr;
-	return 0;
-bad:
-	free(out);
-	return err_set(err, -EINVAL, "-C '%s': not a CPU list like 0-3,6", list);
-}
-
-/* The online CPUs as the kernel lists them ("0-1"), newline removed. */
-static void online_cpu_text(char *line, size_t size)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-
-	if (!f || !fgets(line, (int)size, f)) {
-		long nr = sysconf(_SC_NPROCESSORS_ONLN);
-
-		snprintf(line, size, "0-%ld", nr > 0 ? nr - 1 : 0);
-	}
-	if (f)
-		fclose(f);
-	line[strcspn(line, "\n")] = '\0';
-}
-
-static int online_cpus(int **cpus, size_t *n, struct err *err)
-{
-	char line[4096];
-
-	online_cpu_text(line, sizeof(line));
-	return parse_cpu_list(line, cpus, n, err);
-}
-
-/* -C: every CPU named must be online, else a clear error before anything opens. */
-static int check_cpu_list(const char *list, const int *cpus, size_t n, struct err *err)
-{
-	char line[4096];
-	int *online = NULL;
-	size_t nr_online = 0;
-	int ret = 0;
-
-	online_cpu_text(line, sizeof(line));
-	if (parse_cpu_list(line, &online, &nr_online, err))
-		return 0;       /* cannot tell: let perf_event_open say */
-	for (size_t i = 0; i < n && !ret; i++) {
-		bool found = false;
-
-		for (size_t k = 0; k < nr_online && !found; k++)
-			found = online[k] == cpus[i];
-		if (!found)
-			ret = err_set(err, -EINVAL, "-C %s: CPU %d does not exist (this machine has %s)",
-				      list, cpus[i], line);
-	}
-	free(online);
-	return ret;
-}
-
-int target_cpus(const char *list, int **cpus, size_t *n, struct err *err)
-{
-	int ret;
-
-	if (!list)
-		return online_cpus(cpus, n, err);
-	ret = parse_cpu_list(list, cpus, n, err);
-	if (!ret && (ret = check_cpu_list(list, *cpus, *n, err))) {
-		free(*cpus);
-		*cpus = NULL;
-	}
-	return ret;
-}
-
-static int add_tid(struct session *s, pid_t tid)
-{
-	pid_t *grown = array_realloc(s->tids, s->nr_tids + 1, sizeof(*grown));
-
-	if (!grown)
-		return -ENOMEM;
-	s->tids = grown;
-	s->tids[s->nr_tids++] = tid;
-	return 0;
-}
-
-/* Every thread of a process, from /proc/PID/task. */
-static int add_process_threads(struct session *s, pid_t pid, struct err *err)
-{
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return err_set(err, -ESRCH, "no process with pid %d", (int)pid);
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if (add_tid(s, (pid_t)atoi(de->d_name))) {
-			closedir(d);
-			return err_set(err, -ENOMEM, "out of memory");
-		}
-	}
-	closedir(d);
-	return 0;
-}
-
-/* "1234,5678" for -p (every thread of each) or -t (those threads). */
+/* "1234,5678" for -p (every thread of each) or -t (those threads), in
+ * perf record's words. */
 static int parse_pid_list(struct session *s, const char *list, bool threads, struct err *err)
 {
 	const char *p = list;
+	long v;
+	int got;
 
-	if (!*p)
-		return err_set(err, -EINVAL, "%s '': problems parsing %s list", threads ? "-t" : "-p",
-			       threads ? "tid" : "pid");
-	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
+	while ((got = id_list_next(&p, 0x3fffffff, &v)) > 0) {
 		int ret;
 
-		if (end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ','))
-			return err_set(err, -EINVAL, "%s '%s': problems parsing %s list",
-				       threads ? "-t" : "-p", list, threads ? "tid" : "pid");
 		if (threads) {
 			char path[64];
 
 			snprintf(path, sizeof(path), "/proc/%ld", v);
 			if (access(path, F_OK))
 				return err_set(err, -ESRCH, "no thread with tid %ld", v);
-			ret = add_tid(s, (pid_t)v) ? err_set(err, -ENOMEM, "out of memory") : 0;
+			ret = tids_add(&s->tids, &s->nr_tids, &s->cap_tids, (pid_t)v);
 		} else {
-			ret = add_process_threads(s, (pid_t)v, err);
+			ret = tids_add_process(&s->tids, &s->nr_tids, &s->cap_tids, v);
+			if (ret == -ESRCH)
+				return err_set(err, ret, "no process with pid %ld", v);
 		}
 		if (ret)
-			return ret;
-		p = *end ? end + 1 : end;
+			return err_set(err, -ENOMEM, "out of memory");
 	}
+	if (got < 0 || !*list)
+		return err_set(err, -EINVAL, "%s '%s': problems parsing %s list", threads ? "-t" : "-p",
+			       list, threads ? "tid" : "pid");
 	return 0;
 }
 
@@ -390,48 +242,31 @@ static bool fall_back_to_cpu_clock(struct session *s, size_t i, int errnum)
 	return true;
 }
 
-/* At perf_event_paranoid >= 2 an unprivileged user may still sample user
- * space: exclude the kernel, as perf does, and say so once. */
-static bool fall_back_to_user_only(struct session *s, size_t i, int errnum)
-{
-	struct event_spec *ev = &s->events[i];
-
-	if (!event_fallback_user_only(&ev->attr, ev->name, sizeof(ev->name), errnum))
-		return false;
-	s->tried_user_only = true;
-	return true;
-}
-
 static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_fd,
 		    bool workload, struct err *err)
 {
 	struct evfd e = { .event = (int)i, .cpu = cpu, .tid = tid };
-	char advice[512];
 
 	for (;;) {
 		setup_attr(s, i, workload);
-		e.fd = sys_perf_event_open(&s->attrs[i], tid, cpu, group_fd);
+		e.fd = event_open(&s->events[i], &s->attrs[i], tid, cpu, group_fd, &s->tried_user_only);
 		if (e.fd >= 0)
 			break;
-		if (errno == EINVAL && s->attrs[i].build_id) {
+		if (e.fd == -EINVAL && s->attrs[i].build_id) {
 			s->build_id_in_mmap = false;   /* kernel before 5.12 */
 			continue;
 		}
-		if (errno == ESRCH && tid > 0 && !workload)
+		if (e.fd == -ESRCH && tid > 0 && !workload)
 			return 0;                       /* the thread exited meanwhile */
-		if (fall_back_to_user_only(s, i, errno) || fall_back_to_cpu_clock(s, i, errno))
-			continue;
-		{
+		if (!fall_back_to_cpu_clock(s, i, -e.fd)) {
 			struct open_failure f = {
 				.name = s->events[i].name, .hardware = s->events[i].is_hardware,
 				.system_wide = s->opts->all_cpus || s->opts->cpu_list,
 				.pid = workload ? 0 : tid > 0 ? tid : 0,
 				.tried_user_only = s->tried_user_only,
 			};
-			int errnum = errno;
 
-			open_error_advice(errnum, &f, advice, sizeof(advice));
-			return err_set(err, -errnum, "%s", advice);
+			return open_error(-e.fd, &f, err);
 		}
 	}
 	if (s->opts->filters[i] && ioctl(e.fd, PERF_EVENT_IOC_SET_FILTER, s->opts->filters[i]) < 0) {
@@ -487,7 +322,8 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 		return ret;
 	s->ring_pages = choose_ring_pages(s);
 	if (workload > 0)
-		ret = add_tid(s, workload) ? err_set(err, -ENOMEM, "out of memory") : 0;
+		ret = tids_add(&s->tids, &s->nr_tids, &s->cap_tids, workload) ?
+		      err_set(err, -ENOMEM, "out of memory") : 0;
 	else if (o->pids)
 		ret = parse_pid_list(s, o->pids, false, err);
 	else if (o->tids)

@@ -39,20 +39,6 @@
 
 #define DWARF_BLOCK_SIZE (4u << 20)
 
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t child_exited;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
-static void on_child(int sig)
-{
-	(void)sig;
-	child_exited = 1;
-}
-
 static uint64_t wall_ns(void)
 {
 	struct timespec ts;
@@ -340,15 +326,11 @@ static int record_loop(struct run *run, struct err *err)
 		}
 		if (ret == 1 && !run->have_workload)
 			break;                  /* the processes we attached to are gone */
-		if (stop_signal)
+		if (stop_requested())
 			break;
-		if (run->have_workload && child_exited) {
-			pid_t p = waitpid(run->wl.pid, &run->status, WNOHANG);
-
-			if (p == run->wl.pid)
-				break;
-			child_exited = 0;
-		}
+		if (run->have_workload && child_exited_take() &&
+		    waitpid(run->wl.pid, &run->status, WNOHANG) == run->wl.pid)
+			break;
 	}
 	return 0;
 }
@@ -571,7 +553,6 @@ int main(int argc, char **argv)
 				 .record_argc = argc, .record_argv = argv };
 	struct run run = { .status = -1 };
 	struct err err = { 0 };
-	struct sigaction sa = { 0 };
 	int ret;
 
 	log_set_handler(on_log, NULL, LOG_ALL & ~LOG_MASK(LOG_PROGRESS));
@@ -591,12 +572,7 @@ int main(int argc, char **argv)
 	run.s.nr_events = o.events.nr;
 	run.s.dsos = dso_list_new();
 	run.s.layouts = record_layouts_new();
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_child;
-	sa.sa_flags = SA_NOCLDSTOP;
-	sigaction(SIGCHLD, &sa, NULL);
+	stop_signals_install();
 	/* over the file size limit, write() fails with EFBIG: keep the file */
 	signal(SIGXFSZ, SIG_IGN);
 

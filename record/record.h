@@ -88,7 +88,7 @@ struct session {
 	int *cpus;                      /* CPUs events are opened on; -1 alone for per-thread */
 	size_t nr_cpus;
 	pid_t *tids;                    /* threads for -p / -t / a workload; NULL for -a */
-	size_t nr_tids;
+	size_t nr_tids, cap_tids;
 	struct container_writer *writer;
 	uint64_t bytes_drained;
 	uint64_t wakeups;
@@ -108,10 +108,28 @@ int session_mmap(struct session *s, struct err *err);
 int session_enable(struct session *s, struct err *err);
 int session_disable(struct session *s);
 void record_session_close(struct session *s);
+
+/* target.c: what prec and prec stat measure (-a, -C, -p, -t) */
 int parse_cpu_list(const char *list, int **cpus, size_t *n, struct err *err);
 /* The CPUs of -C list (each must be online), or without one every online
- * CPU, as a new array (the caller frees it). Used by prec and prec stat. */
+ * CPU, as a new array (the caller frees it). */
 int target_cpus(const char *list, int **cpus, size_t *n, struct err *err);
+/* The next id of a -p/-t comma list ("12,34"), advancing *p: 1 with *id,
+ * 0 at the end, -EINVAL where no number in 1..max followed by a comma or
+ * the end comes (the caller words the error: its option, its list). */
+int id_list_next(const char **p, long max, long *id);
+/* Append tid to the array *tids of *nr (capacity *cap): 0 or -ENOMEM. */
+int tids_add(pid_t **tids, size_t *nr, size_t *cap, pid_t tid);
+/* Append every thread of process pid, from /proc/PID/task: 0, -ESRCH when
+ * there is no such process, or -ENOMEM. */
+int tids_add_process(pid_t **tids, size_t *nr, size_t *cap, long pid);
+
+/* stop.c: SIGINT and SIGTERM ask to stop; SIGCHLD (not for a stopped
+ * child) notes that a child ended and ends a sleep in poll/ppoll. */
+void stop_signals_install(void);
+bool stop_requested(void);
+/* Whether a child ended since the last call (the note is cleared). */
+bool child_exited_take(void);
 
 /* drain.c */
 /* Copy whatever every ring holds into the writer; returns bytes copied or a
@@ -157,6 +175,13 @@ void open_error_advice(int errnum, const struct open_failure *f, char *buf, size
  * exclude_kernel and exclude_hv in a, append ":u" (or "u") to name (a
  * buffer of size bytes) and return true; false when it does not apply. */
 bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size, int errnum);
+/* perf_event_open(a, pid, cpu, group_fd), close-on-exec, with the fallback
+ * above: when it is taken, ev is renamed, a follows its exclude bits, and
+ * *user_only is set. The fd, or -errno. */
+int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
+	       bool *user_only);
+/* open_error_advice as err's message; returns -errnum. */
+int open_error(int errnum, const struct open_failure *f, struct err *err);
 /* The one note line printed once when the fallback was taken. */
 void user_only_note(FILE *out, const char *tool, const char *first_name);
 

@@ -82,6 +82,10 @@ struct stat_result {
 	int unit_width;         /* of the unit column; 0: the widest unit, at least 4 */
 };
 
+/* A count of a multiplexed counter (running < enabled) scaled to the
+ * whole time it was enabled, as perf does; others as they are. */
+double stat_scaled(double value, uint64_t enabled, uint64_t running);
+
 /* The unit of a CPU in this aggregation (from the topology read off /sys
  * for each CPU); stat_units_for_cpus fills units and maps cpus to them. */
 int stat_units_for_cpus(enum stat_aggr aggr, const struct stat_unit *cpu_topo, size_t nr_cpus,

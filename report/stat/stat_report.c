@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/opts.h"
 #include "format/blocks.h"
 #include "format/container.h"
@@ -22,7 +23,7 @@
 
 struct loaded {
 	struct event_desc *ev;
-	size_t nr_ev;
+	size_t nr_ev, cap_ev;
 	struct stat_counter *c;
 	int runs;
 	struct metadata meta;
@@ -32,7 +33,7 @@ struct loaded {
 		struct count_reading *cr;
 		size_t n;
 	} *iv;
-	size_t nr_iv;
+	size_t nr_iv, cap_iv;
 };
 
 static void report_warn(void *ctx, const struct container_problem *p)
@@ -99,13 +100,12 @@ static int report_perf(const char *path, const struct stat_perf_opts *po, bool p
 	return 0;
 }
 
-static int load_counts(const char *path, struct loaded *ld, struct err *err)
+/* The counting file at path ("-": standard input); a sampling recording
+ * is refused. */
+static int open_counting(const char *path, struct container_reader **r, struct err *err)
 {
 	struct container_reader_opts ro = { report_warn, (void *)path };
-	struct container_reader *r;
-	struct container_block b;
-	int ret, got, run = 0;
-	uint64_t runs = 1, nr_counts = 0;
+	int ret;
 
 	if (input_is_stdin(path)) {
 		const void *data;
@@ -113,49 +113,61 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 
 		ret = input_stdin(&data, &len, err);
 		if (!ret)
-			ret = container_reader_open_mem(&r, data, len, &ro, err);
+			ret = container_reader_open_mem(r, data, len, &ro, err);
 	} else {
-		ret = container_reader_open(&r, path, &ro, err);
+		ret = container_reader_open(r, path, &ro, err);
 	}
 	if (ret)
 		return ret;
-	if (container_reader_header(r)->kind != CONTAINER_KIND_COUNTS) {
-		container_reader_close(r);
+	if (container_reader_header(*r)->kind != CONTAINER_KIND_COUNTS) {
+		container_reader_close(*r);
 		return err_set(err, -EINVAL, "%s is a sampling recording, not a counting one "
 			       "(prec stat record): use prep report", path);
 	}
-	/* metadata and events first: the number of runs sizes the arrays */
-	while ((got = container_reader_next(r, &b, err)) == 1 && !ret) {
-		if (b.type == BLOCK_COUNTS)
-			nr_counts++;
-		else if (b.type == BLOCK_METADATA)
-			ret = metadata_decode(&ld->meta, b.data, b.len, err);
-		else if (b.type == BLOCK_EVENT) {
-			struct event_desc *grown = array_realloc(ld->ev, ld->nr_ev + 1, sizeof(*grown));
+	return 0;
+}
 
-			if (!grown) {
-				ret = err_set(err, -ENOMEM, "out of memory");
-				break;
-			}
-			ld->ev = grown;
+/* The first walk: metadata and events, and how many COUNTS blocks come. */
+static int read_events(struct container_reader *r, struct loaded *ld, uint64_t *nr_counts,
+		       struct err *err)
+{
+	struct container_block b;
+	int ret = 0, got;
+
+	while ((got = container_reader_next(r, &b, err)) == 1 && !ret) {
+		if (b.type == BLOCK_COUNTS) {
+			(*nr_counts)++;
+		} else if (b.type == BLOCK_METADATA) {
+			ret = metadata_decode(&ld->meta, b.data, b.len, err);
+		} else if (b.type == BLOCK_EVENT) {
+			if (array_grow((void **)&ld->ev, &ld->cap_ev, ld->nr_ev + 1, sizeof(*ld->ev)))
+				return err_set(err, -ENOMEM, "out of memory");
 			ret = event_block_decode(b.data, b.len, &ld->ev[ld->nr_ev], err);
 			if (!ret)
 				ld->nr_ev++;
 		}
 	}
-	if (!ret && got < 0)
-		ret = got;
+	return !ret && got < 0 ? got : ret;
+}
+
+/* The number of runs (checked against the blocks there are) sizes each
+ * counter's arrays. */
+static int counters_init(const char *path, struct loaded *ld, uint64_t nr_counts,
+			 struct err *err)
+{
+	uint64_t runs = 1;
+
 	metadata_get_u64(&ld->meta, META_STAT_RUNS, &runs);
 	/* each run has a COUNTS block: a larger count is damage */
-	if (!ret && (runs < 1 || runs > 100000 || runs > (nr_counts ? nr_counts : 1)))
-		ret = err_set(err, -PREC_ECORRUPT, "%s: %" PRIu64 " runs recorded, %" PRIu64
-			      " blocks of readings", path, runs, nr_counts);
-	if (!ret && !ld->nr_ev)
-		ret = err_set(err, -PREC_ECORRUPT, "%s: no events in the file", path);
+	if (runs < 1 || runs > 100000 || runs > (nr_counts ? nr_counts : 1))
+		return err_set(err, -PREC_ECORRUPT, "%s: %" PRIu64 " runs recorded, %" PRIu64
+			       " blocks of readings", path, runs, nr_counts);
+	if (!ld->nr_ev)
+		return err_set(err, -PREC_ECORRUPT, "%s: no events in the file", path);
 	ld->runs = (int)runs;
-	if (!ret && !(ld->c = calloc(ld->nr_ev, sizeof(*ld->c))))
-		ret = err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; !ret && i < ld->nr_ev; i++) {
+	if (!(ld->c = calloc(ld->nr_ev, sizeof(*ld->c))))
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < ld->nr_ev; i++) {
 		struct stat_counter *c = &ld->c[i];
 
 		c->name = ld->ev[i].name ? ld->ev[i].name : "unknown";
@@ -166,10 +178,41 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 		c->enabled = calloc((size_t)runs, sizeof(uint64_t));
 		c->running = calloc((size_t)runs, sizeof(uint64_t));
 		if (!c->values || !c->enabled || !c->running)
-			ret = err_set(err, -ENOMEM, "out of memory");
+			return err_set(err, -ENOMEM, "out of memory");
 	}
+	return 0;
+}
+
+/* Readings summed per counter into run k (not yet scaled). */
+static void sum_readings(struct loaded *ld, const struct count_reading *cr, size_t n, int k)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat_counter *c;
+
+		if (cr[i].event >= ld->nr_ev)
+			continue;
+		c = &ld->c[cr[i].event];
+		c->supported = true;    /* it has readings: it was opened */
+		c->values[k] += (double)cr[i].value;
+		c->enabled[k] += cr[i].time_enabled;
+		c->running[k] += cr[i].time_running;
+	}
+}
+
+static void scale_values(struct stat_counter *c, int k)
+{
+	c->values[k] = stat_scaled(c->values[k], c->enabled[k], c->running[k]);
+}
+
+/* The second walk: the COUNTS blocks, -I intervals kept as they are and
+ * each run's final readings summed; the last run's kept for regroup. */
+static int read_runs(struct container_reader *r, struct loaded *ld, struct err *err)
+{
+	struct container_block b;
+	int got, run = 0;
+
 	container_reader_rewind(r);
-	while (!ret && (got = container_reader_next(r, &b, err)) == 1) {
+	while ((got = container_reader_next(r, &b, err)) == 1) {
 		struct count_reading *cr;
 		size_t n;
 
@@ -180,40 +223,38 @@ static int load_counts(const char *path, struct loaded *ld, struct err *err)
 		if (counts_decode(b.data, b.len, &cr, &n, NULL))
 			continue;
 		if (n && (cr[0].flags & COUNT_FLAG_INTERVAL)) {
-			struct ival *g = array_realloc(ld->iv, ld->nr_iv + 1, sizeof(*g));
-
-			if (!g) {
+			if (array_grow((void **)&ld->iv, &ld->cap_iv, ld->nr_iv + 1, sizeof(*ld->iv))) {
 				free(cr);
-				ret = err_set(err, -ENOMEM, "out of memory");
-				break;
+				return err_set(err, -ENOMEM, "out of memory");
 			}
-			ld->iv = g;
 			ld->iv[ld->nr_iv++] = (struct ival){ cr, n };
 			continue;
 		}
-		for (size_t k = 0; k < n; k++) {
-			struct stat_counter *c;
-
-			if (cr[k].event >= ld->nr_ev)
-				continue;
-			c = &ld->c[cr[k].event];
-			c->supported = true;    /* it has readings: it was opened */
-			c->values[run] += (double)cr[k].value;
-			c->enabled[run] += cr[k].time_enabled;
-			c->running[run] += cr[k].time_running;
-		}
+		sum_readings(ld, cr, n, run);
 		free(ld->last);
 		ld->last = cr;
 		ld->nr_last = n;
 		run++;
 	}
-	for (size_t i = 0; !ret && i < ld->nr_ev; i++) {
-		struct stat_counter *c = &ld->c[i];
-
+	for (size_t i = 0; i < ld->nr_ev; i++)
 		for (int k = 0; k < ld->runs; k++)
-			if (c->running[k] && c->running[k] < c->enabled[k])
-				c->values[k] = c->values[k] * (double)c->enabled[k] / (double)c->running[k];
-	}
+			scale_values(&ld->c[i], k);
+	return 0;
+}
+
+static int load_counts(const char *path, struct loaded *ld, struct err *err)
+{
+	struct container_reader *r;
+	uint64_t nr_counts = 0;
+	int ret = open_counting(path, &r, err);
+
+	if (ret)
+		return ret;
+	ret = read_events(r, ld, &nr_counts, err);
+	if (!ret)
+		ret = counters_init(path, ld, nr_counts, err);
+	if (!ret)
+		ret = read_runs(r, ld, err);
 	container_reader_close(r);
 	return ret;
 }
@@ -244,91 +285,76 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Units of the recorded readings for the aggregation asked (the CPUs'
- * topology and the threads' names come from the file), and each counter's
- * last-run values per unit. */
-static int regroup(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r, struct err *err)
+/* --per-thread: the units are the threads the file names ("TID:COMM"). */
+static int thread_units(const struct loaded *ld, struct stat_result *r, struct err *err)
 {
-	/* a report of -I intervals regroups each interval: the units are the same */
-	const struct meta_item *topo = metadata_get(&ld->meta, META_STAT_TOPOLOGY);
 	const struct meta_item *thr = metadata_get(&ld->meta, META_STAT_THREADS);
-	size_t ncpu = topo ? topo->len / 16 : 0;
-	int *unit_of = NULL;
+	size_t n = 0;
 
-	r->aggr = aggr;
-	if (aggr == AGGR_GLOBAL)
-		return 0;
-	if (aggr == AGGR_THREAD) {
-		size_t n = 0;
+	for (uint32_t i = 0; thr && i < thr->len; i++)
+		n += !thr->value[i];
+	if (!n)
+		return err_set(err, -EINVAL, "the file has no per-thread readings (record with -p or -t)");
+	r->units = calloc(n, sizeof(*r->units));
+	if (!r->units)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (const char *p = (const char *)thr->value; r->nr_units < n; p += strlen(p) + 1) {
+		struct stat_unit *u = &r->units[r->nr_units++];
+		const char *colon = strchr(p, ':');
 
-		for (uint32_t i = 0; thr && i < thr->len; i++)
-			n += !thr->value[i];
-		if (!n)
-			return err_set(err, -EINVAL, "the file has no per-thread readings (record with -p or -t)");
-		r->units = calloc(n, sizeof(*r->units));
-		if (!r->units)
-			return err_set(err, -ENOMEM, "out of memory");
-		for (const char *p = (const char *)thr->value; r->nr_units < n; p += strlen(p) + 1) {
-			struct stat_unit *u = &r->units[r->nr_units++];
-			const char *colon = strchr(p, ':');
-
-			u->tid = atoi(p);
-			snprintf(u->comm, sizeof(u->comm), "%s", colon ? colon + 1 : p);
-		}
-	} else {
-		struct stat_unit *cpus;
-		int *seen;
-		size_t nseen = 0;
-
-		if (!ncpu)
-			return err_set(err, -EINVAL, "the file has no per-CPU readings (record with -a or -C)");
-		cpus = calloc(ncpu, sizeof(*cpus));
-		seen = calloc(ncpu, sizeof(int));
-		unit_of = calloc(ncpu, sizeof(int));
-		if (!cpus || !seen || !unit_of) {
-			free(cpus);
-			free(seen);
-			free(unit_of);
-			return err_set(err, -ENOMEM, "out of memory");
-		}
-		/* the CPUs that were counted, in order */
-		for (size_t c = 0; c < ncpu; c++)
-			for (size_t k = 0; k < ld->nr_last; k++)
-				if (ld->last[k].cpu == (int32_t)c) {
-					const uint8_t *t = topo->value + 16 * c;
-
-					cpus[nseen] = (struct stat_unit){ (int)c, (int)le32(t), (int)le32(t + 4),
-									  (int)le32(t + 8), (int)le32(t + 12), 1, 0, "" };
-					seen[nseen++] = (int)c;
-					break;
-				}
-		{
-			int *uk = calloc(nseen + 1, sizeof(int));
-
-			if (!uk || stat_units_for_cpus(aggr, cpus, nseen, &r->units, &r->nr_units, uk)) {
-				free(uk);
-				free(cpus);
-				free(seen);
-				free(unit_of);
-				return err_set(err, -ENOMEM, "out of memory");
-			}
-			for (size_t k = 0; k < nseen; k++)
-				unit_of[seen[k]] = uk[k];
-			free(uk);
-		}
-		free(cpus);
-		free(seen);
+		u->tid = atoi(p);
+		snprintf(u->comm, sizeof(u->comm), "%s", colon ? colon + 1 : p);
 	}
+	return 0;
+}
+
+/* The CPUs that were counted (those with readings), in order, with the
+ * topology the file keeps of each; their units, each CPU's into unit_of. */
+static int cpu_units(const struct loaded *ld, enum stat_aggr aggr, const struct meta_item *topo,
+		     struct stat_result *r, int *unit_of, struct err *err)
+{
+	size_t ncpu = topo->len / 16, nseen = 0;
+	struct stat_unit *cpus = calloc(ncpu, sizeof(*cpus));
+	int *seen = calloc(ncpu, sizeof(int)), *uk = NULL;
+	int ret = -ENOMEM;
+
+	if (!cpus || !seen)
+		goto out;
+	for (size_t c = 0; c < ncpu; c++)
+		for (size_t k = 0; k < ld->nr_last; k++)
+			if (ld->last[k].cpu == (int32_t)c) {
+				const uint8_t *t = topo->value + 16 * c;
+
+				cpus[nseen] = (struct stat_unit){ (int)c, (int)le32(t), (int)le32(t + 4),
+								  (int)le32(t + 8), (int)le32(t + 12), 1, 0, "" };
+				seen[nseen++] = (int)c;
+				break;
+			}
+	uk = calloc(nseen + 1, sizeof(int));
+	if (!uk || stat_units_for_cpus(aggr, cpus, nseen, &r->units, &r->nr_units, uk))
+		goto out;
+	for (size_t k = 0; k < nseen; k++)
+		unit_of[seen[k]] = uk[k];
+	ret = 0;
+out:
+	free(cpus);
+	free(seen);
+	free(uk);
+	return ret ? err_set(err, ret, "out of memory") : 0;
+}
+
+/* Each counter's last-run readings summed into their units. */
+static int unit_sums(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r,
+		     const int *unit_of, size_t ncpu, struct err *err)
+{
 	for (size_t i = 0; i < ld->nr_ev; i++) {
 		struct stat_counter *c = &ld->c[i];
 
 		c->uvalues = calloc(r->nr_units, sizeof(double));
 		c->uenabled = calloc(r->nr_units, sizeof(uint64_t));
 		c->urunning = calloc(r->nr_units, sizeof(uint64_t));
-		if (!c->uvalues || !c->uenabled || !c->urunning) {
-			free(unit_of);
+		if (!c->uvalues || !c->uenabled || !c->urunning)
 			return err_set(err, -ENOMEM, "out of memory");
-		}
 	}
 	for (size_t k = 0; k < ld->nr_last; k++) {
 		const struct count_reading *x = &ld->last[k];
@@ -348,14 +374,40 @@ static int regroup(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r
 				continue;
 			u = (size_t)unit_of[x->cpu];
 		}
-		c->uvalues[u] += x->time_running && x->time_running < x->time_enabled ?
-			(double)x->value * (double)x->time_enabled / (double)x->time_running :
-			(double)x->value;
+		c->uvalues[u] += stat_scaled((double)x->value, x->time_enabled, x->time_running);
 		c->uenabled[u] += x->time_enabled;
 		c->urunning[u] += x->time_running;
 	}
-	free(unit_of);
 	return 0;
+}
+
+/* Units of the recorded readings for the aggregation asked (the CPUs'
+ * topology and the threads' names come from the file), and each counter's
+ * last-run values per unit. A report of -I intervals regroups each
+ * interval: the units are the same. */
+static int regroup(struct loaded *ld, enum stat_aggr aggr, struct stat_result *r, struct err *err)
+{
+	const struct meta_item *topo = metadata_get(&ld->meta, META_STAT_TOPOLOGY);
+	size_t ncpu = topo ? topo->len / 16 : 0;
+	int *unit_of = NULL;
+	int ret;
+
+	r->aggr = aggr;
+	if (aggr == AGGR_GLOBAL)
+		return 0;
+	if (aggr == AGGR_THREAD) {
+		ret = thread_units(ld, r, err);
+	} else if (!ncpu) {
+		return err_set(err, -EINVAL, "the file has no per-CPU readings (record with -a or -C)");
+	} else {
+		unit_of = calloc(ncpu, sizeof(int));
+		ret = unit_of ? cpu_units(ld, aggr, topo, r, unit_of, err) :
+		      err_set(err, -ENOMEM, "out of memory");
+	}
+	if (!ret)
+		ret = unit_sums(ld, aggr, r, unit_of, ncpu, err);
+	free(unit_of);
+	return ret;
 }
 
 /* -I recordings: each interval as the live run printed it. */
@@ -398,12 +450,8 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 			c->enabled[0] += x->time_enabled;
 			c->running[0] += x->time_running;
 		}
-		for (size_t e = 0; e < ld->nr_ev; e++) {
-			struct stat_counter *c = &ld->c[e];
-
-			if (c->running[0] && c->running[0] < c->enabled[0])
-				c->values[0] = c->values[0] * (double)c->enabled[0] / (double)c->running[0];
-		}
+		for (size_t e = 0; e < ld->nr_ev; e++)
+			scale_values(&ld->c[e], 0);
 		/* the units of this interval */
 		if (r->aggr != AGGR_GLOBAL) {
 			enum stat_aggr aggr = r->aggr;
@@ -435,118 +483,133 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 	}
 }
 
-int cmd_stat_report(int argc, char **argv)
+/* prep stat report's command line. */
+struct stat_report_opts {
+	const char *input, *sep;
+	bool big, no_big, help, json, summary, no_csv_summary;
+	bool no_aggr, per_socket, per_die, per_core, per_node, per_thread;
+};
+
+/* -A, --per-*, or the aggregation the file was recorded with. */
+static enum stat_aggr aggr_asked(const struct stat_report_opts *o, const struct metadata *m)
 {
-	const char *input = "prec.data", *sep = NULL;
-	bool big = false, no_big = false, help = false, json = false, summary = false,
-	     no_csv_summary = false;
-	bool no_aggr = false, per_socket = false, per_die = false, per_core = false,
-	     per_node = false, per_thread = false;
-	const struct opt table[] = {
-		OPTION_STRING('i', "input", &input, "file",
-			      "counting file (default prec.data; perf.data files too, - for a perf pipe)"),
-		OPTION_STRING('x', "field-separator", &sep, "sep", "CSV output with this separator"),
-		OPTION_FLAG('j', "json-output", &json, "one JSON object per counter"),
-		OPTION_FLAG(0, "summary", &summary, "after -I intervals, the totals too"),
-		OPTION_FLAG(0, "no-csv-summary", &no_csv_summary, "with --summary -x: no 'summary' field"),
-		OPTION_FLAG('B', "big-num", &big, "thousands separators in counts"),
-		OPTION_FLAG(0, "no-big-num", &no_big, "no thousands separators"),
-		OPTION_FLAG('A', "no-aggr", &no_aggr, "one line per CPU"),
-		OPTION_FLAG(0, "per-socket", &per_socket, "one line per socket"),
-		OPTION_FLAG(0, "per-die", &per_die, "one line per die"),
-		OPTION_FLAG(0, "per-core", &per_core, "one line per core"),
-		OPTION_FLAG(0, "per-node", &per_node, "one line per NUMA node"),
-		OPTION_FLAG(0, "per-thread", &per_thread, "one line per thread"),
-		OPTION_FLAG('h', "help", &help, "show this help"),
-		OPTION_END,
-	};
+	uint64_t a = AGGR_GLOBAL;
+
+	metadata_get_u64(m, META_STAT_AGGR, &a);
+	return o->no_aggr ? AGGR_NONE : o->per_socket ? AGGR_SOCKET : o->per_die ? AGGR_DIE :
+	       o->per_core ? AGGR_CORE : o->per_node ? AGGR_NODE : o->per_thread ? AGGR_THREAD :
+	       a <= AGGR_THREAD ? (enum stat_aggr)a : AGGR_GLOBAL;
+}
+
+/* Each run's wall-clock time, and the heading's times and target. */
+static void read_times(const struct loaded *ld, double *elapsed, struct stat_result *r)
+{
+	const struct meta_item *el = metadata_get(&ld->meta, META_STAT_ELAPSED_NS);
+	uint64_t user = 0, sys = 0;
+
+	for (int i = 0; el && i < ld->runs && (size_t)(8 * i + 8) <= el->len; i++) {
+		uint64_t ns = 0;
+
+		for (int k = 0; k < 8; k++)
+			ns |= (uint64_t)el->value[8 * i + k] << (8 * k);
+		elapsed[i] = (double)ns / 1e9;
+	}
+	r->show_times = metadata_get_u64(&ld->meta, META_STAT_USER_NS, &user) &&
+			metadata_get_u64(&ld->meta, META_STAT_SYS_NS, &sys) && ld->runs == 1;
+	r->user_s = (double)user / 1e9;
+	r->sys_s = (double)sys / 1e9;
+	r->target = metadata_get_str(&ld->meta, META_STAT_TARGET);
+}
+
+/* A counting prec.data file: as prec stat printed it. */
+static int report_counts(const struct stat_report_opts *o)
+{
 	struct loaded ld = { 0 };
 	struct stat_result r = { 0 };
-	struct stat_print_opts po = { .interval = -1 };
+	struct stat_print_opts po = { .interval = -1, .sep = o->sep, .json = o->json,
+				      .big_num = o->big && !o->no_big };
 	struct err err = { 0 };
 	double *elapsed = NULL;
-	uint64_t user = 0, sys = 0;
-	int first, ret;
+	int ret = load_counts(o->input, &ld, &err);
 
-	first = opts_parse(table, argc, argv, &err);
+	if (!ret && !(elapsed = calloc((size_t)ld.runs, sizeof(double))))
+		ret = err_set(&err, -ENOMEM, "out of memory");
+	if (!ret) {
+		read_times(&ld, elapsed, &r);
+		ret = regroup(&ld, aggr_asked(o, &ld.meta), &r, &err);
+	}
+	if (ret) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+	} else {
+		r.c = ld.c;
+		r.nr = ld.nr_ev;
+		r.runs = ld.runs;
+		r.elapsed_s = elapsed;
+		if (ld.nr_iv)
+			print_intervals(&ld, &r, &po);
+		if (!ld.nr_iv || o->summary) {
+			po.summary = ld.nr_iv && (o->sep || o->json) && !o->no_csv_summary;
+			stat_print(stdout, &r, &po);
+		}
+	}
+	free(r.units);
+	free(elapsed);
+	loaded_free(&ld);
+	return ret ? 1 : 0;
+}
+
+/* A perf.data file (perf stat record): its own report, with the options
+ * that apply. */
+static int report_perf_file(const struct stat_report_opts *o)
+{
+	struct stat_perf_opts spo = {
+		.sep = o->sep, .json = o->json, .big_num = !o->no_big && !o->sep && !o->json,
+		.aggr_set = o->no_aggr || o->per_socket || o->per_die || o->per_core || o->per_node,
+		.aggr = o->no_aggr ? AGGR_NONE : o->per_socket ? AGGR_SOCKET : o->per_die ? AGGR_DIE :
+			o->per_core ? AGGR_CORE : AGGR_NODE,
+	};
+
+	return report_perf(o->input, &spo, o->per_thread);
+}
+
+int cmd_stat_report(int argc, char **argv)
+{
+	struct stat_report_opts o = { .input = "prec.data" };
+	const struct opt table[] = {
+		OPTION_STRING('i', "input", &o.input, "file",
+			      "counting file (default prec.data; perf.data files too, - for a perf pipe)"),
+		OPTION_STRING('x', "field-separator", &o.sep, "sep", "CSV output with this separator"),
+		OPTION_FLAG('j', "json-output", &o.json, "one JSON object per counter"),
+		OPTION_FLAG(0, "summary", &o.summary, "after -I intervals, the totals too"),
+		OPTION_FLAG(0, "no-csv-summary", &o.no_csv_summary, "with --summary -x: no 'summary' field"),
+		OPTION_FLAG('B', "big-num", &o.big, "thousands separators in counts"),
+		OPTION_FLAG(0, "no-big-num", &o.no_big, "no thousands separators"),
+		OPTION_FLAG('A', "no-aggr", &o.no_aggr, "one line per CPU"),
+		OPTION_FLAG(0, "per-socket", &o.per_socket, "one line per socket"),
+		OPTION_FLAG(0, "per-die", &o.per_die, "one line per die"),
+		OPTION_FLAG(0, "per-core", &o.per_core, "one line per core"),
+		OPTION_FLAG(0, "per-node", &o.per_node, "one line per NUMA node"),
+		OPTION_FLAG(0, "per-thread", &o.per_thread, "one line per thread"),
+		OPTION_FLAG('h', "help", &o.help, "show this help"),
+		OPTION_END,
+	};
+	struct err err = { 0 };
+	int first = opts_parse(table, argc, argv, &err);
+
 	if (first < 0 || first < argc) {
 		fprintf(stderr, "prep stat report: %s\n", first < 0 ? err.msg : "unexpected argument");
 		opts_usage(stderr, "prep stat report [-i FILE] [-x SEP]", table);
 		return 129;
 	}
-	if (help) {
+	if (o.help) {
 		opts_usage(stdout, "prep stat report [-i FILE] [-x SEP]", table);
 		return 0;
 	}
-	if (sep && !*sep) {
+	if (o.sep && !*o.sep) {
 		fprintf(stderr, "prep stat report: -x '': the separator is empty\n");
 		return 129;
 	}
-	if (input_is_stdin(input) ? stdin_is_perf() : perfdata_probe(input) == 1) {
-		struct stat_perf_opts spo = {
-			.sep = sep, .json = json, .big_num = !no_big && !sep && !json,
-			.aggr_set = no_aggr || per_socket || per_die || per_core || per_node,
-			.aggr = no_aggr ? AGGR_NONE : per_socket ? AGGR_SOCKET : per_die ? AGGR_DIE :
-				per_core ? AGGR_CORE : AGGR_NODE,
-		};
-
-		return report_perf(input, &spo, per_thread);
-	}
-	ret = load_counts(input, &ld, &err);
-	if (!ret && !(elapsed = calloc((size_t)ld.runs, sizeof(double))))
-		ret = err_set(&err, -ENOMEM, "out of memory");
-	if (ret) {
-		fprintf(stderr, "prep: %s\n", err.msg);
-		loaded_free(&ld);
-		return 1;
-	}
-	{
-		const struct meta_item *el = metadata_get(&ld.meta, META_STAT_ELAPSED_NS);
-
-		for (int i = 0; el && i < ld.runs && (size_t)(8 * i + 8) <= el->len; i++) {
-			uint64_t ns = 0;
-
-			for (int k = 0; k < 8; k++)
-				ns |= (uint64_t)el->value[8 * i + k] << (8 * k);
-			elapsed[i] = (double)ns / 1e9;
-		}
-	}
-	r.show_times = metadata_get_u64(&ld.meta, META_STAT_USER_NS, &user) &&
-		       metadata_get_u64(&ld.meta, META_STAT_SYS_NS, &sys) && ld.runs == 1;
-	r.user_s = (double)user / 1e9;
-	r.sys_s = (double)sys / 1e9;
-	r.target = metadata_get_str(&ld.meta, META_STAT_TARGET);
-	{
-		uint64_t a = AGGR_GLOBAL;
-		enum stat_aggr aggr;
-
-		metadata_get_u64(&ld.meta, META_STAT_AGGR, &a);
-		aggr = no_aggr ? AGGR_NONE : per_socket ? AGGR_SOCKET : per_die ? AGGR_DIE :
-		       per_core ? AGGR_CORE : per_node ? AGGR_NODE : per_thread ? AGGR_THREAD :
-		       a <= AGGR_THREAD ? (enum stat_aggr)a : AGGR_GLOBAL;
-		if (regroup(&ld, aggr, &r, &err)) {
-			fprintf(stderr, "prep: %s\n", err.msg);
-			free(r.units);
-			free(elapsed);
-			loaded_free(&ld);
-			return 1;
-		}
-	}
-	r.c = ld.c;
-	r.nr = ld.nr_ev;
-	r.runs = ld.runs;
-	r.elapsed_s = elapsed;
-	po.sep = sep;
-	po.json = json;
-	po.big_num = big && !no_big;
-	if (ld.nr_iv)
-		print_intervals(&ld, &r, &po);
-	if (!ld.nr_iv || summary) {
-		po.summary = ld.nr_iv && (sep || json) && !no_csv_summary;
-		stat_print(stdout, &r, &po);
-	}
-	free(r.units);
-	free(elapsed);
-	loaded_free(&ld);
-	return 0;
+	if (input_is_stdin(o.input) ? stdin_is_perf() : perfdata_probe(o.input) == 1)
+		return report_perf_file(&o);
+	return report_counts(&o);
 }

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stop flag of prec and prec stat. A signal handler can only set a flag
+ * of its own, so this file holds the one pair of them; everything else asks
+ * through the functions below.
+ */
+#include "record.h"
+
+#include <signal.h>
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t child_exited;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;      /* ends a sleep in poll() or ppoll(), which never restart */
+	child_exited = 1;
+}
+
+void stop_signals_install(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+bool stop_requested(void)
+{
+	return stop_signal != 0;
+}
+
+bool child_exited_take(void)
+{
+	bool was = child_exited;
+
+	child_exited = 0;
+	return was;
+}

@@ -82,8 +82,11 @@ static void write_profile(FILE *out, const struct load *l, const struct stacks *
 	const char *event = load_event_name(l, st0->event);
 	char name[256];
 
-	snprintf(name, sizeof(name), "%s %u/%u %s", st0->comm ? st0->comm : "", st0->thread->pid,
-		 st0->thread->tid, event);
+	/* the thread's last name, as perf's per-thread entries have it (its
+	 * first samples may come before it names itself) */
+	snprintf(name, sizeof(name), "%s %u/%u %s",
+		 st0->thread->comm ? st0->thread->comm : st0->comm ? st0->comm : "",
+		 st0->thread->pid, st0->thread->tid, event);
 	fputs("{\"type\":\"sampled\",\"name\":", out);
 	json_string(out, name);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",

@@ -181,6 +181,14 @@ static void test_speedscope(void **state)
 	assert_int_equal(speedscope_write(capture_open(&c), &l, &s, "in.data", "prep"), 0);
 	assert_non_null(strstr(capture_text(&c), "\"unit\":\"none\""));
 	free(c.text);
+	/* a thread sampled before it named itself: the profile has its last name */
+	sstacks[2].comm = "app-early";
+	assert_int_equal(speedscope_write(capture_open(&c), &l, &s, "in.data", "prep"), 0);
+	sstacks[2].comm = "my app";
+	t = capture_text(&c);
+	assert_non_null(strstr(t, "\"name\":\"my app 10/11 page-faults\""));
+	assert_null(strstr(t, "app-early"));
+	free(c.text);
 }
 
 static void test_flame_tree(void **state)

@@ -39,10 +39,9 @@ bool stop_requested(void)
 	return stop_signal != 0;
 }
 
+/* One atomic exchange: a SIGCHLD that comes between a read and a clear
+ * of the flag would be lost, and prec would wait for a child that is gone. */
 bool child_exited_take(void)
 {
-	bool was = child_exited;
-
-	child_exited = 0;
-	return was;
+	return __atomic_exchange_n(&child_exited, 0, __ATOMIC_SEQ_CST) != 0;
 }

@@ -212,6 +212,8 @@ int filter_compile(struct filter *f, const struct load_filter_opts *o, struct er
 		ret = filter_parse_time(o->time, &f->time, err);
 	if (ret)
 		filter_free(f);
+	else
+		f->by_sample = f->pids.on || f->tids.on || f->cpus.on || f->comms.on || f->time.on;
 	return ret;
 }
 

@@ -257,14 +257,14 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 	count_sample(l, ls.event, ls.period);
 	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
 		return ret;
-	if (!sample_wanted(rc, smp)) {
+	if (l->filter.by_sample && !sample_wanted(rc, smp)) {
 		l->filtered++;
 		return 0;
 	}
 	ls.thread = machine_thread(&l->machine, smp->pid, smp->tid);
 	if (!ls.thread)
 		return -ENOMEM;
-	if (!filter_name_wanted(&l->filter.comms, ls.thread->comm)) {
+	if (l->filter.comms.on && !filter_name_wanted(&l->filter.comms, ls.thread->comm)) {
 		l->filtered++;
 		return 0;
 	}

@@ -116,14 +116,12 @@ static void feature_lines(FILE *out, const struct session *s, unsigned f)
 	}
 }
 
-void print_perf_header(FILE *out, const struct session *s)
+void print_captured_on(FILE *out, const struct metadata *m)
 {
-	const struct perfdata_info *in = perfdata_info(s->pd);
-	bool missing = false;
 	uint64_t v;
 
 	fprintf(out, "# ========\n# captured on    : ");
-	if (metadata_get_u64(&s->meta, META_START_TIME_NS, &v)) {
+	if (metadata_get_u64(m, META_START_TIME_NS, &v)) {
 		time_t t = (time_t)(v / 1000000000ull);
 		char tb[64];
 
@@ -132,6 +130,14 @@ void print_perf_header(FILE *out, const struct session *s)
 	} else {
 		fprintf(out, "unknown\n");
 	}
+}
+
+void print_perf_header(FILE *out, const struct session *s)
+{
+	const struct perfdata_info *in = perfdata_info(s->pd);
+	bool missing = false;
+
+	print_captured_on(out, &s->meta);
 	fprintf(out, "# header version : 1\n");
 	fprintf(out, "# data offset    : %" PRIu64 "\n", in->data_offset);
 	fprintf(out, "# data size      : %" PRIu64 "\n", in->data_size);

@@ -488,16 +488,7 @@ void print_header(FILE *out, const struct load *l)
 			print_perf_header(out, s);
 			continue;
 		}
-		fprintf(out, "# ========\n# captured on    : ");
-		if (metadata_get_u64(m, META_START_TIME_NS, &v)) {
-			time_t t = (time_t)(v / 1000000000ull);
-			char tb[64];
-
-			strftime(tb, sizeof(tb), "%a %b %e %H:%M:%S %Y", localtime(&t));
-			fprintf(out, "%s\n", tb);
-		} else {
-			fprintf(out, "unknown\n");
-		}
+		print_captured_on(out, m);
 		fprintf(out, "# header version : %u.%u\n", s->header.version_major,
 			s->header.version_minor);
 		fprintf(out, "# data size : %" PRIu64 "\n", session_size(s));

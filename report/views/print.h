@@ -29,6 +29,10 @@ struct print_opts {
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);
 void print_header(FILE *out, const struct load *l);
+/* "# ========" and the "# captured on" line of perf's --header (the
+ * recording's start time, local time; "unknown" without one) */
+struct metadata;
+void print_captured_on(FILE *out, const struct metadata *m);
 /* perf's --header of a perf.data file (header_perf.c) */
 void print_perf_header(FILE *out, const struct session *s);
 /* ", name = value" for each attr field that is not zero, as perf names them */

@@ -549,7 +549,8 @@ static int cu_index_build(Dwarf_Die *cu, struct cu_index **out)
 		cu_index_free(c);
 		return ret;
 	}
-	qsort(c->sorted, c->nranges, sizeof(*c->sorted), range_cmp);
+	if (c->nranges)         /* qsort of NULL is undefined, even of 0 items */
+		qsort(c->sorted, c->nranges, sizeof(*c->sorted), range_cmp);
 	*out = c;
 	return 0;
 }

@@ -55,8 +55,9 @@ struct filter {
 	struct filter_cpus cpus;
 	struct filter_names comms, dsos, syms;
 	struct filter_time time;
-	bool by_sample;         /* some filter above but dsos and syms is on: the
-				   reading's fast path skips the checks when not */
+	bool by_sample;         /* a filter on what a sample carries (pids, tids,
+				   cpus, comms, time) is on; when none is, the
+				   reading makes no filter call per sample */
 };
 
 /* "1,2,3": decimal ids (opt and what name them in the message). */

@@ -65,6 +65,8 @@ static int run_init(struct stat_run *run, struct err *err)
 	run->po.sep = o->sep;
 	run->po.json = o->json;
 	run->po.big_num = o->big_num && !o->no_big_num;
+	run->po.table = o->table;
+	run->po.metric_only = o->metric_only;
 	run->c = calloc(n + 1, sizeof(*run->c));
 	run->sc = calloc(n + 1, sizeof(*run->sc));
 	run->per = calloc(n + 1, sizeof(*run->per));
@@ -214,6 +216,11 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (o.output && !(run.out = fopen(o.output, o.append ? "a" : "w"))) {
 		fprintf(stderr, "prec stat: cannot write '%s': %s\n", o.output, strerror(errno));
+		event_list_free(&o.events);
+		return 1;
+	}
+	if (o.log_fd && !(run.out = stat_log_fd(&o, &err))) {
+		fprintf(stderr, "%s\n", err.msg);
 		event_list_free(&o.events);
 		return 1;
 	}

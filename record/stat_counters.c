@@ -278,7 +278,7 @@ static enum stat_aggr aggr_mode(const struct stat_opts *o)
 {
 	return o->no_aggr ? AGGR_NONE : o->per_socket ? AGGR_SOCKET : o->per_die ? AGGR_DIE :
 	       o->per_core ? AGGR_CORE : o->per_node ? AGGR_NODE : o->per_thread ? AGGR_THREAD :
-	       AGGR_GLOBAL;
+	       o->per_cluster ? AGGR_CLUSTER : o->per_cache ? AGGR_CACHE : AGGR_GLOBAL;
 }
 
 /* -a, -C: the topology of every CPU (kept in the file) into *topo, and
@@ -301,6 +301,8 @@ static int cpu_units(const struct stat_target *t, struct stat_result *r, int *un
 	*topo = all;
 	*nr_topo = (size_t)ncpu;
 	all = NULL;
+	if (r->aggr == AGGR_CACHE && !stat_set_cache_level(counted, t->nr_cpus, r->cache_level))
+		memset(counted, 0, (t->nr_cpus + 1) * sizeof(*counted));     /* one unit */
 	if (r->aggr != AGGR_GLOBAL) {
 		if (stat_units_for_cpus(r->aggr, counted, t->nr_cpus, &r->units, &r->nr_units, uk))
 			goto out;
@@ -381,6 +383,7 @@ int counters_aggregate(struct stat_run *run, struct reading **per, const size_t 
 	int ret = 0;
 
 	run->r.aggr = aggr_mode(run->o);
+	run->r.cache_level = run->o->per_cache ? atoi(run->o->per_cache) : 0;
 	*topo = NULL;
 	*nr_topo = 0;
 	if (run->t.cpus) {

@@ -93,6 +93,28 @@ static void meta_topology(struct metadata *m, const struct stat_unit *topo, size
 	free(tb);
 }
 
+/* The level --per-cache asked, then every CPU's cluster and cache ids:
+ * u32 little-endian each (FORMAT.md, stat_topology_more). */
+static void meta_topology_more(struct metadata *m, const struct stat_unit *topo, size_t n,
+			       int cache_level)
+{
+	size_t per = 1 + STAT_CACHE_LEVELS, len = 4 * (1 + per * n);
+	uint8_t *tb;
+
+	if (!n || !(tb = calloc(len, 1)))
+		return;
+	for (size_t w = 0; w < 1 + per * n; w++) {
+		size_t cpu = (w - 1) / per, f = (w - 1) % per;
+		uint32_t v = !w ? (uint32_t)cache_level :
+			     !f ? (uint32_t)topo[cpu].cluster : (uint32_t)topo[cpu].cache_id[f - 1];
+
+		for (int k = 0; k < 4; k++)
+			tb[4 * w + k] = (uint8_t)(v >> (8 * k));
+	}
+	metadata_set_bytes(m, META_STAT_TOPOLOGY_MORE, META_BYTES, tb, len);
+	free(tb);
+}
+
 /* --per-thread: "TID:COMM" of each unit. */
 static void meta_threads(struct metadata *m, const struct stat_result *r)
 {
@@ -141,6 +163,7 @@ static void stat_metadata(struct metadata *m, const struct stat_run *run, int ar
 	metadata_set_u64(m, META_STAT_RUNS, (uint64_t)r->runs);
 	metadata_set_u64(m, META_STAT_AGGR, (uint64_t)r->aggr);
 	meta_topology(m, run->topo, run->nr_topo);
+	meta_topology_more(m, run->topo, run->nr_topo, run->r.cache_level);
 	meta_threads(m, r);
 	meta_elapsed(m, run->elapsed_ns, r->runs);
 	if (r->show_times) {

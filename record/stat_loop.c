@@ -83,7 +83,9 @@ static void interval_print(struct stat_run *run, uint64_t now_rel)
 		return;
 	if (o->interval_clear)
 		fputs("\033[H\033[2J", run->out);
-	if (run->iv.printed % STAT_HEADER_EVERY == 0 || o->interval_clear)
+	if ((run->iv.printed % STAT_HEADER_EVERY == 0 || o->interval_clear) && o->metric_only)
+		stat_print_metric_only_header(run->out, &run->r, &run->po);
+	else if (run->iv.printed % STAT_HEADER_EVERY == 0 || o->interval_clear)
 		stat_print_interval_header(run->out, run->r.aggr, &run->po);
 	run->iv.printed++;
 	run->po.interval = (double)now_rel / 1e9;
@@ -403,8 +405,12 @@ int stat_runs(struct stat_run *run, struct err *err)
 	const struct stat_opts *o = run->o;
 
 	for (int k = 0; k < o->repeat; k++) {
-		int ret = one_run(run, k, err);
+		int ret = stat_hook("pre", o->pre, err);
 
+		if (!ret)
+			ret = one_run(run, k, err);
+		if (!ret)
+			ret = stat_hook("post", o->post, err);
 		if (ret)
 			return ret;
 		run->runs = k + 1;

@@ -132,6 +132,7 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_FLAG(0, "per-core", &o->per_core, "one line per core (with -a or -C)"),
 		OPTION_FLAG(0, "per-node", &o->per_node, "one line per NUMA node (with -a or -C)"),
 		OPTION_FLAG(0, "per-thread", &o->per_thread, "one line per thread (with -p or -t)"),
+		STAT_MORE_OPTIONS(o),
 		OPTION_INT(0, "timeout", &o->timeout_ms, "ms", "stop after this many milliseconds", 1, 1L << 40),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print nothing (stat record still writes its file)"),
 		OPTION_FLAG('h', "help", &o->help, "show this help"),
@@ -152,7 +153,10 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	}
 	o->argc = argc - first;
 	o->argv = argv + first;
-	ret = stat_check(o, pmu_present(), &no_metrics, &err);
+	no_metrics = false;
+	ret = stat_more_check(o, pmu_present(), &err);
+	if (!ret)
+		ret = stat_check(o, pmu_present(), &no_metrics, &err);
 	if (no_metrics)
 		fprintf(stderr, "Cannot find metric or group `%s'\n", o->metrics);
 	if (ret) {

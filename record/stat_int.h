@@ -94,7 +94,7 @@ struct intervals {
 	uint64_t last_ns;               /* since the start */
 	long done;
 	struct buf *blocks;             /* encoded COUNTS payloads */
-	size_t nr_blocks, cap_blocks;
+	size_t nr_blocks, cap_blocks;   /* with -r (no -I): the runs before the last */
 	unsigned printed;               /* intervals printed: the titles come back every 25 */
 };
 
@@ -185,5 +185,7 @@ int stat_runs(struct stat_run *run, struct err *err);
 /* stat_file.c: the counting file of prec stat record (the counters still
  * open: their ids). argc/argv: prec's own command line. */
 int stat_write_file(const struct stat_run *run, int argc, char **argv, struct err *err);
+/* -r: run k's readings (just read; not the last run's) kept for the file. */
+int stat_keep_run(struct stat_run *run, int k, struct err *err);
 
 #endif

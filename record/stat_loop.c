@@ -409,6 +409,8 @@ int stat_runs(struct stat_run *run, struct err *err)
 
 		if (!ret)
 			ret = one_run(run, k, err);
+		if (!ret && o->record && k < o->repeat - 1 && !stop_requested())
+			ret = stat_keep_run(run, k, err);
 		if (!ret)
 			ret = stat_hook("post", o->post, err);
 		if (ret)

@@ -464,7 +464,9 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 		const struct ival *g = &ld->iv[i];
 		uint64_t at = g->cr[0].time_ns;
 
-		if (i % STAT_HEADER_EVERY == 0)
+		if (i % STAT_HEADER_EVERY == 0 && po->metric_only)
+			stat_print_metric_only_header(stdout, r, po);
+		else if (i % STAT_HEADER_EVERY == 0)
 			stat_print_interval_header(stdout, r->aggr, po);
 
 		for (size_t e = 0; e < ld->nr_ev; e++) {
@@ -578,12 +580,16 @@ static int report_counts(const struct stat_report_opts *o)
 				      .big_num = o->big && !o->no_big };
 	struct err err = { 0 };
 	double *elapsed = NULL;
+	uint64_t layout = 0;    /* --table, --metric-only of the live run */
 	int ret = load_counts(o->input, &ld, &err);
 
 	if (!ret && !(elapsed = calloc((size_t)ld.runs, sizeof(double))))
 		ret = err_set(&err, -ENOMEM, "out of memory");
 	if (!ret) {
 		read_times(&ld, elapsed, &r);
+		metadata_get_u64(&ld.meta, META_STAT_LAYOUT, &layout);
+		po.table = layout & 1;
+		po.metric_only = layout & 2;
 		r.cache_level = o->per_cache && *o->per_cache ? atoi(o->per_cache) :
 				 file_cache_level(&ld.meta);
 		ret = regroup(&ld, aggr_asked(o, &ld.meta), &r, &err);

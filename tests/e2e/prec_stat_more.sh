@@ -70,6 +70,19 @@ compare "--metric-only -I 100 -a -A -e cycles" sleep 0.25
 compare "--no-merge --metric-no-group --metric-no-merge --td-level 1 -e task-clock" sleep 0.01
 compare "-a --per-core --percore-show-thread -e task-clock" sleep 0.15
 
+# stat record keeps every -r run and the layout: stat report prints the same
+same_report() {   # "OPTIONS" COMMAND...
+	local opts=$1; shift
+	$PREC stat record -o "$d/r.data" $opts -- "$@" 2>"$d/live" >/dev/null ||
+		fail "stat record $opts: exit $?"
+	$PREP stat report -i "$d/r.data" >"$d/rep" 2>&1
+	diff "$d/live" "$d/rep" >"$d/diff" || { fail "stat report of $opts differs:"; head "$d/diff"; }
+}
+same_report "-r 3 --table -e task-clock,page-faults" sleep 0.01
+same_report "-r 2 -a --per-cache -e task-clock" sleep 0.01
+same_report "--metric-only -a -A -e cycles,task-clock" sleep 0.01
+same_report "--metric-only -I 100 -e cycles,task-clock" sleep 0.25
+
 # --log-fd: the output on that fd, nothing on stderr; --append adds to it
 perf stat --log-fd 3 -e task-clock -- sleep 0.01 3>"$d/perf.fd" 2>/dev/null
 $PREC stat --log-fd 3 -e task-clock -- sleep 0.01 3>"$d/prec.fd" 2>"$d/prec.err"

@@ -92,6 +92,7 @@ prep archive | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a fo
 prep dump | --input | -i /nonexistent | cannot open '/nonexistent'
 prep stat report | --input | -i /nonexistent | cannot open '/nonexistent'
 prep stat report | --field-separator | -x '' | -x '': the separator is empty
+prep stat report | --per-cache | --per-cache=X1 | --per-cache 'X1': not a cache level
 prec | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec | --filter | --filter x -- true | --filter 'x' must follow an -e of tracepoint events
 prec | --freq | -F abc -- true | -F abc: not a frequency
@@ -117,6 +118,15 @@ prec stat | --interval-count | --interval-count x -I 100 -- true | --interval-co
 prec stat | --metrics | -M nosuch -- true | exit0:Cannot find metric or group `nosuch'
 prec stat | --delay | -D abc -- true | --delay: 'abc' is not a number
 prec stat | --timeout | --timeout 0 -- true | --timeout: 0 is not in 1\.\.
+prec stat | --log-fd | --log-fd 0 -- true | --log-fd: 0 is not in 1\.\.
+prec stat | --log-fd | --log-fd 9 -- true | Failed opening logfd: Bad file descriptor
+prec stat | --pre | --pre false -- true | --pre 'false' failed \(exit status 1\)
+prec stat | --post | --post false -- true | --post 'false' failed \(exit status 1\)
+prec stat | --per-cache | -a --per-cache=X1 -- true | --per-cache 'X1': not a cache level
+prec stat | --td-level | --td-level x -- true | --td-level: 'x' is not a number
+prec stat | --cputype | --cputype bogus -- true | --cputype bogus is not supported!
+prec stat | --pmu-filter | --pmu-filter nosuch -- true | --pmu-filter 'nosuch': no such PMU
+prec stat | --bpf-prog | -b 1 -- true | -b/--bpf-prog needs BPF
 EOF
 )
 

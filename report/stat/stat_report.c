@@ -625,6 +625,11 @@ static int report_perf_file(const struct stat_report_opts *o)
 			o->per_core ? AGGR_CORE : AGGR_NODE,
 	};
 
+	if (o->per_cluster || o->per_cache) {
+		fprintf(stderr, "prep stat report: %s: perf's files keep no cluster or cache ids "
+			"(prec stat record's do)\n", o->per_cluster ? "--per-cluster" : "--per-cache");
+		return 129;
+	}
 	return report_perf(o->input, &spo, o->per_thread);
 }
 

@@ -150,6 +150,11 @@ if [ -n "$lvl" ]; then
 	grep -q '^S[0-9]*-D[0-9]*-CLS[0-9]*,' "$d/rep3" || fail "stat report --per-cluster: $(cat "$d/rep3")"
 fi
 
+# perf's files have no cluster or cache ids: said, not ignored
+perf stat record -o "$d/perf.data" -e task-clock -- true >/dev/null 2>&1
+$PREP stat report -i "$d/perf.data" --per-cluster >/dev/null 2>"$d/e" && fail "stat report --per-cluster of perf.data: exit 0"
+grep -q "perf's files keep no cluster or cache ids" "$d/e" || fail "stat report --per-cluster of perf.data: $(head -1 "$d/e")"
+
 # unprivileged, paranoid 2: what counts for a user
 chmod 711 "$d"
 if unpriv_init "$d/unpriv"; then

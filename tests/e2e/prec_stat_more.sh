@@ -62,10 +62,10 @@ compare "--metric-only -a -A -e cycles,task-clock" sleep 0.05
 compare "--metric-only -a -A -j -e cycles,task-clock" sleep 0.05
 compare "--metric-only -a --per-core -x , -e cycles" sleep 0.05
 compare "--metric-only -a --per-socket -e task-clock" sleep 0.05
-compare "--metric-only -I 100 -e cycles,page-faults,cycles" sleep 0.25
-compare "--metric-only -I 100 -x , -e cycles" sleep 0.25
-compare "--metric-only -I 100 -j -e cycles" sleep 0.25
-compare "--metric-only -I 100 -a -A -e cycles" sleep 0.25
+compare "--metric-only -I 100 --interval-count 2 -e cycles,page-faults,cycles" sleep 0.6
+compare "--metric-only -I 100 --interval-count 2 -x , -e cycles" sleep 0.6
+compare "--metric-only -I 100 --interval-count 2 -j -e cycles" sleep 0.6
+compare "--metric-only -I 100 --interval-count 2 -a -A -e cycles" sleep 0.6
 # options that change nothing here: the output stays perf's
 compare "--no-merge --metric-no-group --metric-no-merge --td-level 1 -e task-clock" sleep 0.01
 compare "-a --per-core --percore-show-thread -e task-clock" sleep 0.15

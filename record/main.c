@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "control.h"
 #include "format/blocks.h"
 #include "format/record.h"
 #include "report/symbols/embed.h"
@@ -314,6 +315,7 @@ static int record_loop(struct run *run, struct err *err)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
+		timeout = record_control_timeout(&run->s, timeout);
 		ret = session_poll(&run->s, timeout);
 		if (ret < 0)
 			return err_set(err, ret, "poll: %s", strerror(-ret));
@@ -324,6 +326,8 @@ static int record_loop(struct run *run, struct err *err)
 				return -1;
 			next_flush = mono_s() + FLUSH_INTERVAL_S;
 		}
+		if (record_control_poll(&run->s, err) < 0)     /* -D, --control */
+			return -1;
 		if (ret == 1 && !run->have_workload)
 			break;                  /* the processes we attached to are gone */
 		if (stop_requested())
@@ -402,11 +406,16 @@ static int start(struct run *run, struct err *err)
 		 * the events start with its exec (enable_on_exec) */
 		ret = synthesize(s, err);
 	} else {
-		/* -a, -C, -p, -t: from now on; a command only sets how long */
-		ret = session_enable(s, err);
+		/* -a, -C, -p, -t: from now on (-D: later); a command only sets how long */
+		ret = o->delay_ms ? 0 : session_enable(s, err);
 		if (!ret)
 			ret = synthesize(s, err);
 	}
+	if (ret)
+		return ret;
+	if (follows_workload(run))
+		s->workload = run->wl.pid;
+	ret = record_control_start(s, err);
 	if (ret)
 		return ret;
 	if (run->have_workload) {
@@ -567,6 +576,10 @@ int main(int argc, char **argv)
 	ret = record_parse_args(&o, argc, argv);
 	if (ret)
 		return ret;
+	if (control_open(&run.s.control, o.control, &err)) {
+		fprintf(stderr, "prec: %s\n", err.msg);
+		return 129;
+	}
 	run.s.opts = &o;
 	run.s.events = o.events.ev;
 	run.s.nr_events = o.events.nr;
@@ -594,6 +607,7 @@ int main(int argc, char **argv)
 	}
 	record_pipe_close(run.pipe);
 	record_session_close(&run.s);
+	control_close(run.s.control);
 	dso_list_free(run.s.dsos);
 	record_layouts_free(run.s.layouts);
 	event_list_free(&o.events);

@@ -93,18 +93,16 @@ static void rec_list(void *ctx)
 		fprintf(stderr, "%s\n", s->events[i].name);
 }
 
-int record_control_start(struct session *s, struct err *err)
+void record_control_start(struct session *s)
 {
 	const struct record_opts *o = s->opts;
 
-	(void)err;
 	if (!o->delay_ms)
-		return 0;
+		return;
 	s->disabled = true;
 	if (o->delay_ms > 0)
 		s->enable_at = mono_s() + (double)o->delay_ms / 1e3;
 	fprintf(stderr, "Events disabled\n");
-	return 0;
 }
 
 int record_control_timeout(const struct session *s, int timeout)
@@ -119,11 +117,10 @@ int record_control_timeout(const struct session *s, int timeout)
 	return left < timeout ? (int)left + 1 : timeout;
 }
 
-int record_control_poll(struct session *s, struct err *err)
+void record_control_poll(struct session *s)
 {
 	struct control_ops ops = { .enable = rec_enable, .list = rec_list, .ctx = s };
 
-	(void)err;
 	if (s->enable_at && mono_s() >= s->enable_at) {
 		s->enable_at = 0;
 		rec_enable(s, NULL, true);
@@ -131,5 +128,4 @@ int record_control_poll(struct session *s, struct err *err)
 	}
 	if (s->control)
 		control_process(s->control, &ops);
-	return 0;
 }

@@ -326,8 +326,7 @@ static int record_loop(struct run *run, struct err *err)
 				return -1;
 			next_flush = mono_s() + FLUSH_INTERVAL_S;
 		}
-		if (record_control_poll(&run->s, err) < 0)     /* -D, --control */
-			return -1;
+		record_control_poll(&run->s);  /* -D's time, --control's commands */
 		if (ret == 1 && !run->have_workload)
 			break;                  /* the processes we attached to are gone */
 		if (stop_requested())
@@ -415,9 +414,7 @@ static int start(struct run *run, struct err *err)
 		return ret;
 	if (follows_workload(run))
 		s->workload = run->wl.pid;
-	ret = record_control_start(s, err);
-	if (ret)
-		return ret;
+	record_control_start(s);
 	if (run->have_workload) {
 		ret = workload_start(&run->wl, err);
 		if (ret) {

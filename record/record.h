@@ -154,12 +154,12 @@ long session_drain(struct session *s, struct err *err);
 int session_poll(struct session *s, int timeout_ms);
 
 /* control_record.c: -D and --control in prec's loop */
-/* Before the workload starts: open --control, note -D ("Events disabled"). */
-int record_control_start(struct session *s, struct err *err);
+/* As the workload starts: -D holds the events off ("Events disabled"). */
+void record_control_start(struct session *s);
 /* timeout (ms) cut to -D's time to enable. */
 int record_control_timeout(const struct session *s, int timeout);
-/* -D's time, and the commands that arrived: 0 or negative (err set). */
-int record_control_poll(struct session *s, struct err *err);
+/* -D's time come, and the commands that arrived (never blocks). */
+void record_control_poll(struct session *s);
 
 /* stat.c: prec stat [record] */
 int cmd_stat(int argc, char **argv);

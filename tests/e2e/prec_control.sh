@@ -105,6 +105,15 @@ n=$(awk -F, '$3 == "page-faults" { print $1 }' stat.err)
 n=$(awk -F, '$3 == "page-faults" { print $1 }' stat.err)
 { [ -n "$n" ] && at_least "$n" 3000 && at_most "$n" 3300; } ||
 	fail "prec stat --control fd:7,8: $n page faults, not 3000"
+# prec stat's stop: as Ctrl-C, the workload ends and the counts are printed
+"$PREC" stat -e task-clock --control fd:7,8 -- sleep 30 >/dev/null 2>stat.err &
+pid=$!
+[ "$(ask ping)" = ack ] || fail "prec stat --control ping: no ack"
+[ "$(ask stop)" = ack ] || fail "prec stat --control stop: no ack"
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { fail "prec stat --control stop: still runs"; kill $pid; }
+wait $pid
+grep -q "Performance counter stats" stat.err || fail "prec stat stop: no counts: $(cat stat.err)"
 exec 7>&- 8>&-
 
 # ---- bad values: one line, exit 129 -----------------------------------

@@ -74,28 +74,32 @@ NOINL void phase_three(void)
 	sink = burn(sink, 100);
 }
 
-/* Write cmd to the control FIFO and wait for the "ack" line. */
+/* Write cmd to the control FIFO and wait for the "ack" line (perf sends
+ * "ack\n" and a NUL byte: NULs are skipped). */
 static void command(int ctl, int ack, const char *cmd)
 {
-	char buf[16];
+	char line[16];
 	size_t got = 0;
+	char ch;
 
 	if (write(ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
 		perror("phases: write");
 		exit(1);
 	}
 	alarm(30);      /* no answer: end rather than hang a test */
-	while (got < 4) {
-		ssize_t n = read(ack, buf + got, 4 - got);
-
-		if (n <= 0) {
+	for (;;) {
+		if (read(ack, &ch, 1) != 1) {
 			fprintf(stderr, "phases: no ack for %s", cmd);
 			exit(1);
 		}
-		got += (size_t)n;
+		if (ch == '\n')
+			break;
+		if (ch && got < sizeof(line) - 1)
+			line[got++] = ch;
 	}
 	alarm(0);
-	if (memcmp(buf, "ack\n", 4)) {
+	line[got] = 0;
+	if (strcmp(line, "ack")) {
 		fprintf(stderr, "phases: unexpected answer to %s", cmd);
 		exit(1);
 	}

@@ -575,6 +575,7 @@ int main(int argc, char **argv)
 		return ret;
 	if (control_open(&run.s.control, o.control, &err)) {
 		fprintf(stderr, "prec: %s\n", err.msg);
+		event_list_free(&o.events);
 		return 129;
 	}
 	run.s.opts = &o;

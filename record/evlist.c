@@ -187,7 +187,7 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 	}
 	a->read_format = PERF_FORMAT_ID;
 	a->disabled = 1;
-	a->enable_on_exec = workload;
+	a->enable_on_exec = workload && !o->delay_ms;   /* -D: enabled later (control_record.c) */
 	a->inherit = !o->no_inherit && s->tids;
 	a->sample_id_all = 1;
 	a->watermark = 1;

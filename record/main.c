@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "control.h"
 #include "format/blocks.h"
 #include "format/record.h"
 #include "report/symbols/embed.h"
@@ -314,6 +315,7 @@ static int record_loop(struct run *run, struct err *err)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
+		timeout = record_control_timeout(&run->s, timeout);
 		ret = session_poll(&run->s, timeout);
 		if (ret < 0)
 			return err_set(err, ret, "poll: %s", strerror(-ret));
@@ -324,6 +326,7 @@ static int record_loop(struct run *run, struct err *err)
 				return -1;
 			next_flush = mono_s() + FLUSH_INTERVAL_S;
 		}
+		record_control_poll(&run->s);  /* -D's time, --control's commands */
 		if (ret == 1 && !run->have_workload)
 			break;                  /* the processes we attached to are gone */
 		if (stop_requested())
@@ -402,13 +405,16 @@ static int start(struct run *run, struct err *err)
 		 * the events start with its exec (enable_on_exec) */
 		ret = synthesize(s, err);
 	} else {
-		/* -a, -C, -p, -t: from now on; a command only sets how long */
-		ret = session_enable(s, err);
+		/* -a, -C, -p, -t: from now on (-D: later); a command only sets how long */
+		ret = o->delay_ms ? 0 : session_enable(s, err);
 		if (!ret)
 			ret = synthesize(s, err);
 	}
 	if (ret)
 		return ret;
+	if (follows_workload(run))
+		s->workload = run->wl.pid;
+	record_control_start(s);
 	if (run->have_workload) {
 		ret = workload_start(&run->wl, err);
 		if (ret) {
@@ -567,6 +573,11 @@ int main(int argc, char **argv)
 	ret = record_parse_args(&o, argc, argv);
 	if (ret)
 		return ret;
+	if (control_open(&run.s.control, o.control, &err)) {
+		fprintf(stderr, "prec: %s\n", err.msg);
+		event_list_free(&o.events);
+		return 129;
+	}
 	run.s.opts = &o;
 	run.s.events = o.events.ev;
 	run.s.nr_events = o.events.nr;
@@ -594,6 +605,7 @@ int main(int argc, char **argv)
 	}
 	record_pipe_close(run.pipe);
 	record_session_close(&run.s);
+	control_close(run.s.control);
 	dso_list_free(run.s.dsos);
 	record_layouts_free(run.s.layouts);
 	event_list_free(&o.events);

@@ -186,6 +186,10 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_INT_OPTARG('z', "compression-level", &o->level, "n",
 				  "deflate level 0-12 (default 1; 0 stores raw)", 0, 12, 1),
 		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
+		OPTION_INT('D', "delay", &o->delay_ms, "ms", "enable the events ms milliseconds after "
+			   "the start (-1: when --control says enable)", -1, 1L << 30),
+		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",
+			      "commands enable, disable, snapshot, stop, ping (answered ack)"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
 		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),

@@ -26,6 +26,8 @@ enum callgraph_mode {
 	CALLGRAPH_DWARF,
 };
 
+struct control;
+
 struct record_opts {
 	struct event_list events;       /* -e, in order; default cycles (fallback cpu-clock) */
 	bool default_event;             /* no -e given */
@@ -49,6 +51,8 @@ struct record_opts {
 	bool no_inherit;
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
+	long delay_ms;                  /* -D: enable this long after the start; -1: on --control's enable */
+	const char *control;            /* --control fifo:CTL[,ACK] or fd:N[,M] */
 	int quiet;
 	int verbose;
 	int argc;                       /* the workload */
@@ -96,6 +100,10 @@ struct session {
 	bool tried_user_only;           /* an event fell back to excluding the kernel */
 	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
 	struct record_layouts *layouts; /* the events as the decoder sees them */
+	struct control *control;        /* --control, or NULL (control.h) */
+	double enable_at;               /* -D MSEC: when to enable (CLOCK_MONOTONIC s); 0: none */
+	bool disabled;                  /* -D or --control's disable holds the events off */
+	pid_t workload;                 /* the workload followed, or 0 */
 };
 
 /* options.c: the command line into o (exits for --help and --version);
@@ -130,6 +138,12 @@ void stop_signals_install(void);
 bool stop_requested(void);
 /* Whether a child ended since the last call (the note is cleared). */
 bool child_exited_take(void);
+/* --control stop: ask to stop, as SIGTERM does. */
+void stop_request(void);
+/* --control snapshot (perf's SIGUSR2): a flag for the output switch to
+ * take (true once per request). */
+void switch_output_request(void);
+bool switch_output_take(void);
 
 /* drain.c */
 /* Copy whatever every ring holds into the writer; returns bytes copied or a
@@ -138,6 +152,14 @@ long session_drain(struct session *s, struct err *err);
 /* Poll the rings until data, a signal or the timeout: 0, 1 when every
  * ring is hung up (the tasks followed have all exited), or negative. */
 int session_poll(struct session *s, int timeout_ms);
+
+/* control_record.c: -D and --control in prec's loop */
+/* As the workload starts: -D holds the events off ("Events disabled"). */
+void record_control_start(struct session *s);
+/* timeout (ms) cut to -D's time to enable. */
+int record_control_timeout(const struct session *s, int timeout);
+/* -D's time come, and the commands that arrived (never blocks). */
+void record_control_poll(struct session *s);
 
 /* stat.c: prec stat [record] */
 int cmd_stat(int argc, char **argv);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "control.h"
 #include "record.h"
 
 /* -p: every thread of each process; -t: the threads as given. The list is
@@ -210,6 +211,11 @@ int cmd_stat(int argc, char **argv)
 	ret = stat_parse(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (control_open(&run.control, o.control, &err)) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		event_list_free(&o.events);
+		return 129;
+	}
 	if (o.record) {
 		o.record_file = o.output ? o.output : "prec.data";
 		o.output = NULL;
@@ -236,6 +242,7 @@ int cmd_stat(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 	run_free(&run);
+	control_close(run.control);
 	event_list_free(&o.events);
 	if (ret)
 		return 255;

@@ -37,7 +37,8 @@ struct stat_opts {
 	int detailed, verbose;
 	bool transaction, topdown, smi_cost, all_user, all_kernel, no_scale, summary, no_csv_summary;
 	const char *metrics;
-	long delay_ms;
+	long delay_ms;                  /* -D; -1: disabled until --control's enable */
+	const char *control;            /* --control fifo:CTL[,ACK] or fd:N[,M] */
 	const char *cpu_list, *pids, *tids, *sep, *output;
 	long repeat, timeout_ms;
 	int quiet;
@@ -118,6 +119,7 @@ struct stat_run {
 	char target[128];               /* the heading without one: "'system wide'" ... */
 	int status;                     /* the workload's wait status */
 	FILE *out;                      /* stderr, or -o */
+	struct control *control;        /* --control, or NULL */
 };
 
 /* stat_opts.c: the command line into o. 0; -1 after --help; or the exit
@@ -181,6 +183,9 @@ int counters_aggregate(struct stat_run *run, struct reading **per, const size_t 
 
 /* stat_loop.c: every run (-r), each waited for with its -D and -I. */
 int stat_runs(struct stat_run *run, struct err *err);
+
+/* stat_control.c: carry out the commands that arrived on --control. */
+void stat_control_process(struct stat_run *run);
 
 /* stat_file.c: the counting file of prec stat record (the counters still
  * open: their ids). argc/argv: prec's own command line. */

@@ -122,7 +122,10 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_FLAG(0, "all-user", &o->all_user, "count user space only, for every event"),
 		OPTION_FLAG(0, "all-kernel", &o->all_kernel, "count kernel space only, for every event"),
 		OPTION_FLAG(0, "no-scale", &o->no_scale, "do not scale counts of multiplexed events"),
-		OPTION_INT('D', "delay", &o->delay_ms, "ms", "start counting after ms milliseconds", 1, 1L << 30),
+		OPTION_INT('D', "delay", &o->delay_ms, "ms", "start counting after ms milliseconds "
+			   "(-1: when --control says enable)", -1, 1L << 30),
+		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",
+			      "commands enable, disable, stop, ping (answered ack)"),
 		OPTION_FLAG(0, "summary", &o->summary, "with -I: print the totals at the end too"),
 		OPTION_FLAG(0, "no-csv-summary", &o->no_csv_summary, "with --summary -x: no 'summary' field"),
 		OPTION_COUNT('v', "verbose", &o->verbose, "print each counter's raw value, enabled and running times"),

@@ -45,3 +45,24 @@ bool child_exited_take(void)
 {
 	return __atomic_exchange_n(&child_exited, 0, __ATOMIC_SEQ_CST) != 0;
 }
+
+/* --control's stop: as SIGTERM (the loops see stop_requested()). */
+void stop_request(void)
+{
+	stop_signal = SIGTERM;
+}
+
+/* --control's snapshot: perf's SIGUSR2, a switch of the output or a
+ * snapshot, for --switch-output / --overwrite to take. Without them nothing
+ * takes the flag and the command only gets its ack, as in perf. */
+static volatile sig_atomic_t switch_output;
+
+void switch_output_request(void)
+{
+	switch_output = 1;
+}
+
+bool switch_output_take(void)
+{
+	return __atomic_exchange_n(&switch_output, 0, __ATOMIC_SEQ_CST) != 0;
+}

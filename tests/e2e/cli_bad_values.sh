@@ -106,6 +106,9 @@ prec | --duration | --duration abc -- true | --duration abc: expected seconds
 prec | --output | -e cpu-clock -o /nonexistent/x -- true | cannot create '/nonexistent/x'
 prec | --mmap-pages | -m 3 -- true | -m 3: the number of mmap data pages must be a power of two
 prec | --compression-level | --compression-level=13 -- true | --compression-level: 13 is not in 0\.\.12
+prec | --delay | -D -2 -- true | --delay: -2 is not in -1\.\.
+prec | --control | --control bogus -- true | --control bogus: expected fifo:
+prec | --control | --control fifo:/nonexistent -- true | --control fifo:/nonexistent: cannot open '/nonexistent'
 prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
 prec stat | --pid | -p abc | -p 'abc': not a list of ids
@@ -117,6 +120,7 @@ prec stat | --interval-print | -I 5 -- true | --interval-print: 5 is not in 10\.
 prec stat | --interval-count | --interval-count x -I 100 -- true | --interval-count: 'x' is not a number
 prec stat | --metrics | -M nosuch -- true | exit0:Cannot find metric or group `nosuch'
 prec stat | --delay | -D abc -- true | --delay: 'abc' is not a number
+prec stat | --control | --control fd:99 -- true | --control fd:99: descriptor 99 is not open
 prec stat | --timeout | --timeout 0 -- true | --timeout: 0 is not in 1\.\.
 prec stat | --log-fd | --log-fd 0 -- true | --log-fd: 0 is not in 1\.\.
 prec stat | --log-fd | --log-fd 9 -- true | Failed opening logfd: Bad file descriptor

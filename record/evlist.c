@@ -264,6 +264,7 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 				.system_wide = s->opts->all_cpus || s->opts->cpu_list,
 				.pid = workload ? 0 : tid > 0 ? tid : 0,
 				.tried_user_only = s->tried_user_only,
+				.probe = s->events[i].probe,
 			};
 
 			return open_error(-e.fd, &f, err);

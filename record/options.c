@@ -150,6 +150,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		o->default_event = true;
 		ret = events_parse("cycles", NULL, &o->events, err);
 	}
+	if (!ret)       /* probes' symbols, mem:SYMBOL's variable */
+		ret = probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids, err);
 	return ret;
 }
 

@@ -162,6 +162,7 @@ struct open_failure {
 	bool system_wide;               /* -a / -C */
 	pid_t pid;                      /* the process attached to (-p/-t), 0 for none */
 	bool tried_user_only;           /* the :u fallback was tried and refused too */
+	uint8_t probe;                  /* enum event_probe of the event */
 };
 /* A number from a /proc/sys file, or dflt when it cannot be read. */
 long sysctl_long(const char *path, long dflt);
@@ -184,6 +185,20 @@ int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int 
 int open_error(int errnum, const struct open_failure *f, struct err *err);
 /* The one note line printed once when the fallback was taken. */
 void user_only_note(FILE *out, const char *tool, const char *first_name);
+
+/* probes.c: u:/ur:/k:/kr: probes and mem:SYMBOL (common/events.h) */
+/* A u:, ur:, k: or kr: probe (not mem:SYMBOL). */
+bool event_is_probe(const struct event_spec *ev);
+/* Resolve the probes' symbols to file offsets, and mem:SYMBOL to the
+ * address of the variable in argv[0] (the command, NULL for none) or in
+ * the first process of the -p list pids (NULL for none). 0, or a negative
+ * code with a one-line message naming the event. */
+int probes_resolve(struct event_list *l, char *const *argv, const char *pids, struct err *err);
+/* Just before perf_event_open: for a probe, a->config1 points at its path
+ * (uprobe) or symbol (kprobe), copied into buf, which must outlive the call;
+ * nothing for other events. The kernel copies the text during the call. */
+void probe_attr_for_open(const struct event_spec *ev, struct perf_event_attr *a, char *buf,
+			 size_t size);
 
 /* finish.c */
 struct dso_list;

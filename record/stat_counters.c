@@ -78,7 +78,7 @@ static int open_failed(const struct counter *c, const struct stat_target *t, pid
 	struct open_failure f = {
 		.name = c->ev->name, .hardware = c->ev->is_hardware,
 		.system_wide = t->cpus != NULL, .pid = t->tids ? pid : 0,
-		.tried_user_only = c->user_only,
+		.tried_user_only = c->user_only, .probe = c->ev->probe,
 	};
 
 	return open_error(e, &f, err);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/opts.h"
+#include "record/record.h"
 
 /* perf stat's default set; system-wide (-a, -C) it counts cpu-clock, the
  * time of the CPUs, instead of task-clock */
@@ -164,6 +165,10 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	if (finish_opts(o, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
+	}
+	if (probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids, &err)) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		return 129;
 	}
 	return 0;
 }

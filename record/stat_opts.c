@@ -98,7 +98,7 @@ static int finish_opts(struct stat_opts *o, struct err *err)
 int stat_parse(struct stat_opts *o, int argc, char **argv)
 {
 	const struct opt table[] = {
-		OPTION_CALLBACK('e', "event", o, "events", "events to count (default: perf stat's set)", cb_event),
+		OPTION_CALLBACK('e', "event", o, "events", "events to count (default: perf stat's set; also mem:ADDR|VAR, u:|ur:PATH:FUNC, k:|kr:FUNC)", cb_event),
 		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "count on every CPU"),
 		OPTION_STRING('C', "cpu", &o->cpu_list, "list", "count on these CPUs (0-2,5)"),
 		OPTION_STRING('p', "pid", &o->pids, "pids", "count these processes (all their threads)"),

@@ -86,6 +86,9 @@ struct event_probe_at {
 	uint64_t off;
 	bool len_given;         /* mem:SYM/LEN */
 	bool resolved;          /* config2 or bp_addr filled in by the recorder */
+	bool at_exec;           /* mem:SYM of a PIE command: bp_addr is the
+				 * link-time address until the command's exec */
+	uint64_t load_vaddr;    /* then: the link-time address of its first page */
 };
 
 struct event_spec {

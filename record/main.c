@@ -378,6 +378,7 @@ static int start(struct run *run, struct err *err)
 		wo.block_size = DWARF_BLOCK_SIZE;
 
 	if (o->argc) {
+		run->wl.stop_at_exec = probes_need_exec_stop(&o->events);
 		ret = workload_prepare(&run->wl, o->argv, err);
 		if (ret)
 			return ret;
@@ -415,6 +416,10 @@ static int start(struct run *run, struct err *err)
 			err_prefix(err, "cannot run '%s'", o->argv[0]);
 			return ret;
 		}
+		if (run->wl.stop_at_exec)       /* mem:SYMBOL of a PIE */
+			ret = session_probes_at_exec(s, run->wl.pid, err);
+		if (ret)
+			return ret;
 	}
 	return commit_output(run, err);
 }

@@ -10,7 +10,11 @@
  * mem:SYMBOL takes the variable from the command's executable (found in
  * $PATH as execvp does) or, with -p, from /proc/PID/exe, whose load address
  * /proc/PID/maps gives. A position-independent command is loaded at a base
- * known only once it runs, so there it is refused with a way out.
+ * known only once it has exec'd: its breakpoints are opened at the
+ * link-time address, the command is started traced (PTRACE_TRACEME), and
+ * at its exec stop they are moved to the real address with
+ * PERF_EVENT_IOC_MODIFY_ATTRIBUTES before it runs an instruction; then it
+ * is let go (PTRACE_DETACH).
  */
 #include "record.h"
 
@@ -21,6 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 #include <linux/hw_breakpoint.h>
 
@@ -180,13 +188,15 @@ static int resolve_bp(struct event_spec *ev, const char *argv0, long pid, struct
 		err_prefix(err, "event '%s'", ev->name);
 		return ret;
 	}
-	if (hit.pie && pid <= 0)
-		return err_set(err, -EINVAL, "event '%s': %s is position-independent (PIE): where "
-			       "%s will be is known only once it runs; build it with -no-pie, "
-			       "attach with -p PID, or give mem:ADDR", ev->name, bin, sym);
-	if (hit.pie && exe_base(pid, &base))
+	if (hit.pie && pid > 0 && exe_base(pid, &base))
 		return err_set(err, -ESRCH, "event '%s': cannot find where process %ld's "
 			       "executable is loaded (/proc/%ld/maps)", ev->name, pid, pid);
+	if (hit.pie && pid > 0)
+		base -= hit.load_vaddr;
+	/* a PIE command: moved at its exec; bases are page-aligned, so the
+	 * link-time address has the alignment the real one will have */
+	ev->probe_at.at_exec = hit.pie && pid <= 0;
+	ev->probe_at.load_vaddr = hit.load_vaddr;
 	ret = bp_length(ev, &hit, hit.vaddr + base, err);
 	if (ret)
 		return ret;
@@ -213,4 +223,71 @@ int probes_resolve(struct event_list *l, char *const *argv, const char *pids, st
 		ev->probe_at.resolved = true;
 	}
 	return 0;
+}
+
+bool probes_need_exec_stop(const struct event_list *l)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->ev[i].probe == EVENT_PROBE_MEM_SYM && l->ev[i].probe_at.at_exec)
+			return true;
+	return false;
+}
+
+int probes_exec_stopped(pid_t pid, uint64_t *base, struct err *err)
+{
+	siginfo_t si = { 0 };
+	int st;
+
+	/* look first (WNOWAIT): an exit is the caller's to collect */
+	while (waitid(P_PID, (id_t)pid, &si, WSTOPPED | WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			return err_set(err, -errno, "waiting for the command's exec: %s",
+				       strerror(errno));
+	if (si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED)
+		return err_set(err, -ESRCH, "the command ended before its breakpoints could be set");
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (exe_base(pid, base)) {
+		probes_exec_release(pid);
+		return err_set(err, -ESRCH, "cannot find where the command was loaded "
+			       "(/proc/%d/maps)", (int)pid);
+	}
+	return 0;
+}
+
+int probe_bp_move(int fd, const struct event_spec *ev, const struct perf_event_attr *opened,
+		  uint64_t base, bool enable, struct err *err)
+{
+	struct perf_event_attr a = *opened;
+
+	if (ev->probe != EVENT_PROBE_MEM_SYM || !ev->probe_at.at_exec)
+		return 0;
+	a.bp_addr = opened->bp_addr + base - ev->probe_at.load_vaddr;
+	a.disabled = !enable;   /* the kernel disables it to move it */
+	a.enable_on_exec = 0;   /* as the exec left it: the kernel compares the rest */
+	if (ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) < 0)
+		return err_set(err, -errno, "event '%s': cannot move the breakpoint to 0x%" PRIx64
+			       " where the command was loaded: %s", ev->name, (uint64_t)a.bp_addr,
+			       strerror(errno));
+	return 0;
+}
+
+void probes_exec_release(pid_t pid)
+{
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+}
+
+int session_probes_at_exec(struct session *s, pid_t pid, struct err *err)
+{
+	uint64_t base;
+	int ret = probes_exec_stopped(pid, &base, err);
+
+	for (size_t k = 0; !ret && k < s->nr_evfds; k++) {
+		const struct evfd *e = &s->evfds[k];
+
+		ret = probe_bp_move(e->fd, &s->events[e->event], &s->attrs[e->event], base, true,
+				    err);
+	}
+	probes_exec_release(pid);
+	return ret;
 }

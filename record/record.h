@@ -150,6 +150,7 @@ struct workload {
 	pid_t pid;
 	int go_fd;                      /* write end: the child execs when it closes */
 	int err_fd;                     /* read end: errno of a failed exec, or EOF */
+	bool stop_at_exec;              /* traced: stops after its exec (probes.c) */
 };
 int workload_prepare(struct workload *wl, char **argv, struct err *err);
 int workload_start(struct workload *wl, struct err *err);
@@ -199,6 +200,22 @@ int probes_resolve(struct event_list *l, char *const *argv, const char *pids, st
  * nothing for other events. The kernel copies the text during the call. */
 void probe_attr_for_open(const struct event_spec *ev, struct perf_event_attr *a, char *buf,
 			 size_t size);
+
+/* Whether a mem:SYMBOL breakpoint waits for the command's exec (a PIE):
+ * then the workload is prepared with stop_at_exec, and once started,
+ * handed to one of the *_probes_at_exec functions. */
+bool probes_need_exec_stop(const struct event_list *l);
+/* Wait for the exec stop of the traced command pid and read where its
+ * executable was loaded: 0, or -ESRCH when it ended or cannot be read. */
+int probes_exec_stopped(pid_t pid, uint64_t *base, struct err *err);
+/* Move a breakpoint of ev opened on fd with attr opened to base, enabled
+ * or not afterwards; nothing for other events. */
+int probe_bp_move(int fd, const struct event_spec *ev, const struct perf_event_attr *opened,
+		  uint64_t base, bool enable, struct err *err);
+/* Let the traced command go on (PTRACE_DETACH). */
+void probes_exec_release(pid_t pid);
+/* All three for a recording session, whose workload pid was just started. */
+int session_probes_at_exec(struct session *s, pid_t pid, struct err *err);
 
 /* finish.c */
 struct dso_list;

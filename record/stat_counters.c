@@ -394,3 +394,20 @@ int counters_aggregate(struct stat_run *run, struct reading **per, const size_t 
 	free(unit_of);
 	return ret;
 }
+
+int counters_probes_at_exec(struct stat_run *run, pid_t pid, struct err *err)
+{
+	uint64_t base;
+	int ret = probes_exec_stopped(pid, &base, err);
+
+	for (size_t i = 0; !ret && i < run->o->events.nr; i++) {
+		struct counter *c = &run->c[i];
+		struct perf_event_attr a;
+
+		counter_attr(run, i, &a);       /* as opened: the kernel compares */
+		for (size_t k = 0; !ret && k < c->nr_fds; k++)
+			ret = probe_bp_move(c->fds[k].fd, c->ev, &a, base, !run->o->delay_ms, err);
+	}
+	probes_exec_release(pid);
+	return ret;
+}

@@ -53,9 +53,10 @@ static bool find_in(Elf *e, unsigned sh_type, const char *name, bool func, GElf_
 }
 
 /* The file offset of vaddr through the PT_LOAD segment holding it. */
-static bool file_offset(Elf *e, uint64_t vaddr, uint64_t *off)
+static bool file_offset(Elf *e, uint64_t vaddr, uint64_t *off, uint64_t *first)
 {
 	size_t n = 0;
+	bool found = false;
 
 	if (elf_getphdrnum(e, &n))
 		return false;
@@ -64,12 +65,14 @@ static bool file_offset(Elf *e, uint64_t vaddr, uint64_t *off)
 
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+		if (!ph.p_offset)
+			*first = ph.p_vaddr & ~(uint64_t)0xfff;
+		if (!found && vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
 			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return true;
+			found = true;
 		}
 	}
-	return false;
+	return found;
 }
 
 int symbol_lookup(const char *path, const char *name, bool func, struct symbol_hit *out,
@@ -97,7 +100,7 @@ int symbol_lookup(const char *path, const char *name, bool func, struct symbol_h
 	out->vaddr = s.st_value;
 	out->size = s.st_size;
 	out->pie = eh.e_type == ET_DYN;
-	out->in_file = file_offset(e, s.st_value, &out->file_off);
+	out->in_file = file_offset(e, s.st_value, &out->file_off, &out->load_vaddr);
 	elf_close(e, fd);
 	return 0;
 }

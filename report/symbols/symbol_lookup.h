@@ -18,6 +18,9 @@ struct symbol_hit {
 	uint64_t file_off;      /* where vaddr lies in the file (PT_LOAD), or 0 */
 	bool in_file;           /* file_off is valid: vaddr is in a PT_LOAD's file bytes */
 	bool pie;               /* ET_DYN: loaded at a base chosen at run time */
+	uint64_t load_vaddr;    /* the link-time address of the file's first byte,
+				 * page-aligned: where /proc/PID/maps's mapping of
+				 * offset 0 starts, less the load bias */
 };
 
 /*

@@ -3,8 +3,9 @@
 # through the uprobe PMU count a function's calls exactly in prec stat and
 # sample them in prec (prep names the events as spelled); mem:SYMBOL counts
 # a variable's writes exactly and prep shows the writing function; -p takes
-# a PIE's variable from the running process; bad binaries, symbols and
-# offsets, a PIE workload and the missing kprobe PMU get one line and 129;
+# a PIE's variable from the running process, and a PIE command's once it
+# has exec'd; bad binaries, symbols and offsets and the missing kprobe PMU
+# get one line and 129; prec list shows the syntax;
 # as a user at perf_event_paranoid 2 a uprobe is refused with a clear
 # message and a breakpoint works (user space only).
 . tests/e2e/lib/common.sh
@@ -28,6 +29,11 @@ $PREC stat -x ';' -e u:$P/probed_nopie:probed_func,ur:$P/probed_nopie:probed_fun
 	fail "u: counted $(count u:$P/probed_nopie:probed_func "$d/st"), want $N: $(cat "$d/st")"
 [ "$(count ur:$P/probed_nopie:probed_func "$d/st")" = $N ] || fail "ur: count: $(cat "$d/st")"
 [ "$(count mem:probed_var:w "$d/st")" = $N ] || fail "mem:probed_var:w count: $(cat "$d/st")"
+
+# a PIE command: its breakpoints are moved at its exec; -r runs it again
+$PREC stat -x ';' -r 2 -e mem:probed_var:w -- $P/probed $N 2>"$d/st" >/dev/null ||
+	fail "stat mem: of a PIE refused: $(cat "$d/st")"
+[ "$(count mem:probed_var:w "$d/st")" = $N ] || fail "PIE mem:probed_var:w count: $(cat "$d/st")"
 
 # a relative path, and +OFF at the function's second instruction
 cp $P/probed "$d/probed"
@@ -56,6 +62,11 @@ $PREC -q -o "$d/bp.data" -e mem:probed_var:w -- $P/probed_nopie 500 2>"$d/err" |
 $PREP -i "$d/bp.data" --stdio --sort sym >"$d/rep" 2>&1
 grep -q "^# Samples: 500  of event 'mem:probed_var:w'$" "$d/rep" || fail "mem: samples: $(cat "$d/rep")"
 grep -q "100.00%.*\[\.\] probed_write$" "$d/rep" || fail "mem: writer not probed_write: $(cat "$d/rep")"
+$PREC -q -o "$d/pie.data" -e mem:probed_var:w -- $P/probed 400 2>"$d/err" ||
+	fail "record mem:probed_var:w of a PIE: $(cat "$d/err")"
+$PREP -i "$d/pie.data" --stdio --sort sym >"$d/rep" 2>&1
+grep -q "^# Samples: 400  of event 'mem:probed_var:w'$" "$d/rep" || fail "PIE mem: samples: $(cat "$d/rep")"
+grep -q "100.00%.*\[\.\] probed_write$" "$d/rep" || fail "PIE mem: writer: $(cat "$d/rep")"
 
 # ---- -p: a PIE's variable from the running process ---------------------------
 $P/probed 4000000000 >/dev/null &
@@ -82,7 +93,8 @@ bad "event 'u:$P/probed:nosuch': $P/probed: no function symbol 'nosuch' in it" \
 bad "event 'u:$P/probed:probed_func+4096': offset 4096 is beyond probed_func" \
 	-e u:$P/probed:probed_func+4096 -- true
 bad "event 'u:$P/probed': expected u:PATH:SYMBOL" -e u:$P/probed -- true
-bad "event 'mem:probed_var': $P/probed is position-independent (PIE)" -e mem:probed_var -- $P/probed
+bad "event 'mem:probed_var': a variable needs a command or -p PID" -e mem:probed_var -a --duration 0.1
+bad "event 'mem:probed_var': command 'no-such-command' not found" -e mem:probed_var -- no-such-command
 bad "event 'mem:nosuch': $P/probed_nopie: no variable symbol 'nosuch'" -e mem:nosuch -- $P/probed_nopie
 bad "event 'mem:probed_var/3': length must be" -e mem:probed_var/3 -- $P/probed_nopie
 if [ ! -e $PMUS/kprobe ]; then
@@ -92,6 +104,12 @@ if [ ! -e $PMUS/kprobe ]; then
 	[ $? = 129 ] && grep -q "^prec stat: k:vfs_read: this kernel has no kprobe PMU" "$d/err" ||
 		fail "prec stat k:: $(head -1 "$d/err")"
 fi
+
+$PREC list >"$d/list" 2>&1
+for s in 'mem:<symbol>\[/len\]\[:access\] .*\[Hardware breakpoint\]' 'u:<path>:<symbol>\[+off\] .*\[Uprobe\]' \
+	 'ur:<path>:<symbol>\[+off\] .*\[Uretprobe\]' 'k:<symbol>\[+off\] .*\[Kprobe' 'kr:<symbol>\[+off\] .*\[Kretprobe'; do
+	grep -q "^  $s" "$d/list" || fail "prec list: no line $s"
+done
 
 # ---- a user at perf_event_paranoid 2 -----------------------------------------
 if unpriv_init "$d/t"; then
@@ -104,7 +122,10 @@ if unpriv_init "$d/t"; then
 	as_user $UPREC stat -x ';' -e mem:probed_var:w -- $UP/probed_nopie $N >/dev/null 2>"$d/st" ||
 		fail "user: breakpoint refused: $(cat "$d/st")"
 	[ "$(count mem:probed_var:wu "$d/st")" = $N ] || fail "user: breakpoint count: $(cat "$d/st")"
-	as_user $UPREC -q -e mem:probed_var:w -o bp.data -- $UP/probed_nopie 200 >/dev/null 2>"$d/err" ||
+	as_user $UPREC stat -x ';' -e mem:probed_var:w -- $UP/probed $N >/dev/null 2>"$d/st" ||
+		fail "user: PIE breakpoint refused: $(cat "$d/st")"
+	[ "$(count mem:probed_var:wu "$d/st")" = $N ] || fail "user: PIE breakpoint count: $(cat "$d/st")"
+	as_user $UPREC -q -e mem:probed_var:w -o bp.data -- $UP/probed 200 >/dev/null 2>"$d/err" ||
 		fail "user: breakpoint record: $(cat "$d/err")"
 	as_user $UPREP -i bp.data --stdio --sort sym 2>&1 | grep -q "100.00%.*probed_write$" ||
 		fail "user: breakpoint samples not in probed_write"

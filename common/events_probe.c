@@ -130,9 +130,7 @@ int events__probe(const struct event_env *env, struct item *it, struct span head
 	it->ev.probe = user ? (ret_probe ? EVENT_PROBE_UR : EVENT_PROBE_U) :
 		       (ret_probe ? EVENT_PROBE_KR : EVENT_PROBE_K);
 	it->ev.probe_at.resolved = !user;
-	a->sample_period = 1;           /* every hit, as for tracepoints */
-	it->ev.explicit_period = true;
-	return 0;
+	return 0;       /* the recorder samples every hit unless -c/-F, as tracepoints */
 }
 
 /* mem:SYM: a C identifier (a number was tried first). */

@@ -155,7 +155,8 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		if (o->period) {
 			a->freq = 0;
 			a->sample_period = (uint64_t)o->period;
-		} else if (a->type == PERF_TYPE_TRACEPOINT && !o->freq_given) {
+		} else if ((a->type == PERF_TYPE_TRACEPOINT || event_is_probe(ev)) &&
+			   !o->freq_given) {
 			a->freq = 0;            /* perf's default: every hit */
 			a->sample_period = 1;
 		} else {

@@ -53,6 +53,9 @@ $PREP -i "$d/u.data" --stdio --sort sym >"$d/rep" 2>&1
 grep -q "^# Samples: 300  of event 'u:./probed:probed_func'$" "$d/rep" || fail "u: samples: $(cat "$d/rep")"
 grep -q "^# Samples: 300  of event 'ur:./probed:probed_func'$" "$d/rep" || fail "ur: samples"
 grep -q "100.00%.*probed_func" "$d/rep" || fail "u: samples not in probed_func"
+(cd "$d" && $PREC -q -o c.data -c 10 -e u:./probed:probed_func -- ./probed 300 2>err) ||
+	fail "record u: -c 10: $(cat "$d/err")"
+$PREP -i "$d/c.data" --stdio 2>&1 | grep -q "^# Samples: 30  of event" || fail "u: -c 10: not 30 samples"
 $PREP script -i "$d/u.data" >"$d/scr" 2>&1
 grep -q " u:./probed:probed_func: .* probed_func+0x0 " "$d/scr" || fail "prep script u: line: $(head -2 "$d/scr")"
 grep -q " ur:./probed:probed_func: .* main+" "$d/scr" || fail "prep script ur: returns to main"

@@ -116,8 +116,8 @@ static void test_uprobes(void **state)
 	assert_int_equal(ev.attr.type, 7);
 	assert_int_equal(ev.attr.config, 0);
 	assert_int_equal(ev.attr.config1, 0);
-	assert_int_equal(ev.attr.sample_period, 1);
-	assert_true(ev.explicit_period);
+	assert_int_equal(ev.attr.sample_period, 0);     /* the recorder's: every hit */
+	assert_false(ev.explicit_period);
 	assert_false(ev.probe_at.resolved);
 	part_is(&ev, ev.probe_at.path, ev.probe_at.path_len, "/bin/prog");
 	part_is(&ev, ev.probe_at.sym, ev.probe_at.sym_len, "main");

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,7 +249,7 @@ int probes_exec_stopped(pid_t pid, uint64_t *base, struct err *err)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (exe_base(pid, base)) {
-		probes_exec_release(pid);
+		probes_exec_release(pid, false);
 		return err_set(err, -ESRCH, "cannot find where the command was loaded "
 			       "(/proc/%d/maps)", (int)pid);
 	}
@@ -272,8 +273,10 @@ int probe_bp_move(int fd, const struct event_spec *ev, const struct perf_event_a
 	return 0;
 }
 
-void probes_exec_release(pid_t pid)
+void probes_exec_release(pid_t pid, bool ok)
 {
+	if (!ok)        /* its breakpoints are not where they should be */
+		kill(pid, SIGKILL);
 	ptrace(PTRACE_DETACH, pid, NULL, NULL);
 }
 
@@ -288,6 +291,6 @@ int session_probes_at_exec(struct session *s, pid_t pid, struct err *err)
 		ret = probe_bp_move(e->fd, &s->events[e->event], &s->attrs[e->event], base, true,
 				    err);
 	}
-	probes_exec_release(pid);
+	probes_exec_release(pid, !ret);
 	return ret;
 }

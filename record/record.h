@@ -212,8 +212,8 @@ int probes_exec_stopped(pid_t pid, uint64_t *base, struct err *err);
  * or not afterwards; nothing for other events. */
 int probe_bp_move(int fd, const struct event_spec *ev, const struct perf_event_attr *opened,
 		  uint64_t base, bool enable, struct err *err);
-/* Let the traced command go on (PTRACE_DETACH). */
-void probes_exec_release(pid_t pid);
+/* Let the traced command go on (PTRACE_DETACH); killed first unless ok. */
+void probes_exec_release(pid_t pid, bool ok);
 /* All three for a recording session, whose workload pid was just started. */
 int session_probes_at_exec(struct session *s, pid_t pid, struct err *err);
 

@@ -408,6 +408,6 @@ int counters_probes_at_exec(struct stat_run *run, pid_t pid, struct err *err)
 		for (size_t k = 0; !ret && k < c->nr_fds; k++)
 			ret = probe_bp_move(c->fds[k].fd, c->ev, &a, base, !run->o->delay_ms, err);
 	}
-	probes_exec_release(pid);
+	probes_exec_release(pid, !ret);
 	return ret;
 }

@@ -369,6 +369,8 @@ static int start_run(struct stat_run *run, int k, struct workload *wl, uint64_t 
 			waitpid(wl->pid, NULL, 0);
 		} else if (wl->stop_at_exec) {  /* mem:SYMBOL of a PIE */
 			ret = counters_probes_at_exec(run, wl->pid, err);
+			if (ret)        /* killed: collect it */
+				waitpid(wl->pid, NULL, 0);
 		}
 	}
 	return ret;

@@ -151,7 +151,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		ret = events_parse("cycles", NULL, &o->events, err);
 	}
 	if (!ret)       /* probes' symbols, mem:SYMBOL's variable */
-		ret = probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids, err);
+		ret = probes_resolve(&o->events, o->argc ? o->argv : NULL,
+				     o->pids ? o->pids : o->tids, err);
 	return ret;
 }
 

@@ -179,7 +179,7 @@ static int resolve_bp(struct event_spec *ev, const char *argv0, long pid, struct
 	if (pid > 0)
 		snprintf(bin, sizeof(bin), "/proc/%ld/exe", pid);
 	else if (!argv0)
-		return err_set(err, -EINVAL, "event '%s': a variable needs a command or -p PID "
+		return err_set(err, -EINVAL, "event '%s': a variable needs a command, -p PID or -t TID "
 			       "to take it from (or give mem:ADDR)", ev->name);
 	else if (find_command(argv0, bin, sizeof(bin)))
 		return err_set(err, -ENOENT, "event '%s': command '%s' not found", ev->name,

@@ -192,7 +192,7 @@ void user_only_note(FILE *out, const char *tool, const char *first_name);
 bool event_is_probe(const struct event_spec *ev);
 /* Resolve the probes' symbols to file offsets, and mem:SYMBOL to the
  * address of the variable in argv[0] (the command, NULL for none) or in
- * the first process of the -p list pids (NULL for none). 0, or a negative
+ * the first process of the -p (or -t) list pids (NULL for none). 0, or a negative
  * code with a one-line message naming the event. */
 int probes_resolve(struct event_list *l, char *const *argv, const char *pids, struct err *err);
 /* Just before perf_event_open: for a probe, a->config1 points at its path

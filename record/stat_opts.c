@@ -166,7 +166,8 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
 	}
-	if (probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids, &err)) {
+	if (probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids ? o->pids : o->tids,
+			   &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 129;
 	}

@@ -96,7 +96,7 @@ bad "event 'u:$P/probed:nosuch': $P/probed: no function symbol 'nosuch' in it" \
 bad "event 'u:$P/probed:probed_func+4096': offset 4096 is beyond probed_func" \
 	-e u:$P/probed:probed_func+4096 -- true
 bad "event 'u:$P/probed': expected u:PATH:SYMBOL" -e u:$P/probed -- true
-bad "event 'mem:probed_var': a variable needs a command or -p PID" -e mem:probed_var -a --duration 0.1
+bad "event 'mem:probed_var': a variable needs a command, -p PID or -t TID" -e mem:probed_var -a --duration 0.1
 bad "event 'mem:probed_var': command 'no-such-command' not found" -e mem:probed_var -- no-such-command
 bad "event 'mem:nosuch': $P/probed_nopie: no variable symbol 'nosuch'" -e mem:nosuch -- $P/probed_nopie
 bad "event 'mem:probed_var/3': length must be" -e mem:probed_var/3 -- $P/probed_nopie

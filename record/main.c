@@ -570,8 +570,10 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	ret = record_parse_args(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret;
+	}
 	run.s.opts = &o;
 	run.s.events = o.events.ev;
 	run.s.nr_events = o.events.nr;

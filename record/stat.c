@@ -206,8 +206,10 @@ int cmd_stat(int argc, char **argv)
 		argv++;
 	}
 	ret = stat_parse(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret < 0 ? 0 : ret;
+	}
 	if (o.record) {
 		o.record_file = o.output ? o.output : "prec.data";
 		o.output = NULL;

@@ -5,7 +5,8 @@
  * The text is cut into events at commas that are neither inside a
  * pmu/.../ pair nor between '{' and '}'. Each event is resolved in a fixed
  * order: PMU syntax (a name directly followed by '/'), the builtin tables
- * (hardware, software, hw-cache, raw), 'mem:' breakpoints, and last
+ * (hardware, software, hw-cache, raw), u:/ur:/k:/kr: probes
+ * (events_probe.c), 'mem:' breakpoints, and last
  * sys:event tracepoints. Only PMUs and tracepoints read files; they live in
  * events_pmu.c.
  *
@@ -290,8 +291,14 @@ static int parse_bp(struct parser *ps, struct item *it, struct span rest)
 	struct span addr = { loc.p, slash ? (size_t)(slash - loc.p) : loc.n };
 	uint64_t len = 0, at;
 
-	if (parse_u64(addr, &at))
-		return err_set(ps->err, -EINVAL, "event '%.*s': bad address", SPAN(it->text));
+	if (parse_u64(addr, &at)) {
+		int ret = events__bp_symbol(it, addr, ps->err);	/* mem:SYMBOL */
+
+		if (ret)
+			return ret;
+		at = 0;
+		it->ev.probe_at.len_given = slash != NULL;
+	}
 	a->bp_addr = at;
 	if (slash && (parse_u64((struct span){ slash + 1, loc.n - addr.n - 1 }, &len) ||
 		      (len != 1 && len != 2 && len != 4 && len != 8)))
@@ -310,7 +317,7 @@ static int parse_bp(struct parser *ps, struct item *it, struct span rest)
 	}
 	if (!a->bp_type)
 		a->bp_type = HW_BREAKPOINT_R | HW_BREAKPOINT_W;
-	if (!len)
+	if (!len && it->ev.probe != EVENT_PROBE_MEM_SYM)	/* else the symbol's size */
 		len = a->bp_type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
 	a->bp_len = len;
 	a->type = PERF_TYPE_BREAKPOINT;
@@ -454,6 +461,8 @@ static int parse_kind(struct parser *ps, struct item *it)
 		it->ev.is_hardware = it->ev.attr.type != PERF_TYPE_SOFTWARE;
 		return 0;
 	}
+	if (colon && events__is_probe(head))
+		return events__probe(ps->env, it, head, rest, ps->err);
 	if (colon && span_eq(head, "mem"))
 		return parse_bp(ps, it, rest);
 	if (colon)

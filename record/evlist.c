@@ -155,7 +155,8 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		if (o->period) {
 			a->freq = 0;
 			a->sample_period = (uint64_t)o->period;
-		} else if (a->type == PERF_TYPE_TRACEPOINT && !o->freq_given) {
+		} else if ((a->type == PERF_TYPE_TRACEPOINT || event_is_probe(ev)) &&
+			   !o->freq_given) {
 			a->freq = 0;            /* perf's default: every hit */
 			a->sample_period = 1;
 		} else {
@@ -264,6 +265,7 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 				.system_wide = s->opts->all_cpus || s->opts->cpu_list,
 				.pid = workload ? 0 : tid > 0 ? tid : 0,
 				.tried_user_only = s->tried_user_only,
+				.probe = s->events[i].probe,
 			};
 
 			return open_error(-e.fd, &f, err);

@@ -381,6 +381,7 @@ static int start(struct run *run, struct err *err)
 		wo.block_size = DWARF_BLOCK_SIZE;
 
 	if (o->argc) {
+		run->wl.stop_at_exec = probes_need_exec_stop(&o->events);
 		ret = workload_prepare(&run->wl, o->argv, err);
 		if (ret)
 			return ret;
@@ -421,6 +422,10 @@ static int start(struct run *run, struct err *err)
 			err_prefix(err, "cannot run '%s'", o->argv[0]);
 			return ret;
 		}
+		if (run->wl.stop_at_exec)       /* mem:SYMBOL of a PIE */
+			ret = session_probes_at_exec(s, run->wl.pid, err);
+		if (ret)
+			return ret;
 	}
 	return commit_output(run, err);
 }
@@ -571,8 +576,10 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	ret = record_parse_args(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret;
+	}
 	if (control_open(&run.s.control, o.control, &err)) {
 		fprintf(stderr, "prec: %s\n", err.msg);
 		event_list_free(&o.events);

@@ -150,6 +150,9 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		o->default_event = true;
 		ret = events_parse("cycles", NULL, &o->events, err);
 	}
+	if (!ret)       /* probes' symbols, mem:SYMBOL's variable */
+		ret = probes_resolve(&o->events, o->argc ? o->argv : NULL,
+				     o->pids ? o->pids : o->tids, err);
 	return ret;
 }
 
@@ -166,7 +169,8 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 	bool help = false, version = false;
 	const struct opt table[] = {
 		OPTION_CALLBACK('e', "event", o, "event", "event to sample (repeatable; comma list; "
-				"default cycles, or cpu-clock without a PMU)", cb_event),
+				"default cycles, or cpu-clock without a PMU; probes: mem:ADDR|VAR[/LEN][:rwx], "
+				"u:|ur:PATH:FUNC[+OFF], k:|kr:FUNC[+OFF])", cb_event),
 		OPTION_CALLBACK(0, "filter", o, "filter", "tracepoint filter for the events of the "
 				"preceding -e (the kernel's filter syntax)", cb_filter),
 		OPTION_STRING('F', "freq", &raw.freq, "n", "sample frequency in Hz, or 'max' (default 4000)"),

@@ -172,6 +172,7 @@ struct workload {
 	pid_t pid;
 	int go_fd;                      /* write end: the child execs when it closes */
 	int err_fd;                     /* read end: errno of a failed exec, or EOF */
+	bool stop_at_exec;              /* traced: stops after its exec (probes.c) */
 };
 int workload_prepare(struct workload *wl, char **argv, struct err *err);
 int workload_start(struct workload *wl, struct err *err);
@@ -184,6 +185,7 @@ struct open_failure {
 	bool system_wide;               /* -a / -C */
 	pid_t pid;                      /* the process attached to (-p/-t), 0 for none */
 	bool tried_user_only;           /* the :u fallback was tried and refused too */
+	uint8_t probe;                  /* enum event_probe of the event */
 };
 /* A number from a /proc/sys file, or dflt when it cannot be read. */
 long sysctl_long(const char *path, long dflt);
@@ -206,6 +208,36 @@ int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int 
 int open_error(int errnum, const struct open_failure *f, struct err *err);
 /* The one note line printed once when the fallback was taken. */
 void user_only_note(FILE *out, const char *tool, const char *first_name);
+
+/* probes.c: u:/ur:/k:/kr: probes and mem:SYMBOL (common/events.h) */
+/* A u:, ur:, k: or kr: probe (not mem:SYMBOL). */
+bool event_is_probe(const struct event_spec *ev);
+/* Resolve the probes' symbols to file offsets, and mem:SYMBOL to the
+ * address of the variable in argv[0] (the command, NULL for none) or in
+ * the first process of the -p (or -t) list pids (NULL for none). 0, or a negative
+ * code with a one-line message naming the event. */
+int probes_resolve(struct event_list *l, char *const *argv, const char *pids, struct err *err);
+/* Just before perf_event_open: for a probe, a->config1 points at its path
+ * (uprobe) or symbol (kprobe), copied into buf, which must outlive the call;
+ * nothing for other events. The kernel copies the text during the call. */
+void probe_attr_for_open(const struct event_spec *ev, struct perf_event_attr *a, char *buf,
+			 size_t size);
+
+/* Whether a mem:SYMBOL breakpoint waits for the command's exec (a PIE):
+ * then the workload is prepared with stop_at_exec, and once started,
+ * handed to one of the *_probes_at_exec functions. */
+bool probes_need_exec_stop(const struct event_list *l);
+/* Wait for the exec stop of the traced command pid and read where its
+ * executable was loaded: 0, or -ESRCH when it ended or cannot be read. */
+int probes_exec_stopped(pid_t pid, uint64_t *base, struct err *err);
+/* Move a breakpoint of ev opened on fd with attr opened to base, enabled
+ * or not afterwards; nothing for other events. */
+int probe_bp_move(int fd, const struct event_spec *ev, const struct perf_event_attr *opened,
+		  uint64_t base, bool enable, struct err *err);
+/* Let the traced command go on (PTRACE_DETACH); killed first unless ok. */
+void probes_exec_release(pid_t pid, bool ok);
+/* All three for a recording session, whose workload pid was just started. */
+int session_probes_at_exec(struct session *s, pid_t pid, struct err *err);
 
 /* finish.c */
 struct dso_list;

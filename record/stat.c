@@ -209,8 +209,10 @@ int cmd_stat(int argc, char **argv)
 		argv++;
 	}
 	ret = stat_parse(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret < 0 ? 0 : ret;
+	}
 	if (control_open(&run.control, o.control, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		event_list_free(&o.events);

@@ -78,7 +78,7 @@ static int open_failed(const struct counter *c, const struct stat_target *t, pid
 	struct open_failure f = {
 		.name = c->ev->name, .hardware = c->ev->is_hardware,
 		.system_wide = t->cpus != NULL, .pid = t->tids ? pid : 0,
-		.tried_user_only = c->user_only,
+		.tried_user_only = c->user_only, .probe = c->ev->probe,
 	};
 
 	return open_error(e, &f, err);
@@ -395,5 +395,22 @@ int counters_aggregate(struct stat_run *run, struct reading **per, const size_t 
 	if (!ret)
 		ret = unit_sums(run, per, per_n, unit_of);
 	free(unit_of);
+	return ret;
+}
+
+int counters_probes_at_exec(struct stat_run *run, pid_t pid, struct err *err)
+{
+	uint64_t base;
+	int ret = probes_exec_stopped(pid, &base, err);
+
+	for (size_t i = 0; !ret && i < run->o->events.nr; i++) {
+		struct counter *c = &run->c[i];
+		struct perf_event_attr a;
+
+		counter_attr(run, i, &a);       /* as opened: the kernel compares */
+		for (size_t k = 0; !ret && k < c->nr_fds; k++)
+			ret = probe_bp_move(c->fds[k].fd, c->ev, &a, base, !run->o->delay_ms, err);
+	}
+	probes_exec_release(pid, !ret);
 	return ret;
 }

@@ -167,6 +167,9 @@ int stat_hook(const char *which, const char *cmd, struct err *err);
 /* stat_counters.c */
 int counters_open(struct stat_run *run, struct err *err);
 void counters_enable(struct counter *c, size_t n);
+/* mem:SYMBOL breakpoints of a PIE workload, just started: moved to where
+ * it was loaded (record/probes.c), then it goes on. */
+int counters_probes_at_exec(struct stat_run *run, pid_t pid, struct err *err);
 void counters_close(struct counter *c, size_t n);
 /* The note that events fell back to user space only, once. */
 void counters_note_user_only(const struct counter *c, size_t n);

@@ -369,6 +369,7 @@ static int start_run(struct stat_run *run, int k, struct workload *wl, uint64_t 
 	int ret;
 
 	if (o->argc) {
+		wl->stop_at_exec = probes_need_exec_stop(&o->events);
 		ret = workload_prepare(wl, o->argv, err);
 		if (ret)
 			return ret;
@@ -390,6 +391,10 @@ static int start_run(struct stat_run *run, int k, struct workload *wl, uint64_t 
 		if (ret) {
 			err_prefix(err, "cannot run '%s'", o->argv[0]);
 			waitpid(wl->pid, NULL, 0);
+		} else if (wl->stop_at_exec) {  /* mem:SYMBOL of a PIE */
+			ret = counters_probes_at_exec(run, wl->pid, err);
+			if (ret)        /* killed: collect it */
+				waitpid(wl->pid, NULL, 0);
 		}
 	}
 	return ret;

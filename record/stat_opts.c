@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/opts.h"
+#include "record/record.h"
 
 /* perf stat's default set; system-wide (-a, -C) it counts cpu-clock, the
  * time of the CPUs, instead of task-clock */
@@ -97,7 +98,7 @@ static int finish_opts(struct stat_opts *o, struct err *err)
 int stat_parse(struct stat_opts *o, int argc, char **argv)
 {
 	const struct opt table[] = {
-		OPTION_CALLBACK('e', "event", o, "events", "events to count (default: perf stat's set)", cb_event),
+		OPTION_CALLBACK('e', "event", o, "events", "events to count (default: perf stat's set; also mem:ADDR|VAR, u:|ur:PATH:FUNC, k:|kr:FUNC)", cb_event),
 		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "count on every CPU"),
 		OPTION_STRING('C', "cpu", &o->cpu_list, "list", "count on these CPUs (0-2,5)"),
 		OPTION_STRING('p', "pid", &o->pids, "pids", "count these processes (all their threads)"),
@@ -171,6 +172,11 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	if (finish_opts(o, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
+	}
+	if (probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids ? o->pids : o->tids,
+			   &err)) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		return 129;
 	}
 	return 0;
 }

@@ -900,7 +900,7 @@ static void test_breakpoints(void **state)
 	same_attr(&ev, &w);
 	assert_string_equal(ev.name, "mem:0x1000:u");
 
-	expect_err("mem:zz", -EINVAL, "event 'mem:zz': bad address");
+	expect_err("mem:9zz", -EINVAL, "event 'mem:9zz': bad address");	/* zz: a symbol */
 	expect_err("mem:", -EINVAL, "event 'mem:': bad address");
 	expect_err("mem:0x10/3", -EINVAL, "event 'mem:0x10/3': length must be 1, 2, 4 or 8");
 	expect_err("mem:0x10:rr", -PREC_EUNKNOWN, "event 'mem:0x10:rr': unknown modifier 'r'");

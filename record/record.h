@@ -47,6 +47,7 @@ struct record_opts {
 	long level;                     /* -z */
 	bool switch_events;
 	bool no_inherit;
+	bool stat;                      /* -s: per-thread counts (inherit_stat) */
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
 	int quiet;

@@ -383,6 +383,7 @@ static int on_record_first(void *ctx, struct session *s, const struct record *re
 		rc->l->mapped[rc->file] = true;
 		if (map_events(rc->l, rc->file, &e))
 			return -E2BIG;
+		load_groups_from_header(rc->l, rc->file);
 	}
 	return on_record(ctx, s, rec);
 }

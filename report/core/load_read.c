@@ -6,7 +6,8 @@
  * previous sample of the same id and thread. perf 6.1 keeps the last value
  * per id; with inheritance each thread has its own counters under the
  * parent's id, so the key here is (file, id, thread), which is perf's key
- * whenever a counter has one thread.
+ * whenever a counter has one thread. Also the groups a perf.data file
+ * describes in its header.
  */
 #include "load_int.h"
 
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 
 #include "common/buf.h"
+#include "common/cursor.h"
+#include "format/perfdata.h"
 
 struct read_last {
 	uint64_t id;
@@ -71,4 +74,36 @@ void read_deltas_free(struct read_deltas *d)
 	free(d->v);
 	d->v = NULL;
 	d->nr = d->cap = 0;
+}
+
+/* perf.data's GROUP_DESC feature: u32 groups, each a string (its name),
+ * the u32 index of its leader and its u32 number of members, which follow
+ * the leader. perf writes it for {a,b} with or without :S. */
+void load_groups_from_header(struct load *l, size_t file)
+{
+	const struct session *s = &l->sessions[file];
+	const uint8_t *p;
+	size_t len;
+	struct cursor c;
+	uint32_t nr, leader, members;
+
+	if (!s->pd || !perfdata_feature(s->pd, PERFDATA_FEAT_GROUP_DESC, &p, &len))
+		return;
+	c = cur_make(p, len);
+	if (!cur_h32(&c, &nr))
+		return;
+	for (uint32_t i = 0; i < nr; i++) {
+		char *name;
+
+		if (perfdata_string(&c, &name))
+			return;
+		free(name);
+		if (!cur_h32(&c, &leader) || !cur_h32(&c, &members))
+			return;
+		if (leader >= s->nr_events || members > s->nr_events - leader ||
+		    leader + members > LOAD_MAX_EVENTS)
+			continue;
+		for (uint32_t m = leader; m < leader + members; m++)
+			l->group_leader[l->event_map[file][m]] = l->event_map[file][leader] + 1;
+	}
 }

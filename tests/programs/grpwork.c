@@ -2,8 +2,8 @@
 /*
  * A test program for leader sampling ({cpu-clock,page-faults}:S):
  * `grpwork PAGES MSTEPS [THREADS]` first touches PAGES fresh pages of an
- * anonymous mapping in touch_pages() (one minor page fault each, and no
- * other work), then burns MSTEPS million xorshift steps in spin(), which
+ * anonymous mapping in touch_pages() (one minor page fault each, with 2000
+ * xorshift steps of user time after each), then burns MSTEPS million xorshift steps in spin(), which
  * takes no page fault. With THREADS 2, a second thread runs spin() too
  * (the main thread joins it at the end), so that per-thread counts can be
  * told apart. Prints what it did.
@@ -22,10 +22,20 @@ NOINL void *thread_main(void *arg);
 
 long touch_pages(volatile char *p, long pages, long page)
 {
+	unsigned long x = 1;
+
 	FRAME();
-	for (long i = 0; i < pages; i++)
+	for (long i = 0; i < pages; i++) {
 		p[i * page] = 1;
-	return pages;
+		/* user time between faults, so that user-only samples land here */
+		for (int k = 0; k < 2000; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			KEEP(x);
+		}
+	}
+	return pages + (long)(x & 1);
 }
 
 unsigned long spin(unsigned long x)

@@ -172,8 +172,8 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 	}
 }
 
-static void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
-			    uint64_t total)
+void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
+		    uint64_t total)
 {
 	struct cg c = { .out = out, .po = po, .total = total };
 	const struct cnode *root = e->tree;

@@ -5,8 +5,10 @@
  * own total per entry. Groups are the leader-sampling ones ({a,b}:S) the
  * samples revealed (load_event_group_leader); with --group and no such
  * group, every event of the files makes one group, as perf does with a
- * file without groups. Entries are sorted by the leader's period, then the
- * next member's, and so on. Self overhead only: no call graphs.
+ * file without groups. Entries are sorted as perf sorts them: by the
+ * leader's children period (with --children), then the next member's, and
+ * so on, then in the leader's own order (callers above callees); without
+ * --children by the self periods the same way, then in the leader's order. The call graph under an entry is the leader's, as in perf.
  */
 #include "print_int.h"
 
@@ -20,14 +22,17 @@
 #define GROUP_MAX LOAD_MAX_EVENTS
 
 struct gentry {
-	struct hentry e;
-	uint64_t period[GROUP_MAX], count[GROUP_MAX];
+	struct hentry e;        /* the leader's (with its call graph), or the
+				 * first member's that has the entry */
+	uint64_t period[GROUP_MAX], count[GROUP_MAX], children[GROUP_MAX];
+	size_t rank;            /* order: member, then its place in its list */
 };
 
 struct group {
 	int ev[GROUP_MAX];
 	size_t nr;
 	bool anon;              /* a real group: "anon group { a, b }" */
+	bool children;          /* --children: Children and Self columns */
 	struct gentry *g;
 	size_t nr_g, cap_g;
 	struct hmap idx;
@@ -39,6 +44,11 @@ bool print_has_groups(const struct load *l)
 		if (load_event_group_leader(l, (int)e) >= 0)
 			return true;
 	return false;
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
 struct gfind {
@@ -54,7 +64,7 @@ static bool gentry_eq(void *ctx, uint32_t idx)
 }
 
 /* Member m's entries (h->entries, just built) into the group's. */
-static int merge_member(struct group *gr, const struct hist *h, size_t m)
+static int merge_member(struct group *gr, struct hist *h, size_t m)
 {
 	for (size_t i = 0; i < h->nr_entries; i++) {
 		const struct hentry *e = &h->entries[i];
@@ -70,10 +80,16 @@ static int merge_member(struct group *gr, const struct hist *h, size_t m)
 			memset(&gr->g[j], 0, sizeof(gr->g[j]));
 			gr->g[j].e = *e;
 			gr->g[j].e.tree = NULL;
+			gr->g[j].rank = m * h->nr_entries + i;
 			gr->nr_g++;
+		}
+		if (!m) {       /* the leader's graph: the group's entries own it */
+			gr->g[j].e.tree = e->tree;
+			h->entries[i].tree = NULL;
 		}
 		gr->g[j].period[m] += e->self_period;
 		gr->g[j].count[m] += e->self_count;
+		gr->g[j].children[m] += e->total_period;
 	}
 	return 0;
 }
@@ -83,10 +99,14 @@ static int cmp_gentry(const void *a, const void *b, void *ctx)
 	const struct gentry *x = a, *y = b;
 	const struct group *gr = ctx;
 
-	for (size_t m = 0; m < gr->nr; m++)
+	for (size_t m = 0; m < gr->nr && gr->children; m++)
+		if (x->children[m] != y->children[m])
+			return x->children[m] > y->children[m] ? -1 : 1;
+	/* children: then the leader's order (callers above callees, self) */
+	for (size_t m = 0; m < gr->nr && !gr->children; m++)
 		if (x->period[m] != y->period[m])
 			return x->period[m] > y->period[m] ? -1 : 1;
-	return 0;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
 static void print_titles(FILE *out, const struct print_opts *po, const struct col *cols,
@@ -94,7 +114,10 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 {
 	int w = (int)(8 * n);
 
-	fprintf(out, "# %*s", w, "Overhead");
+	if (po->children)
+		fprintf(out, "# %*s  %*s", w, "Children", w, "Self");
+	else
+		fprintf(out, "# %*s", w, "Overhead");
 	if (po->show_nr)
 		fprintf(out, "  %*s", (int)(12 * n), "Samples");
 	if (po->show_period)
@@ -105,6 +128,11 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 	fprintf(out, "\n# ");
 	for (int i = 0; i < w; i++)
 		fputc('.', out);
+	if (po->children) {
+		fputs("  ", out);
+		for (int i = 0; i < w; i++)
+			fputc('.', out);
+	}
 	for (int k = 0; k < (po->show_nr + po->show_period); k++) {
 		fputs("  ", out);
 		for (size_t i = 0; i < 12 * n; i++)
@@ -124,9 +152,14 @@ static void print_gentry(FILE *out, const struct hist *h, const struct print_opt
 {
 	char buf[4096];
 
+	if (po->children) {
+		fputs("  ", out);
+		for (size_t m = 0; m < gr->nr; m++)
+			fprintf(out, "%7.2f%%", pct(g->children[m], total[m]));
+	}
 	fputs("  ", out);
 	for (size_t m = 0; m < gr->nr; m++)
-		fprintf(out, "%7.2f%%", total[m] ? 100.0 * (double)g->period[m] / (double)total[m] : 0.0);
+		fprintf(out, "%7.2f%%", pct(g->period[m], total[m]));
 	if (po->show_nr) {
 		fputs("  ", out);
 		for (size_t m = 0; m < gr->nr; m++)
@@ -213,13 +246,15 @@ static int print_group(FILE *out, struct load *l, struct hist *h, const struct p
 		print_titles(out, po, cols, nc, gr->nr);
 	for (size_t i = 0; i < gr->nr_g; i++) {
 		const struct gentry *g = &gr->g[i];
-		double p = total[0] ? 100.0 * (double)g->period[0] / (double)total[0] : 0.0;
+		double p = pct(po->children ? g->children[0] : g->period[0], total[0]);
 
 		if (po->percent_limit > 0 && p < po->percent_limit)
 			continue;
 		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[g->e.frame]))
 			continue;
 		print_gentry(out, h, po, cols, nc, gr, g, total);
+		if (po->callchain && g->e.tree && load_event_has_chains(l, gr->ev[0]))
+			print_callchain(out, po, &h->entries[i], total[0]);
 	}
 	fprintf(out, "\n\n");
 	return 0;
@@ -239,20 +274,16 @@ int print_groups(FILE *out, struct load *l, struct hist *h, const struct print_o
 {
 	size_t nr = load_nr_events(l);
 	bool any = print_has_groups(l);
-	struct hist_opts saved = h->opts;
 	int ret = 0;
 
-	h->opts.children = h->opts.callchain = false;
 	for (size_t e = 0; e < nr && !ret; e++) {
-		struct group gr = { .nr = 0, .anon = any };
+		struct group gr = { .nr = 0, .anon = any, .children = po->children };
 		int leader = load_event_group_leader(l, (int)e);
 
 		if (any && leader >= 0 && leader != (int)e)
 			continue;       /* printed with its leader */
 		if (any && leader < 0) {
-			h->opts = saved;
 			ret = print_event(out, l, h, po, (int)e);
-			h->opts.children = h->opts.callchain = false;
 			continue;
 		}
 		for (size_t m = e; m < nr && gr.nr < GROUP_MAX; m++)
@@ -264,6 +295,5 @@ int print_groups(FILE *out, struct load *l, struct hist *h, const struct print_o
 		if (!any)
 			break;
 	}
-	h->opts = saved;
 	return ret;
 }

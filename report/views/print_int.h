@@ -16,6 +16,9 @@ struct col {
 void unit_count(uint64_t v, char *buf, size_t n);
 /* Each column as wide as its title and its widest cell in h->entries. */
 void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc);
+/* An entry's call graph (e->tree), percentages of total. */
+void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
+		     uint64_t total);
 /* One event's section. */
 int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
 		int event);

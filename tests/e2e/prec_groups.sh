@@ -68,8 +68,10 @@ if command -v perf >/dev/null; then
 		>/dev/null 2>&1 || fail "perf record {a,b} failed"
 	perf record -q -F 1000 -o "$d/pn.data" -e cpu-clock,page-faults -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record a,b failed"
+	perf record -q -g -F 1000 -o "$d/pc.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork 2000 100 \
+		>/dev/null 2>&1 || fail "perf record -g :S failed"
 	for c in "ps" "ps --group -n --show-total-period --sort sym" "pg" "pg --group" \
-		 "pn --group -n"; do
+		 "pn --group -n" "pc --no-inline" "pc --no-children --no-inline -g caller"; do
 		set -- $c
 		f=$1; shift
 		perf report -i "$d/$f.data" --stdio "$@" 2>/dev/null | drop_tip >"$d/perf.out"

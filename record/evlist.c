@@ -289,6 +289,11 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 		}
 		if (e.fd == -ESRCH && tid > 0 && !workload)
 			return 0;                       /* the thread exited meanwhile */
+		if (e.fd == -EINVAL && s->attrs[i].inherit &&
+		    (s->attrs[i].sample_type & PERF_SAMPLE_READ))
+			return err_set(err, -EINVAL, "the kernel refused leader sampling (:S) of "
+				       "event '%s' with inherited counters (Linux before 6.12): "
+				       "add --no-inherit", s->events[i].name);
 		if (!fall_back_to_cpu_clock(s, i, -e.fd)) {
 			struct open_failure f = {
 				.name = s->events[i].name, .hardware = s->events[i].is_hardware,

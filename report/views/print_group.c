@@ -25,7 +25,7 @@ struct gentry {
 	struct hentry e;        /* the leader's (with its call graph), or the
 				 * first member's that has the entry */
 	uint64_t period[GROUP_MAX], count[GROUP_MAX], children[GROUP_MAX];
-	size_t rank;            /* order: member, then its place in its list */
+	uint64_t rank;          /* order: member, then its place in its list */
 };
 
 struct group {
@@ -80,7 +80,7 @@ static int merge_member(struct group *gr, struct hist *h, size_t m)
 			memset(&gr->g[j], 0, sizeof(gr->g[j]));
 			gr->g[j].e = *e;
 			gr->g[j].e.tree = NULL;
-			gr->g[j].rank = m * h->nr_entries + i;
+			gr->g[j].rank = ((uint64_t)m << 32) | i;
 			gr->nr_g++;
 		}
 		if (!m) {       /* the leader's graph: the group's entries own it */
@@ -194,7 +194,7 @@ static void group_title(const struct load *l, const struct group *gr, char *buf,
 }
 
 /* The group's entries, built member by member; h is left holding them
- * (sorted, without call graphs) for the column widths and texts. */
+ * (sorted, with the leader's call graphs) for the widths, texts and graphs. */
 static int group_build(struct hist *h, struct group *gr, uint64_t *total, uint64_t *count)
 {
 	size_t n;

@@ -348,6 +348,7 @@ static int report_run(struct report_opts *ro, struct report_cfg *c)
 	struct progress pg;
 	struct load *l;
 	struct hist h;
+	struct report_ctx rx = { &h, NULL };
 	int ret;
 
 	progress_install(&pg, &ro->lo);
@@ -357,16 +358,11 @@ static int report_run(struct report_opts *ro, struct report_cfg *c)
 		return 1;
 	}
 	hist_init(&h, &c->ho, load_machine(l), load_symbolizer(l));
-	struct report_ctx rx = { &h, ro->threads ? thread_counts_new() : NULL };
-
-	if (ro->threads && !rx.tc) {
+	if (ro->threads && !(rx.tc = thread_counts_new())) {
+		ret = 1;
 		fprintf(stderr, "prep: out of memory\n");
-		load_free(l);
-		return 1;
-	}
-	ret = load_run(l, ro->header_only ? NULL : report_sample, rx.tc ? report_record : NULL,
-		       &rx, &err);
-	if (ret) {
+	} else if ((ret = load_run(l, ro->header_only ? NULL : report_sample,
+				   rx.tc ? report_record : NULL, &rx, &err))) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 	} else {
 		graph_setup(l, &h, ro, c);

@@ -344,6 +344,7 @@ struct mods {
 	bool exclude;		/* one of u/k/h was seen */
 	bool exclude_gh;	/* one of G/H was seen */
 	unsigned precise;
+	bool sample_read;	/* S: leader sampling (PERF_SAMPLE_READ) */
 };
 
 static void mods_levels(struct mods *m)
@@ -369,6 +370,7 @@ static char mods_apply(struct mods *m, struct span s)
 		case 'G': mods_gh(m); m->eG = false; break;
 		case 'H': mods_gh(m); m->eH = false; break;
 		case 'p': m->precise++; break;
+		case 'S': m->sample_read = true; break;
 		default: return s.p[i];
 		}
 	}
@@ -389,21 +391,26 @@ static int check_mods(struct parser *ps, struct span text, struct span mods)
 	return 0;
 }
 
-/* Members keep their own spelling, with the group's letters added. */
+/* Members keep their own spelling, with the group's letters added but S
+ * (perf names {a,b}:S's members a and b). */
 static int name_add_mods(struct parser *ps, struct item *it, const struct group *g)
 {
-	size_t len = strlen(it->ev.name), sep = !it->has_mods;
+	size_t len = strlen(it->ev.name), sep = !it->has_mods, n = 0;
+	char add[EVENT_NAME_MAX + 1];
 
-	if (it->named)
+	for (size_t i = 0; i < g->mods.n; i++)
+		if (g->mods.p[i] != 'S')
+			add[n++] = g->mods.p[i];
+	if (it->named || !n)
 		return 0;
-	if (len + sep + g->mods.n > EVENT_NAME_MAX)
+	if (len + sep + n > EVENT_NAME_MAX)
 		return err_set(ps->err, -PREC_ELIMIT,
 			       "event '%.*s': name longer than %d characters",
 			       SPAN(it->text), EVENT_NAME_MAX);
 	if (sep)
 		it->ev.name[len++] = ':';
-	memcpy(it->ev.name + len, g->mods.p, g->mods.n);
-	it->ev.name[len + g->mods.n] = '\0';
+	memcpy(it->ev.name + len, add, n);
+	it->ev.name[len + n] = '\0';
 	return 0;
 }
 
@@ -434,6 +441,7 @@ static int finish_mods(struct parser *ps, struct item *it, const struct group *g
 	a->exclude_guest = m.eG;
 	a->exclude_host = m.eH;
 	a->precise_ip = m.precise & 3;
+	it->ev.sample_read = m.sample_read;
 	return 0;
 }
 

@@ -17,7 +17,7 @@
  *   term   := config|config1|config2|period|freq '=' num | name '=' text
  *           | format-term [ '=' num ]      bits from <pmu>/format/<term>
  *           | event-alias                  terms from <pmu>/events/<alias>
- *   mods   := { u k h G H p }              p up to three times
+ *   mods   := { u k h G H p S }            p up to three times
  *
  * A name before ':' that is a builtin event (cycles, cs, L1-dcache-loads,
  * r1a2b...) means modifiers follow; otherwise the text is a tracepoint.
@@ -26,6 +26,9 @@
  * Modifiers follow perf: u, k and h keep only the levels named (u: exclude
  * kernel and hv; uk: exclude hv only); G and H keep only guest or host; each
  * p raises precise_ip. Unlike perf, u and p do not also set exclude_guest.
+ * S (leader sampling) sets sample_read: on a group, the recorder samples
+ * only the leader and reads every member's count into each sample
+ * (PERF_SAMPLE_READ); S is not added to the members' names.
  * Modifiers after a group's '}' are applied on top of each member's own
  * (so {cycles:k}:u counts both levels), and are added to the member's name
  * ("cycles:ku") unless name= gave one.
@@ -108,6 +111,7 @@ struct event_spec {
 				 * which sample every hit as in perf) */
 	uint8_t probe;          /* enum event_probe */
 	struct event_probe_at probe_at;
+	bool sample_read;       /* S modifier: leader sampling, PERF_SAMPLE_READ */
 };
 
 struct event_list {

@@ -195,6 +195,7 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",
 			      "commands enable, disable, snapshot, stop, ping (answered ack)"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
+		OPTION_FLAG('s', "stat", &o->stat, "per-thread counts at each thread's exit (inherit_stat; prep report -T)"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
 		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),

@@ -49,6 +49,7 @@ struct record_opts {
 	long level;                     /* -z */
 	bool switch_events;
 	bool no_inherit;
+	bool stat;                      /* -s: per-thread counts (inherit_stat) */
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
 	long delay_ms;                  /* -D: enable this long after the start; -1: on --control's enable */

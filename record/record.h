@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "common/events.h"
 #include "format/container.h"
+#include "record/sample_opts.h"
 
 #define PREC_VERSION "0.1"
 
@@ -49,6 +50,7 @@ struct record_opts {
 	bool no_inherit;
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
+	struct sample_opts sample;      /* -d, -W, --user-regs, --clockid, -b/-j ... */
 	int quiet;
 	int verbose;
 	int argc;                       /* the workload */

@@ -122,7 +122,11 @@ PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp \
 	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so \
 	 $(BUILD)/tests/programs/swev
+PROGS += $(BUILD)/tests/programs/dataw
 $(BUILD)/tests/programs/swev: tests/programs/swev.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/dataw: tests/programs/dataw.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/spin: tests/programs/spin.c

@@ -20,6 +20,18 @@ static bool sym_is_data(const GElf_Sym *sym, const char *name)
 	return type == STT_OBJECT || type == STT_COMMON;
 }
 
+/* A zero-size symbol (_DYNAMIC, linker labels) covers what follows it up
+ * to the next symbol, within its section, as perf names such addresses. */
+static uint64_t section_end(Elf *e, size_t shndx)
+{
+	Elf_Scn *scn = elf_getscn(e, shndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return 0;
+	return sh.sh_addr + sh.sh_size;
+}
+
 /* The data symbols of every table of type sh_type into r. */
 static int add_data_symbols(struct arena *names, Elf *e, uint32_t sh_type, struct rawsyms *r,
 			    bool *found)
@@ -49,7 +61,7 @@ static int add_data_symbols(struct arena *names, Elf *e, uint32_t sh_type, struc
 				continue;
 			rs.start = sym.st_value;
 			rs.size = sym.st_size;
-			rs.limit = sym.st_value + (sym.st_size ? sym.st_size : 1);
+			rs.limit = section_end(e, sym.st_shndx);
 			rs.bind = GELF_ST_BIND(sym.st_info);
 			rs.type = GELF_ST_TYPE(sym.st_info);
 			rs.name = arena_strdup(names, name);

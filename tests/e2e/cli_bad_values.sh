@@ -105,6 +105,10 @@ prec | --duration | --duration abc -- true | --duration abc: expected seconds
 prec | --output | -e cpu-clock -o /nonexistent/x -- true | cannot create '/nonexistent/x'
 prec | --mmap-pages | -m 3 -- true | -m 3: the number of mmap data pages must be a power of two
 prec | --compression-level | --compression-level=13 -- true | --compression-level: 13 is not in 0\.\.12
+prec | --clockid | --clockid bogus -- true | --clockid bogus: unknown clock
+prec | --branch-filter | -j foo -- true | -j foo: unknown branch filter 'foo'
+prec | --user-regs | --user-regs=foo -- true | --user-regs foo: unknown register 'foo'
+prec | --intr-regs | --intr-regs=foo -- true | --intr-regs foo: unknown register 'foo'
 prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
 prec stat | --pid | -p abc | -p 'abc': not a list of ids

@@ -314,7 +314,7 @@ static void daddr_text(const struct hist *h, const struct hentry *e, char *buf, 
 	if (e->key.dsym)
 		snprintf(buf, n, "[%c] %s", e->key.dmark, e->key.dsym);
 	else
-		snprintf(buf, n, "[%c] %#018llx", e->key.dmark, (unsigned long long)e->key.daddr);
+		snprintf(buf, n, "[%c] 0x%016llx", e->key.dmark, (unsigned long long)e->key.daddr);
 }
 
 static void ddso_fill(struct hist *h, const struct key_src *src, struct hkey *k)

@@ -62,6 +62,13 @@ static int add_with_data(struct hist *h, struct load *l, const struct load_sampl
 		sd.dso = d.dso;
 		sd.sym = d.sym;
 		sd.addr = d.sym ? d.sym_start : smp->addr;
+	} else if (!l->warned_no_daddr) {
+		char msg[256];
+
+		l->warned_no_daddr = true;
+		snprintf(msg, sizeof(msg), "the samples of event '%s' have no data address: they "
+			 "show as 0x0 in [unknown] (record with prec -d)", load_event_name(l, s->event));
+		warn(l, msg);
 	}
 	return hist_add_data(h, &sd, s->event, s->thread,
 			     (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0, s->period, s->addrs,

@@ -35,6 +35,9 @@ $PREP -D -i "$d/w.data" 2>&1 | grep -q "sample_type IP|TID|TIME|CPU.*WEIGHT_STRU
 $PREP script -i "$d/w.data" -F event,weight,ip | grep -m1 -qE '^ *page-faults: +[0-9]+ +[0-9a-f]+$' ||
 	fail "-W: script -F weight: $($PREP script -i "$d/w.data" -F event,weight,ip | head -1)"
 
+$PREP -i "$d/w.data" --sort symbol_daddr 2>&1 >/dev/null | grep -q "no data address.*prec -d" ||
+	fail "symbol_daddr without -d: no warning"
+
 # ---- registers -------------------------------------------------------------
 $PREC -q --user-regs=ax,BX,ip --intr-regs=ip,sp -e page-faults -o "$d/r.data" -- $P/dataw 1 \
 	>/dev/null 2>"$d/err" || fail "--user-regs: $(cat "$d/err")"

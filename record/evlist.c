@@ -260,10 +260,6 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 		if (e.fd == -ESRCH && tid > 0 && !workload)
 			return 0;                       /* the thread exited meanwhile */
 		if (!fall_back_to_cpu_clock(s, i, -e.fd)) {
-			if (s->attrs[i].sample_type & PERF_SAMPLE_BRANCH_STACK &&
-			    (e.fd == -EOPNOTSUPP || e.fd == -ENOENT || e.fd == -EINVAL))
-				return err_set(err, e.fd, "%s: the PMU or event type does not support "
-					       "branch stack sampling (-b/-j)", s->events[i].name);
 			struct open_failure f = {
 				.name = s->events[i].name, .hardware = s->events[i].is_hardware,
 				.system_wide = s->opts->all_cpus || s->opts->cpu_list,
@@ -271,6 +267,10 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 				.tried_user_only = s->tried_user_only,
 			};
 
+			if (s->attrs[i].sample_type & PERF_SAMPLE_BRANCH_STACK &&
+			    (e.fd == -EOPNOTSUPP || e.fd == -ENOENT || e.fd == -EINVAL))
+				return err_set(err, e.fd, "%s: the PMU or event type does not support "
+					       "branch stack sampling (-b/-j)", s->events[i].name);
 			return open_error(-e.fd, &f, err);
 		}
 	}

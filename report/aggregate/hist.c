@@ -32,6 +32,7 @@ int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, stru
 	h->opts = *o;
 	h->machine = m;
 	h->sym = s;
+	h->want_data = sort_keys_have(o->keys, o->nr_keys, SK_DATA);
 	return 0;
 }
 
@@ -241,7 +242,7 @@ count:
 
 bool hist_wants_data(const struct hist *h)
 {
-	return sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_DATA);
+	return h->want_data;
 }
 
 int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,

@@ -154,6 +154,7 @@ struct hist {
 	bool dwarf_prefetched;
 	bool chains_seen;       /* a sample with callers */
 	struct stack_data next_data;    /* for the sample hist_add_data adds */
+	bool want_data;                 /* a sort key reads data addresses (hist_init) */
 	uint64_t added;         /* samples given to hist_add */
 };
 

@@ -136,7 +136,11 @@ $(BUILD)/tests/programs/probed_nopie: tests/programs/probed.c
 $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+PROGS += $(BUILD)/tests/programs/dataw
 $(BUILD)/tests/programs/swev: tests/programs/swev.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/dataw: tests/programs/dataw.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/spin: tests/programs/spin.c

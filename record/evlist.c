@@ -216,6 +216,7 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		a->sample_stack_user = (uint32_t)o->stack_size;
 		a->exclude_callchain_user = 1;
 	}
+	sample_opts_attr(&o->sample, a, i == 0);
 	a->read_format = PERF_FORMAT_ID;
 	a->disabled = 1;
 	a->enable_on_exec = workload && !o->delay_ms;   /* -D: enabled later (control_record.c) */
@@ -304,6 +305,10 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 				.probe = s->events[i].probe,
 			};
 
+			if (s->attrs[i].sample_type & PERF_SAMPLE_BRANCH_STACK &&
+			    (e.fd == -EOPNOTSUPP || e.fd == -ENOENT || e.fd == -EINVAL))
+				return err_set(err, e.fd, "%s: the PMU or event type does not support "
+					       "branch stack sampling (-b/-j)", s->events[i].name);
 			return open_error(-e.fd, &f, err);
 		}
 	}

@@ -128,6 +128,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 
 	if (!ret)
 		ret = check_callgraph(o, raw->callgraph, raw->fp, err);
+	if (!ret)
+		ret = sample_opts_check(&o->sample, err);
 	if (ret)
 		return ret;
 	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
@@ -198,6 +200,7 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_FLAG('s', "stat", &o->stat, "per-thread counts at each thread's exit (inherit_stat; prep report -T)"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
 		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),
+		SAMPLE_OPTIONS(&o->sample),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),
 		OPTION_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
@@ -215,6 +218,10 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 	}
 	if (help) {
 		opts_usage(stdout, usage_line, table);
+		exit(0);
+	}
+	if (o->sample.list_regs) {
+		sample_regs_list(stdout);
 		exit(0);
 	}
 	if (version) {

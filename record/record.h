@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "common/events.h"
 #include "format/container.h"
+#include "record/sample_opts.h"
 
 #define PREC_VERSION "0.1"
 
@@ -54,6 +55,7 @@ struct record_opts {
 	bool no_embed;          /* --no-embed */
 	long delay_ms;                  /* -D: enable this long after the start; -1: on --control's enable */
 	const char *control;            /* --control fifo:CTL[,ACK] or fd:N[,M] */
+	struct sample_opts sample;      /* -d, -W, --user-regs, --clockid, -b/-j ... */
 	int quiet;
 	int verbose;
 	int argc;                       /* the workload */

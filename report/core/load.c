@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/opts.h"
 #include "format/blocks.h"
+#include "report/aggregate/daddr.h"
 
 static void warn(void *ctx, const char *msg)
 {
@@ -44,11 +45,42 @@ static const char *cache_dir(char *buf, size_t n)
 	return len < 0 || (size_t)len >= n ? NULL : buf;
 }
 
+/* For the data sort keys: the sample's data address named while its maps
+ * are current (none without PERF_SAMPLE_ADDR: "[unknown]" 0). */
+static int add_with_data(struct hist *h, struct load *l, const struct load_sample *s)
+{
+	const struct sample *smp = &s->rec->u.sample;
+	struct stack_data sd = { 0 };
+	struct daddr d;
+
+	if (smp->type & PERF_SAMPLE_ADDR) {
+		int ret = daddr_resolve(load_machine(l), load_symbolizer(l), load_options(l)->symfs,
+					s->thread, smp->addr, &d);
+
+		if (ret)
+			return ret;
+		sd.dso = d.dso;
+		sd.sym = d.sym;
+		sd.addr = d.sym ? d.sym_start : smp->addr;
+	} else if (!l->warned_no_daddr) {
+		char msg[256];
+
+		l->warned_no_daddr = true;
+		snprintf(msg, sizeof(msg), "the samples of event '%s' have no data address: they "
+			 "show as 0x0 in [unknown] (record with prec -d)", load_event_name(l, s->event));
+		warn(l, msg);
+	}
+	return hist_add_data(h, &sd, s->event, s->thread,
+			     (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0, s->period, s->addrs,
+			     s->kernel, s->nr, s->kernel_table);
+}
+
 int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
 
-	(void)l;
+	if (hist_wants_data(hist))
+		return add_with_data(hist, l, s);
 	return hist_add(hist, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
 			s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
 }

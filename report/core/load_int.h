@@ -41,6 +41,7 @@ struct load {
 	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
 	bool mapped[LOAD_MAX_INPUTS];
 	size_t nr_events;
+	bool warned_no_daddr;           /* said once: samples without a data address */
 	uint64_t lost_samples;
 	uint64_t filtered;                      /* samples dropped by filters */
 	bool event_chains[LOAD_MAX_EVENTS];     /* the event records call chains */

@@ -397,6 +397,20 @@ static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const c
 	fputc('\n', out);
 }
 
+/* prec --clockid: the clock of the timestamps, as perf's header names it */
+static void clock_line(FILE *out, const struct metadata *m)
+{
+	static const char *const names[12] = {
+		[0] = "realtime", [1] = "monotonic", [4] = "monotonic_raw", [7] = "boottime",
+		[11] = "tai",
+	};
+	uint64_t v;
+
+	if (!metadata_get_u64(m, META_CLOCK_ID, &v) || v == 0xFFFFFFFFu)
+		return;
+	fprintf(out, "# clockid: %s (%" PRIu64 ")\n", v < 12 && names[v] ? names[v] : "unknown", v);
+}
+
 /* The workload's end, from its wait status: how it exited or what killed it. */
 static void workload_exit_line(FILE *out, const struct metadata *m)
 {
@@ -501,6 +515,7 @@ void print_header(FILE *out, const struct load *l)
 		meta_line(out, m, META_CMDLINE, "cmdline");
 		meta_line(out, m, META_PAGE_SIZE, "page size");
 		meta_line(out, m, META_PERF_EVENT_PARANOID, "perf_event_paranoid");
+		clock_line(out, m);
 		meta_line(out, m, META_NR_SAMPLES, "samples");
 		meta_line(out, m, META_NR_LOST_SAMPLES, "lost samples");
 		workload_exit_line(out, m);

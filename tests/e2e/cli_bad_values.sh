@@ -109,6 +109,10 @@ prec | --compression-level | --compression-level=13 -- true | --compression-leve
 prec | --delay | -D -2 -- true | --delay: -2 is not in -1\.\.
 prec | --control | --control bogus -- true | --control bogus: expected fifo:
 prec | --control | --control fifo:/nonexistent -- true | --control fifo:/nonexistent: cannot open '/nonexistent'
+prec | --clockid | --clockid bogus -- true | --clockid bogus: unknown clock
+prec | --branch-filter | -j foo -- true | -j foo: unknown branch filter 'foo'
+prec | --user-regs | --user-regs=foo -- true | --user-regs foo: unknown register 'foo'
+prec | --intr-regs | --intr-regs=foo -- true | --intr-regs foo: unknown register 'foo'
 prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
 prec stat | --pid | -p abc | -p 'abc': not a list of ids

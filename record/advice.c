@@ -74,8 +74,15 @@ bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size
 int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
 	       bool *user_only)
 {
+	return event_open_flags(ev, a, pid, cpu, group_fd, 0, user_only);
+}
+
+int event_open_flags(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu,
+		     int group_fd, unsigned long flags, bool *user_only)
+{
 	for (;;) {
-		int fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		int fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd,
+				      flags | PERF_FLAG_FD_CLOEXEC);
 		int e = errno;
 
 		if (fd >= 0)

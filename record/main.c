@@ -36,6 +36,7 @@
 #include "format/record.h"
 #include "report/symbols/embed.h"
 #include "synth.h"
+#include "record/cgroup.h"
 
 #define DWARF_BLOCK_SIZE (4u << 20)
 
@@ -162,6 +163,8 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 	if (restricted && !o->quiet && !s->attrs[0].exclude_kernel)
 		fprintf(stderr, "prec: kernel addresses are hidden (kptr_restrict): kernel samples "
 			"will not be named\n");
+	if (o->all_cgroups && (ret = cgroup_synth(&p, err)) < 0)
+		return ret;
 	if (o->all_cpus || o->cpu_list)
 		return synth_all(&p, err) < 0 ? err->code : 0;
 	if (o->pids) {

@@ -55,6 +55,9 @@ struct record_opts {
 	char **argv;
 	int record_argc;                /* prec's own command line, for the metadata */
 	char **record_argv;
+	const char *cgroups[EVENT_LIST_MAX];    /* -G: each event's cgroup, or NULL */
+	size_t nr_cgroup_names;         /* -G names given so far (cgroup.h) */
+	bool all_cgroups;               /* --all-cgroups */
 };
 
 /* One opened event on one CPU/thread. */
@@ -96,6 +99,7 @@ struct session {
 	bool tried_user_only;           /* an event fell back to excluding the kernel */
 	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
 	struct record_layouts *layouts; /* the events as the decoder sees them */
+	int *cgroup_fds;                /* -G: per event, its cgroup's directory or -1 */
 };
 
 /* options.c: the command line into o (exits for --help and --version);
@@ -180,6 +184,10 @@ bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size
  * *user_only is set. The fd, or -errno. */
 int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
 	       bool *user_only);
+/* The same with perf_event_open's flags (PERF_FLAG_PID_CGROUP: pid is a
+ * cgroup directory's fd); close-on-exec is always added. */
+int event_open_flags(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu,
+		     int group_fd, unsigned long flags, bool *user_only);
 /* open_error_advice as err's message; returns -errnum. */
 int open_error(int errnum, const struct open_failure *f, struct err *err);
 /* The one note line printed once when the fallback was taken. */

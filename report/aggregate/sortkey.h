@@ -18,7 +18,7 @@
 /* the table's order: --help and messages list the names in it */
 enum sort_key_id {
 	SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_SRCFILE,
-	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_NR
+	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_CGROUP, SORT_NR
 };
 
 struct hist;

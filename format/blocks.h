@@ -65,6 +65,7 @@ enum meta_tag {
 	META_STAT_TOPOLOGY,
 	META_STAT_THREADS,
 	META_REPAIRED,          /* since 1.4 */
+	META_STAT_CGROUPS,      /* since 1.5 */
 	META_TAG_MAX,
 };
 

@@ -37,6 +37,7 @@ static const struct meta_field meta_fields[] = {
 	{ META_STAT_TOPOLOGY, META_BYTES, "stat_topology" },
 	{ META_STAT_THREADS, META_STRLIST, "stat_threads" },
 	{ META_REPAIRED, META_U64, "repaired" },
+	{ META_STAT_CGROUPS, META_STRLIST, "stat_cgroups" },
 };
 
 const struct meta_field *meta_field_find(uint16_t tag)

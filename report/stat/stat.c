@@ -378,6 +378,14 @@ static void csv_metric(FILE *out, const char *s, const struct metric *m)
 	fprintf(out, "%s%s%s%s", s, v, s, m->unit);
 }
 
+/* -G: the counter's cgroup after its name (empty for one without), as perf */
+static void cgroup_field(FILE *out, const struct stat_result *r, const struct stat_counter *c,
+			 const char *sep)
+{
+	if (r->show_cgroup)
+		fprintf(out, "%s%s", sep, c->cgroup ? c->cgroup : "");
+}
+
 static void csv_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
 		     const struct line *l)
 {
@@ -399,6 +407,7 @@ static void csv_line(FILE *out, const struct stat_result *r, const struct stat_p
 	else
 		fprintf(out, value_fmt(c, true, false), value_of(r, c, l->u) * scale_of(c));
 	fprintf(out, "%s%s%s%s", s, unit_of(c), s, c->name);
+	cgroup_field(out, r, c, s);
 	if (r->runs > 1)
 		fprintf(out, "%s%.2f%%", s, l->counted ? variation_pct(c->values, r->runs) : 0.0);
 	fprintf(out, "%s%" PRIu64 "%s%.2f", s, l->u < 0 ? l->run / (uint64_t)r->runs : l->run, s,
@@ -441,6 +450,8 @@ static void json_line(FILE *out, const struct stat_result *r, const struct stat_
 	else
 		fprintf(out, "\"counter-value\" : \"%f\", ", value_of(r, c, l->u) * scale_of(c));
 	fprintf(out, "\"unit\" : \"%s\", \"event\" : \"%s\", ", unit_of(c), c->name);
+	if (r->show_cgroup)
+		fprintf(out, "\"cgroup\" : \"%s\", ", c->cgroup ? c->cgroup : "");
 	if (l->u < 0 && r->runs > 1)
 		fprintf(out, "\"variance\" : %.2f, ", l->counted ? variation_pct(c->values, r->runs) : 0.0);
 	fprintf(out, "\"event-runtime\" : %" PRIu64 ", \"pcnt-running\" : %.2f, ",
@@ -526,6 +537,7 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 		fprintf(out, value_fmt(c, false, o->big_num), value_of(r, c, u) * scale_of(c));
 		fprintf(out, " %-*s %-32s", uw, unit_of(c), c->name);
 	}
+	cgroup_field(out, r, c, " ");
 	text_metric(out, &l.m);
 	if (l.m2.unit) {
 		/* perf's new line: the prefix, the unit's, then 49 columns */

@@ -28,6 +28,7 @@ struct stat_unit {
 
 struct stat_counter {
 	const char *name;       /* as the user named it (or perf's default name) */
+	const char *cgroup;     /* -G / --for-each-cgroup: counted in this cgroup; else NULL */
 	uint32_t type;          /* perf_event_attr type and config: for units and metrics */
 	uint64_t config;
 	bool supported;         /* opened */
@@ -80,6 +81,7 @@ struct stat_result {
 	 * wall-clock time. */
 	const struct stat_refs *refs;
 	int unit_width;         /* of the unit column; 0: the widest unit, at least 4 */
+	bool show_cgroup;       /* a cgroup column after the event's name (-G) */
 };
 
 /* A count of a multiplexed counter (running < enabled) scaled to the

@@ -61,6 +61,18 @@ int cgroup_list_assign(const char *opt, const char *list, size_t nr_events, cons
 	return 0;
 }
 
+void cgroup_names_free(const char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; names[i] && j < i && !seen; j++)
+			seen = names[j] == names[i];
+		if (!seen)
+			free((char *)names[i]);
+	}
+}
+
 /* The options of a mount entry contain the word w. */
 static bool has_option(const char *opts, const char *w)
 {

@@ -22,10 +22,13 @@
  * event defined so far is counted in it. names has an entry per event
  * (NULL: no cgroup); *nr_given counts the names given so far. Events
  * must come first (nr_events 0 is an error), and there may not be more
- * names than events. The names are copies, kept for the program's life.
+ * names than events. The names are copies (cgroup_names_free).
  */
 int cgroup_list_assign(const char *opt, const char *list, size_t nr_events, const char **names,
 		       size_t *nr_given, struct err *err);
+
+/* Free the names of cgroup_list_assign (each once: events may share one). */
+void cgroup_names_free(const char **names, size_t n);
 
 /* Where the cgroups perf events are counted in are: the mount point of a
  * cgroup v1 hierarchy with the perf_event controller, else of cgroup2.

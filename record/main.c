@@ -597,6 +597,7 @@ int main(int argc, char **argv)
 	}
 	record_pipe_close(run.pipe);
 	record_session_close(&run.s);
+	cgroup_names_free(o.cgroups, o.events.nr);
 	dso_list_free(run.s.dsos);
 	record_layouts_free(run.s.layouts);
 	event_list_free(&o.events);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "record.h"
+#include "record/cgroup.h"
 
 /* -p: every thread of each process; -t: the threads as given. The list is
  * there (allocated) even when empty: -p '' is a target of no threads. */
@@ -214,6 +215,8 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (o.output && !(run.out = fopen(o.output, o.append ? "a" : "w"))) {
 		fprintf(stderr, "prec stat: cannot write '%s': %s\n", o.output, strerror(errno));
+		cgroup_names_free(o.cgroups, o.cap_cgroups);
+		free(o.cgroups);
 		event_list_free(&o.events);
 		return 1;
 	}
@@ -229,6 +232,8 @@ int cmd_stat(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 	run_free(&run);
+	cgroup_names_free(o.cgroups, o.cap_cgroups);
+	free(o.cgroups);
 	event_list_free(&o.events);
 	if (ret)
 		return 255;

@@ -88,40 +88,36 @@ static int expand_cgroups(struct stat_opts *o, struct err *err)
 {
 	struct event_list all = { 0 };
 	size_t nr_cg = 1, cap = 0, n = 0;
-	char *names, *p;
+	const char *p = o->for_each_cgroup;
 
-	for (const char *q = o->for_each_cgroup; *q; q++)
+	for (const char *q = p; *q; q++)
 		nr_cg += *q == ',';
-	names = strdup(o->for_each_cgroup);
-	if (!names || array_grow((void **)&all.ev, &cap, o->events.nr * nr_cg, sizeof(*all.ev)) ||
+	if (array_grow((void **)&all.ev, &cap, o->events.nr * nr_cg, sizeof(*all.ev)) ||
 	    array_grow((void **)&o->cgroups, &o->cap_cgroups, o->events.nr * nr_cg,
 		       sizeof(*o->cgroups))) {
-		free(names);
 		free(all.ev);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	p = names;
+	memset(o->cgroups, 0, o->cap_cgroups * sizeof(*o->cgroups));
 	for (size_t k = 0; k < nr_cg; k++) {
-		char *comma = strchr(p, ',');
+		size_t len = strcspn(p, ",");
+		char *name = len ? strndup(p, len) : NULL;     /* freed by cgroup_names_free */
 
-		if (comma)
-			*comma = 0;
-		if (!*p) {
+		if (!name) {
 			free(all.ev);
-			return err_set(err, -EINVAL, "--for-each-cgroup %s: an empty cgroup name",
-				       o->for_each_cgroup);
+			return err_set(err, len ? -ENOMEM : -EINVAL, len ? "out of memory" :
+				       "--for-each-cgroup %s: an empty cgroup name", o->for_each_cgroup);
 		}
 		for (size_t i = 0; i < o->events.nr; i++, n++) {
 			all.ev[n] = o->events.ev[i];
-			o->cgroups[n] = p;      /* names stays for the program's life */
+			o->cgroups[n] = name;
 		}
-		p = comma ? comma + 1 : p + strlen(p);
+		p += len + (p[len] == ',');
 	}
 	free(o->events.ev);
 	o->events = all;
 	o->events.nr = n;
 	o->cap_events = cap;
-	memset(o->cgroups + n, 0, (o->cap_cgroups - n) * sizeof(*o->cgroups));
 	return 0;
 }
 
@@ -240,7 +236,7 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	}
 	if (finish_opts(o, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
-		return 1;
+		return err.code == -EINVAL ? 129 : 1;  /* a bad --for-each-cgroup list */
 	}
 	return 0;
 }

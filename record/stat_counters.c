@@ -158,9 +158,8 @@ static int open_all(struct stat_run *run, size_t slots, const int *cg_fds, struc
 		struct perf_event_attr a;
 		int ret;
 
-		c->cgroup_fd = cg_fds ? cg_fds[i] : -1;
-
 		c->ev = &run->o->events.ev[i];
+		c->cgroup_fd = cg_fds ? cg_fds[i] : -1;        /* open_slots' pid, then closed */
 		c->fds = calloc(slots, sizeof(*c->fds));
 		c->ids = calloc(slots, sizeof(*c->ids));
 		if (!c->fds || !c->ids)

@@ -108,7 +108,7 @@ $PREC stat -a --for-each-cgroup "$name,/" -e task-clock,page-faults -x, -- sleep
 [ "$(cut -d, -f3,4 "$d/fe" | tr '\n' ' ')" = "task-clock,$name page-faults,$name task-clock,/ page-faults,/ " ] ||
 	fail "--for-each-cgroup: events and cgroups: $(cut -d, -f3,4 "$d/fe" | tr '\n' ' ')"
 
-# ---- an unprivileged user at paranoid 2: refused, saying why ------------------------
+# ---- an unprivileged user: refused at paranoid 2, saying why; works at -1 ---------
 if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
 	paranoid_set 2
 	as_user $UPREC -a -e cpu-clock -G "$name" --duration 0.1 -o g.data 2>"$d/err" &&
@@ -119,6 +119,14 @@ if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
 		fail "user: prec stat -a -G taken at paranoid 2"
 	grep -q "no permission to open event 'task-clock.*' system-wide .*perf_event_paranoid is 2" "$d/err" ||
 		fail "user: prec stat -a -G: message: $(cat "$d/err")"
+	# where system-wide is allowed (paranoid <= 0), a user's -G works the same
+	paranoid_set -1
+	as_user $UPREC -a -e cpu-clock -G "$name" -F 499 --duration 0.5 -q -o ug.data 2>"$d/err" ||
+		fail "user at paranoid -1: prec -a -G: $(cat "$d/err")"
+	$PREP -D -i "$d/t/u/ug.data" 2>/dev/null | grep ' SAMPLE ' >"$d/samples"
+	n_in=$(grep -c " pid $in " "$d/samples")
+	[ "$n_in" -ge 20 ] && [ "$(wc -l <"$d/samples")" -eq "$n_in" ] ||
+		fail "user at paranoid -1: -G: $n_in samples inside, $(wc -l <"$d/samples") in all"
 	paranoid_restore
 else
 	echo "note: unprivileged part skipped: ${unpriv_why:-cannot set perf_event_paranoid}"

@@ -568,8 +568,11 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	ret = record_parse_args(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		cgroup_names_free(o.cgroups, o.events.nr);
+		event_list_free(&o.events);
 		return ret;
+	}
 	run.s.opts = &o;
 	run.s.events = o.events.ev;
 	run.s.nr_events = o.events.nr;

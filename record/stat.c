@@ -207,8 +207,12 @@ int cmd_stat(int argc, char **argv)
 		argv++;
 	}
 	ret = stat_parse(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		cgroup_names_free(o.cgroups, o.cap_cgroups);
+		free(o.cgroups);
+		event_list_free(&o.events);
 		return ret < 0 ? 0 : ret;
+	}
 	if (o.record) {
 		o.record_file = o.output ? o.output : "prec.data";
 		o.output = NULL;

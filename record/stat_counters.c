@@ -288,6 +288,11 @@ int counters_read_run(struct stat_run *run, int k, struct err *err)
 		const struct counter *c = &run->c[i];
 		struct reading sum;
 
+		/* a cgroup counter's times are the cgroup's: read while it runs,
+		 * enabled and running can differ by a hair; stopped first, as perf
+		 * stops every counter before its last read, they do not */
+		for (size_t k2 = 0; stat_event_cgroup(run->o, i) && k2 < c->nr_fds; k2++)
+			ioctl(c->fds[k2].fd, PERF_EVENT_IOC_DISABLE, 0);
 		free(run->per[i]);
 		run->per[i] = calloc(c->nr_fds + 1, sizeof(**run->per));
 		if (!run->per[i])

@@ -67,6 +67,7 @@ enum meta_tag {
 	META_REPAIRED,          /* since 1.4 */
 	META_STAT_TOPOLOGY_MORE,        /* clusters and caches (--per-cluster, --per-cache) */
 	META_STAT_LAYOUT,               /* --table, --metric-only */
+	META_STAT_CGROUPS,      /* since 1.5 */
 	META_TAG_MAX,
 };
 

@@ -74,6 +74,12 @@ bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size
 int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
 	       bool *user_only)
 {
+	return event_open_flags(ev, a, pid, cpu, group_fd, 0, user_only);
+}
+
+int event_open_flags(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu,
+		     int group_fd, unsigned long flags, bool *user_only)
+{
 	for (;;) {
 		struct perf_event_attr probe = *a;
 		char text[EVENT_NAME_MAX + 1];
@@ -81,7 +87,7 @@ int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int 
 
 		probe_attr_for_open(ev, &probe, text, sizeof(text));   /* config1 -> text */
 		fd = (int)syscall(SYS_perf_event_open, &probe, pid, cpu, group_fd,
-				  PERF_FLAG_FD_CLOEXEC);
+				  flags | PERF_FLAG_FD_CLOEXEC);
 		e = errno;
 		if (fd >= 0)
 			return fd;

@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 
 #include "common/buf.h"
+#include "record/cgroup.h"
 
 /* x86-64 user registers for DWARF unwinding: all but the segment ones. */
 #define DWARF_REGS_MASK (((1ULL << PERF_REG_X86_64_MAX) - 1) & \
@@ -232,8 +233,11 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		a->task = 1;
 		a->build_id = s->build_id_in_mmap;
 		a->context_switch = o->switch_events;
+		a->cgroup = o->all_cgroups;     /* PERF_RECORD_CGROUP for new cgroups */
 	}
 	setup_sample_read(s, i, a);
+	if (o->all_cgroups)
+		a->sample_type |= PERF_SAMPLE_CGROUP;
 }
 
 static int add_evfd(struct session *s, const struct evfd *e)
@@ -279,10 +283,12 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 		    bool workload, struct err *err)
 {
 	struct evfd e = { .event = (int)i, .cpu = cpu, .tid = tid };
+	bool cg = s->cgroup_fds && s->cgroup_fds[i] >= 0;       /* -G: pid is the cgroup */
 
 	for (;;) {
 		setup_attr(s, i, workload);
-		e.fd = event_open(&s->events[i], &s->attrs[i], tid, cpu, group_fd, &s->tried_user_only);
+		e.fd = event_open_flags(&s->events[i], &s->attrs[i], cg ? s->cgroup_fds[i] : tid, cpu,
+					group_fd, cg ? PERF_FLAG_PID_CGROUP : 0, &s->tried_user_only);
 		if (e.fd >= 0)
 			break;
 		if (e.fd == -EINVAL && s->attrs[i].build_id) {
@@ -364,6 +370,10 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	if (ret)
 		return ret;
 	s->ring_pages = choose_ring_pages(s);
+	if (o->nr_cgroup_names)
+		ret = cgroup_open_all("-G", o->cgroups, s->nr_events, &s->cgroup_fds, err);
+	if (ret)
+		return ret;
 	if (workload > 0)
 		ret = tids_add(&s->tids, &s->nr_tids, &s->cap_tids, workload) ?
 		      err_set(err, -ENOMEM, "out of memory") : 0;
@@ -463,6 +473,8 @@ void record_session_close(struct session *s)
 	free(s->attrs);
 	free(s->cpus);
 	free(s->tids);
+	cgroup_close_all(s->cgroup_fds, s->nr_events);
+	s->cgroup_fds = NULL;
 	s->rings = NULL;
 	s->evfds = NULL;
 	s->attrs = NULL;

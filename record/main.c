@@ -37,6 +37,7 @@
 #include "format/record.h"
 #include "report/symbols/embed.h"
 #include "synth.h"
+#include "record/cgroup.h"
 
 #define DWARF_BLOCK_SIZE (4u << 20)
 
@@ -163,6 +164,8 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 	if (restricted && !o->quiet && !s->attrs[0].exclude_kernel)
 		fprintf(stderr, "prec: kernel addresses are hidden (kptr_restrict): kernel samples "
 			"will not be named\n");
+	if (o->all_cgroups && (ret = cgroup_synth(&p, err)) < 0)
+		return ret;
 	if (o->all_cpus || o->cpu_list)
 		return synth_all(&p, err) < 0 ? err->code : 0;
 	if (o->pids) {
@@ -577,11 +580,13 @@ int main(int argc, char **argv)
 	}
 	ret = record_parse_args(&o, argc, argv);
 	if (ret) {
+		cgroup_names_free(o.cgroups, o.events.nr);
 		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret;
 	}
 	if (control_open(&run.s.control, o.control, &err)) {
 		fprintf(stderr, "prec: %s\n", err.msg);
+		cgroup_names_free(o.cgroups, o.events.nr);
 		event_list_free(&o.events);
 		return 129;
 	}
@@ -613,6 +618,7 @@ int main(int argc, char **argv)
 	record_pipe_close(run.pipe);
 	record_session_close(&run.s);
 	control_close(run.s.control);
+	cgroup_names_free(o.cgroups, o.events.nr);
 	dso_list_free(run.s.dsos);
 	record_layouts_free(run.s.layouts);
 	event_list_free(&o.events);

@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 
 #include "common/opts.h"
+#include "record/cgroup.h"
 
 #define DEFAULT_FREQ 4000
 #define DEFAULT_STACK 8192
@@ -56,6 +57,14 @@ static int cb_filter(const struct opt *opt, const char *arg, struct err *err)
 		return err_set(err, -EINVAL, "--filter '%s' must follow an -e of tracepoint events "
 			       "(e.g. -e sched:sched_switch --filter 'prev_pid == 1')", arg);
 	return 0;
+}
+
+/* -G: the cgroups of the events defined so far (cgroup.h). */
+static int cb_cgroup(const struct opt *opt, const char *arg, struct err *err)
+{
+	struct record_opts *o = opt->dest;
+
+	return cgroup_list_assign("-G", arg, o->events.nr, o->cgroups, &o->nr_cgroup_names, err);
 }
 
 static long max_sample_rate(void)
@@ -148,6 +157,9 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		return err_set(err, -EINVAL, "nothing to record: give a command, -p PID, -t TID or -a");
 	if (o->pids && o->tids)
 		return err_set(err, -EINVAL, "-p and -t cannot be used together");
+	if (o->nr_cgroup_names && !o->all_cpus && !o->cpu_list)
+		return err_set(err, -EINVAL, "-G: cgroup monitoring needs system-wide mode: add -a "
+			       "(or -C CPUS)");
 	if (!o->events.nr) {
 		o->default_event = true;
 		ret = events_parse("cycles", NULL, &o->events, err);
@@ -196,6 +208,11 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 			   "the start (-1: when --control says enable)", -1, 1L << 30),
 		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",
 			      "commands enable, disable, snapshot, stop, ping (answered ack)"),
+		OPTION_CALLBACK('G', "cgroup", o, "name", "with -a/-C: sample the events given "
+				"before it only in these cgroups (comma list, one per event)",
+				cb_cgroup),
+		OPTION_FLAG(0, "all-cgroups", &o->all_cgroups, "record each sample's cgroup and the "
+			    "cgroups' names (for prep --sort cgroup)"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
 		OPTION_FLAG('s', "stat", &o->stat, "per-thread counts at each thread's exit (inherit_stat; prep report -T)"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),

@@ -62,6 +62,9 @@ struct record_opts {
 	char **argv;
 	int record_argc;                /* prec's own command line, for the metadata */
 	char **record_argv;
+	const char *cgroups[EVENT_LIST_MAX];    /* -G: each event's cgroup, or NULL */
+	size_t nr_cgroup_names;         /* -G names given so far (cgroup.h) */
+	bool all_cgroups;               /* --all-cgroups */
 };
 
 /* One opened event on one CPU/thread. */
@@ -107,6 +110,7 @@ struct session {
 	double enable_at;               /* -D MSEC: when to enable (CLOCK_MONOTONIC s); 0: none */
 	bool disabled;                  /* -D or --control's disable holds the events off */
 	pid_t workload;                 /* the workload followed, or 0 */
+	int *cgroup_fds;                /* -G: per event, its cgroup's directory or -1 */
 };
 
 /* options.c: the command line into o (exits for --help and --version);
@@ -207,6 +211,10 @@ bool event_fallback_user_only(struct perf_event_attr *a, char *name, size_t size
  * *user_only is set. The fd, or -errno. */
 int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
 	       bool *user_only);
+/* The same with perf_event_open's flags (PERF_FLAG_PID_CGROUP: pid is a
+ * cgroup directory's fd); close-on-exec is always added. */
+int event_open_flags(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int cpu,
+		     int group_fd, unsigned long flags, bool *user_only);
 /* open_error_advice as err's message; returns -errnum. */
 int open_error(int errnum, const struct open_failure *f, struct err *err);
 /* The one note line printed once when the fallback was taken. */

@@ -19,6 +19,7 @@
 
 #include "control.h"
 #include "record.h"
+#include "record/cgroup.h"
 
 /* -p: every thread of each process; -t: the threads as given. The list is
  * there (allocated) even when empty: -p '' is a target of no threads. */
@@ -210,11 +211,15 @@ int cmd_stat(int argc, char **argv)
 	}
 	ret = stat_parse(&o, argc, argv);
 	if (ret) {
+		cgroup_names_free(o.cgroups, o.cap_cgroups);
+		free(o.cgroups);
 		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret < 0 ? 0 : ret;
 	}
 	if (control_open(&run.control, o.control, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
+		cgroup_names_free(o.cgroups, o.cap_cgroups);
+		free(o.cgroups);
 		event_list_free(&o.events);
 		return 129;
 	}
@@ -224,6 +229,8 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (o.output && !(run.out = fopen(o.output, o.append ? "a" : "w"))) {
 		fprintf(stderr, "prec stat: cannot write '%s': %s\n", o.output, strerror(errno));
+		cgroup_names_free(o.cgroups, o.cap_cgroups);
+		free(o.cgroups);
 		event_list_free(&o.events);
 		return 1;
 	}
@@ -245,6 +252,8 @@ int cmd_stat(int argc, char **argv)
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 	run_free(&run);
 	control_close(run.control);
+	cgroup_names_free(o.cgroups, o.cap_cgroups);
+	free(o.cgroups);
 	event_list_free(&o.events);
 	if (ret)
 		return 255;

@@ -23,6 +23,11 @@ static int check_targets(const struct stat_opts *o, struct err *err)
 		return err_set(err, -EINVAL, "prec stat: -r needs a command to run again");
 	if (o->pids && o->tids)
 		return err_set(err, -EINVAL, "prec stat: -p and -t exclude each other");
+	if (o->nr_cgroup_names && o->for_each_cgroup)
+		return err_set(err, -EINVAL, "prec stat: -G and --for-each-cgroup exclude each other");
+	if ((o->nr_cgroup_names || o->for_each_cgroup) && !o->all_cpus && !o->cpu_list)
+		return err_set(err, -EINVAL, "prec stat: %s: cgroup counting needs system-wide mode: "
+			       "add -a (or -C CPUS)", o->for_each_cgroup ? "--for-each-cgroup" : "-G");
 	if ((o->no_aggr + o->per_socket + o->per_die + o->per_core + o->per_node +
 	     o->per_thread) > 1)
 		return err_set(err, -EINVAL, "prec stat: choose one of -A, --per-socket, --per-die, "

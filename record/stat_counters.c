@@ -17,6 +17,7 @@
 #include <linux/perf_event.h>
 
 #include "record.h"
+#include "record/cgroup.h"
 
 /* The value scaled by enabled/running (multiplexed), unless --no-scale. */
 static double reading_scaled(const struct reading *x, bool no_scale)
@@ -97,7 +98,10 @@ static int open_slots(struct counter *c, const struct stat_target *t, struct per
 	for (size_t k = 0; k < slots; k++) {
 		pid_t pid = t->workload > 0 ? t->workload : t->cpus ? -1 : t->tids[k];
 		int cpu = t->cpus ? t->cpus[k] : -1;
-		int fd = event_open(c->ev, a, pid, cpu, group_fd_of(c, t, pid, cpu), &c->user_only);
+		int fd = c->cgroup_fd >= 0 ?
+			 event_open_flags(c->ev, a, c->cgroup_fd, cpu, group_fd_of(c, t, pid, cpu),
+					  PERF_FLAG_PID_CGROUP, &c->user_only) :
+			 event_open(c->ev, a, pid, cpu, group_fd_of(c, t, pid, cpu), &c->user_only);
 
 		if (fd < 0) {
 			int e = -fd;
@@ -145,10 +149,9 @@ static void close_broken_groups(const struct event_list *ev, struct counter *c)
 	}
 }
 
-int counters_open(struct stat_run *run, struct err *err)
+static int open_all(struct stat_run *run, size_t slots, const int *cg_fds, struct err *err)
 {
 	const struct stat_target *t = &run->t;
-	size_t slots = t->workload > 0 ? 1 : t->cpus ? t->nr_cpus : t->nr_tids;
 
 	for (size_t i = 0; i < run->o->events.nr; i++) {
 		struct counter *c = &run->c[i];
@@ -156,15 +159,35 @@ int counters_open(struct stat_run *run, struct err *err)
 		int ret;
 
 		c->ev = &run->o->events.ev[i];
+		c->cgroup_fd = cg_fds ? cg_fds[i] : -1;        /* open_slots' pid, then closed */
 		c->fds = calloc(slots, sizeof(*c->fds));
 		c->ids = calloc(slots, sizeof(*c->ids));
 		if (!c->fds || !c->ids)
 			return err_set(err, -ENOMEM, "out of memory");
 		counter_attr(run, i, &a);
 		ret = open_slots(c, t, &a, slots, err);
+		c->cgroup_fd = -1;
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+int counters_open(struct stat_run *run, struct err *err)
+{
+	const struct stat_target *t = &run->t;
+	size_t slots = t->workload > 0 ? 1 : t->cpus ? t->nr_cpus : t->nr_tids;
+	int *cg_fds = NULL;
+	int ret = run->o->cap_cgroups ?
+		  cgroup_open_all(run->o->for_each_cgroup ? "--for-each-cgroup" : "-G",
+				  run->o->cgroups, run->o->events.nr, &cg_fds, err) : 0;
+
+	/* the kernel holds the cgroup once an event is open: the fds go after */
+	if (!ret)
+		ret = open_all(run, slots, cg_fds, err);
+	cgroup_close_all(cg_fds, run->o->events.nr);
+	if (ret)
+		return ret;
 	close_broken_groups(&run->o->events, run->c);
 	return 0;
 }
@@ -249,6 +272,8 @@ void counter_show(struct stat_run *run, size_t i, int k, const struct reading *s
 	struct stat_counter *sc = &run->sc[i];
 
 	sc->name = ev->name;
+	sc->cgroup = stat_event_cgroup(run->o, i);
+	run->r.show_cgroup = run->o->nr_cgroup_names || run->o->for_each_cgroup;
 	sc->type = ev->attr.type;
 	sc->config = ev->attr.config;
 	sc->supported = run->c[i].supported;
@@ -263,6 +288,11 @@ int counters_read_run(struct stat_run *run, int k, struct err *err)
 		const struct counter *c = &run->c[i];
 		struct reading sum;
 
+		/* a cgroup counter's times are the cgroup's: read while it runs,
+		 * enabled and running can differ by a hair; stopped first, as perf
+		 * stops every counter before its last read, they do not */
+		for (size_t k2 = 0; stat_event_cgroup(run->o, i) && k2 < c->nr_fds; k2++)
+			ioctl(c->fds[k2].fd, PERF_EVENT_IOC_DISABLE, 0);
 		free(run->per[i]);
 		run->per[i] = calloc(c->nr_fds + 1, sizeof(**run->per));
 		if (!run->per[i])

@@ -10,6 +10,7 @@
 #include "stat_int.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,23 @@ static void meta_heading(struct metadata *m, const struct stat_result *r)
 	free(heading);
 }
 
+/* -G / --for-each-cgroup: each event's cgroup, "" for one without. */
+static void meta_cgroups(struct metadata *m, const struct stat_run *run)
+{
+	size_t n = run->o->events.nr;
+	char **names;
+
+	if (!run->r.show_cgroup || !n || n > INT32_MAX || !(names = calloc(n, sizeof(char *))))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *cg = stat_event_cgroup(run->o, i);
+
+		names[i] = (char *)(cg ? cg : "");
+	}
+	metadata_set_strlist(m, META_STAT_CGROUPS, (int)n, names);
+	free(names);
+}
+
 static void stat_metadata(struct metadata *m, const struct stat_run *run, int argc, char **argv)
 {
 	const struct stat_result *r = &run->r;
@@ -200,6 +218,7 @@ static void stat_metadata(struct metadata *m, const struct stat_run *run, int ar
 	if (run->o->table || run->o->metric_only)
 		metadata_set_u64(m, META_STAT_LAYOUT, (uint64_t)run->o->table |
 				 (uint64_t)run->o->metric_only << 1);
+	meta_cgroups(m, run);
 }
 
 int stat_write_file(const struct stat_run *run, int argc, char **argv, struct err *err)

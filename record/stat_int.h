@@ -53,7 +53,16 @@ struct stat_opts {
 	const char *record_file;        /* its data file */
 	int argc;                       /* the workload */
 	char **argv;
+	/* -G: each event's cgroup (NULL: none), cap_cgroups entries (events
+	 * past them have none); --for-each-cgroup: the list, expanded into
+	 * the events by finish_opts. Read them through stat_event_cgroup. */
+	const char **cgroups;
+	size_t cap_cgroups, nr_cgroup_names;
+	const char *for_each_cgroup;
 };
+
+/* stat_opts.c: event i's cgroup, or NULL. */
+const char *stat_event_cgroup(const struct stat_opts *o, size_t i);
 
 /* What is counted: CPUs (-a, -C), threads (-p, -t) or, with neither, the
  * workload of the current run. */
@@ -78,6 +87,7 @@ struct counter {
 	size_t nr_fds;
 	bool supported;
 	bool user_only;                 /* refused, then opened excluding the kernel (NAME:u) */
+	int cgroup_fd;                  /* -G: the cgroup's directory while opening, or -1 */
 	uint64_t *ids;
 };
 

@@ -13,6 +13,7 @@
 
 #include "common/opts.h"
 #include "record/record.h"
+#include "record/cgroup.h"
 
 /* perf stat's default set; system-wide (-a, -C) it counts cpu-clock, the
  * time of the CPUs, instead of task-clock */
@@ -57,6 +58,70 @@ static int cb_event(const struct opt *opt, const char *arg, struct err *err)
 	return add_events(opt->dest, arg, err);
 }
 
+const char *stat_event_cgroup(const struct stat_opts *o, size_t i)
+{
+	return i < o->cap_cgroups ? o->cgroups[i] : NULL;
+}
+
+/* o->cgroups with an entry (NULL for new ones) for each event. */
+static int grow_cgroups(struct stat_opts *o, struct err *err)
+{
+	size_t old = o->cap_cgroups;
+
+	if (array_grow((void **)&o->cgroups, &o->cap_cgroups, o->events.nr, sizeof(*o->cgroups)))
+		return err_set(err, -ENOMEM, "out of memory");
+	memset(o->cgroups + old, 0, (o->cap_cgroups - old) * sizeof(*o->cgroups));
+	return 0;
+}
+
+/* -G: the cgroups of the events given so far (record/cgroup.h). */
+static int cb_cgroup(const struct opt *opt, const char *arg, struct err *err)
+{
+	struct stat_opts *o = opt->dest;
+
+	return grow_cgroups(o, err) ? -ENOMEM :
+	       cgroup_list_assign("-G", arg, o->events.nr, o->cgroups, &o->nr_cgroup_names, err);
+}
+
+/* --for-each-cgroup A,B: every event once per cgroup, cgroup by cgroup
+ * (A's events, then B's), as perf expands them. */
+static int expand_cgroups(struct stat_opts *o, struct err *err)
+{
+	struct event_list all = { 0 };
+	size_t nr_cg = 1, cap = 0, n = 0;
+	const char *p = o->for_each_cgroup;
+
+	for (const char *q = p; *q; q++)
+		nr_cg += *q == ',';
+	if (array_grow((void **)&all.ev, &cap, o->events.nr * nr_cg, sizeof(*all.ev)) ||
+	    array_grow((void **)&o->cgroups, &o->cap_cgroups, o->events.nr * nr_cg,
+		       sizeof(*o->cgroups))) {
+		free(all.ev);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	memset(o->cgroups, 0, o->cap_cgroups * sizeof(*o->cgroups));
+	for (size_t k = 0; k < nr_cg; k++) {
+		size_t len = strcspn(p, ",");
+		char *name = len ? strndup(p, len) : NULL;     /* freed by cgroup_names_free */
+
+		if (!name) {
+			free(all.ev);
+			return err_set(err, len ? -ENOMEM : -EINVAL, len ? "out of memory" :
+				       "--for-each-cgroup %s: an empty cgroup name", o->for_each_cgroup);
+		}
+		for (size_t i = 0; i < o->events.nr; i++, n++) {
+			all.ev[n] = o->events.ev[i];
+			o->cgroups[n] = name;
+		}
+		p += len + (p[len] == ',');
+	}
+	free(o->events.ev);
+	o->events = all;
+	o->events.nr = n;
+	o->cap_events = cap;
+	return 0;
+}
+
 /* Without -e, perf stat's set; -d's sets after either (not with -n). */
 static int add_default_events(struct stat_opts *o, struct err *err)
 {
@@ -92,6 +157,10 @@ static int finish_opts(struct stat_opts *o, struct err *err)
 	}
 	if (!o->repeat)
 		o->repeat = 1;
+	if (!ret && o->for_each_cgroup && o->events.nr)
+		ret = expand_cgroups(o, err);
+	else if (!ret && o->cap_cgroups)
+		ret = grow_cgroups(o, err);     /* -d's events came after -G */
 	return ret;
 }
 
@@ -102,6 +171,10 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "count on every CPU"),
 		OPTION_STRING('C', "cpu", &o->cpu_list, "list", "count on these CPUs (0-2,5)"),
 		OPTION_STRING('p', "pid", &o->pids, "pids", "count these processes (all their threads)"),
+		OPTION_CALLBACK('G', "cgroup", o, "name", "with -a/-C: count the events given before "
+				"it only in these cgroups (comma list, one per event)", cb_cgroup),
+		OPTION_STRING(0, "for-each-cgroup", &o->for_each_cgroup, "names",
+			      "with -a/-C: count every event in each of these cgroups"),
 		OPTION_STRING('t', "tid", &o->tids, "tids", "count these threads"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not count the workload's children"),
 		OPTION_INT('r', "repeat", &o->repeat, "n", "run the command n times, print means and variation", 1, 100000),
@@ -171,7 +244,7 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	}
 	if (finish_opts(o, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
-		return 1;
+		return err.code == -EINVAL ? 129 : 1;  /* a bad --for-each-cgroup list */
 	}
 	if (probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids ? o->pids : o->tids,
 			   &err)) {

@@ -121,6 +121,7 @@ static const char *rec_name(uint32_t type)
 	case PERF_RECORD_FORK: return "FORK";
 	case PERF_RECORD_MMAP: return "MMAP";
 	case PERF_RECORD_MMAP2: return "MMAP2";
+	case PERF_RECORD_CGROUP: return "CGROUP";
 	default: return "unknown";
 	}
 }
@@ -746,6 +747,19 @@ int synth_kernel(const struct synth_params *p, bool *restricted, struct err *err
 	ret = walk_init(&w, p, err);
 	if (!ret)
 		ret = kernel(&w, restricted);
+	walk_fini(&w);
+	return ret;
+}
+
+int synth_record(const struct synth_params *p, uint32_t type, const void *body, size_t len,
+		 struct err *err)
+{
+	struct walk w = { .p = p, .err = err, .procfd = -1 };
+	int ret;
+
+	rec_begin(&w, type, 0);
+	put(&w, body, len);
+	ret = rec_emit(&w, 0, 0);
 	walk_fini(&w);
 	return ret;
 }

@@ -87,4 +87,10 @@ int synth_all(const struct synth_params *p, struct err *err);
  */
 int synth_kernel(const struct synth_params *p, bool *restricted, struct err *err);
 
+/* One record of this type: the header, len bytes of body (a multiple of
+ * 8, as the kernel lays the record out) and the trailer (pid and tid 0).
+ * 0 or a negative code, as above. (cgroup.c's CGROUP records.) */
+int synth_record(const struct synth_params *p, uint32_t type, const void *body, size_t len,
+		 struct err *err);
+
 #endif

@@ -19,6 +19,7 @@ struct raw_stack {
 	const struct thread *thread;
 	const char *comm;
 	uint32_t cpu;
+	uint64_t cgroup;
 	uint64_t kmask;         /* kernel flags of the first 64 frames (deeper ones
 				   follow from the same addresses in practice) */
 	unsigned ktab;
@@ -55,7 +56,7 @@ static bool raw_eq(void *ctx, uint32_t idx)
 	const struct raw_stack *a = &k->h->raw[idx], *b = k->r;
 
 	return a->n == b->n && a->event == b->event && a->thread == b->thread &&
-	       a->comm == b->comm && a->cpu == b->cpu &&
+	       a->comm == b->comm && a->cpu == b->cpu && a->cgroup == b->cgroup &&
 	       a->kmask == b->kmask && a->ktab == b->ktab &&
 	       !memcmp(&k->h->raw_addrs[a->first], k->addrs, a->n * sizeof(uint64_t));
 }
@@ -140,7 +141,8 @@ static bool stack_eq(void *ctx, uint32_t idx)
 	const struct stack *a = &k->h->stacks[idx];
 
 	return a->event == k->s->event && a->thread == k->s->thread && a->comm == k->s->comm &&
-	       a->cpu == k->s->cpu && !memcmp(&a->data, &k->s->data, sizeof(a->data)) &&
+	       a->cpu == k->s->cpu && a->cgroup == k->s->cgroup &&
+	       !memcmp(&a->data, &k->s->data, sizeof(a->data)) &&
 	       a->nr_frames == k->s->nr_frames &&
 	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
 }
@@ -148,15 +150,22 @@ static bool stack_eq(void *ctx, uint32_t idx)
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
 	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab)
 {
+	return hist_add_cgroup(h, event, t, cpu, 0, period, addrs, kernel, n, ktab);
+}
+
+int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t cgroup,
+		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
+		    unsigned ktab)
+{
 	uint32_t ids[PERF_MAX_STACK_DEPTH + 8];
 	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
-			   .data = h->next_data };
+			   .cgroup = cgroup, .data = h->next_data };
 	struct stack_key k = { h, &s, ids };
 	uint64_t hv;
 	uint32_t idx;
 
 	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
-			       .ktab = ktab };
+			       .cgroup = cgroup, .ktab = ktab };
 	struct raw_key rk = { h, &r, addrs };
 	uint64_t rh;
 	uint32_t ri;
@@ -173,7 +182,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 		r.kmask |= (uint64_t)kernel[i] << i;
 	rh = hash_bytes(addrs, n * sizeof(*addrs),
 			hash_combine(hash_combine(hash_u64((uint64_t)event ^ r.kmask), (uintptr_t)t),
-				     hash_combine((uintptr_t)r.comm, cpu)));
+				     hash_combine((uintptr_t)r.comm, cpu ^ (cgroup << 20))));
 	/* (data addresses are not in the raw key: no shortcut for them) */
 	if (!hist_wants_data(h) && hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
 		idx = h->raw[ri].stack;
@@ -199,7 +208,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	h->chains_seen |= n > 1;
 	hv = hash_bytes(ids, n * sizeof(*ids),
 			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
-				     hash_combine((uintptr_t)s.comm, cpu)));
+				     hash_combine((uintptr_t)s.comm, cpu ^ (cgroup << 20))));
 	if (hist_wants_data(h))
 		hv = hash_bytes(&s.data, sizeof(s.data), hv);
 	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
@@ -246,13 +255,13 @@ bool hist_wants_data(const struct hist *h)
 }
 
 int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,
-		  uint32_t cpu, uint64_t period, const uint64_t *addrs, const bool *kernel,
-		  size_t n, unsigned ktab)
+		  uint32_t cpu, uint64_t cgroup, uint64_t period, const uint64_t *addrs,
+		  const bool *kernel, size_t n, unsigned ktab)
 {
 	int ret;
 
 	h->next_data = *d;
-	ret = hist_add(h, event, t, cpu, period, addrs, kernel, n, ktab);
+	ret = hist_add_cgroup(h, event, t, cpu, cgroup, period, addrs, kernel, n, ktab);
 	memset(&h->next_data, 0, sizeof(h->next_data));
 	return ret;
 }

@@ -50,6 +50,7 @@ struct stack {
 	struct thread *thread;
 	const char *comm;
 	uint32_t cpu;
+	uint64_t cgroup;        /* PERF_SAMPLE_CGROUP, 0 without */
 	uint32_t nr_frames;
 	size_t first;           /* in hist.frame_ids */
 	uint64_t count, period;
@@ -65,6 +66,7 @@ struct hkey {
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
 	uint64_t symoff;
+	uint64_t cgroup;
 	/* children mode, sorted by sym: an inlined function on a chain is an
 	 * entry of its own ("name (inlined)", interned), and an unresolved
 	 * address met on call chains is keyed by its address as sampled, not
@@ -165,6 +167,10 @@ void hist_free(struct hist *h);
  * kernel addresses are named from the symbolizer's kernel table ktab. */
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
 	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab);
+/* The same for a sample that carries its cgroup's id (--sort cgroup). */
+int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t cgroup,
+		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
+		    unsigned ktab);
 
 /* A sort key reads data addresses (symbol_daddr, dso_daddr). */
 bool hist_wants_data(const struct hist *h);
@@ -172,8 +178,8 @@ bool hist_wants_data(const struct hist *h);
  * samples of different data symbols (or unnamed addresses) are different
  * stacks. */
 int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,
-		  uint32_t cpu, uint64_t period, const uint64_t *addrs, const bool *kernel,
-		  size_t n, unsigned ktab);
+		  uint32_t cpu, uint64_t cgroup, uint64_t period, const uint64_t *addrs,
+		  const bool *kernel, size_t n, unsigned ktab);
 
 /* Start opening, on a thread, the DWARF of the dsos hit so far, when the
  * options want it (inline frames, srcline keys). Only the first call acts. */

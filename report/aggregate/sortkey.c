@@ -121,6 +121,30 @@ static void cpu_text(const struct hist *h, const struct hentry *e, char *buf, si
 	snprintf(buf, n, "%03u", e->key.cpu);
 }
 
+/* ---- cgroup ------------------------------------------------------------ */
+
+static void cgroup_fill(struct hist *h, const struct key_src *src, struct hkey *k)
+{
+	(void)h;
+	k->cgroup = src->stack->cgroup;
+}
+
+/* perf's order: the larger id first */
+static int cgroup_cmp(const struct hist *h, const struct hentry *a, const struct hentry *b)
+{
+	(void)h;
+	return cmp_u64(b->key.cgroup, a->key.cgroup);
+}
+
+/* The path the CGROUP records gave the id; as perf: "N/A" for samples
+ * without a cgroup, "unknown" for an id no record named. */
+static void cgroup_text(const struct hist *h, const struct hentry *e, char *buf, size_t n)
+{
+	const char *path = e->key.cgroup ? machine_cgroup_path(h->machine, e->key.cgroup) : "N/A";
+
+	snprintf(buf, n, "%s", path ? path : "unknown");
+}
+
 /* ---- dso, sym, symoff ------------------------------------------------- */
 
 static void dso_fill(struct hist *h, const struct key_src *src, struct hkey *k)
@@ -391,6 +415,10 @@ static const struct sort_key sort_keys[SORT_NR] = {
 	[SORT_DSO_DADDR] = {
 		.name = "dso_daddr", .title = "Data Object", .flags = SK_DATA,
 		.fill = ddso_fill, .cmp = ddso_cmp, .text = ddso_text,
+	},
+	[SORT_CGROUP] = {
+		.name = "cgroup", .title = "Cgroup", .flags = SK_SYMBOL_LIKE,
+		.fill = cgroup_fill, .cmp = cgroup_cmp, .text = cgroup_text,
 	},
 };
 

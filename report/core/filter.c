@@ -210,6 +210,8 @@ int filter_compile(struct filter *f, const struct load_filter_opts *o, struct er
 		ret = filter_parse_names("--symbols", o->syms, &f->syms, err);
 	if (!ret && o->time)
 		ret = filter_parse_time(o->time, &f->time, err);
+	if (!ret && o->cgroups)
+		ret = filter_parse_names("--cgroup", o->cgroups, &f->cgroups, err);
 	if (ret)
 		filter_free(f);
 	else
@@ -231,6 +233,7 @@ void filter_free(struct filter *f)
 	names_free(&f->comms);
 	names_free(&f->dsos);
 	names_free(&f->syms);
+	names_free(&f->cgroups);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -278,4 +281,14 @@ bool filter_frame_wanted(const struct filter *f, const char *dso_short, const ch
 bool filter_by_frame(const struct filter *f)
 {
 	return f->dsos.on || f->syms.on;
+}
+
+bool filter_cgroup_wanted(const struct filter *f, const char *path)
+{
+	if (!f->cgroups.on)
+		return true;
+	if (!path)
+		return false;
+	return filter_name_wanted(&f->cgroups, path) ||
+	       (path[0] == '/' && path[1] && filter_name_wanted(&f->cgroups, path + 1));
 }

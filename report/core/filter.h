@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sample filters (--comm, --pid, --tid, --cpu, --time, --dso,
- * --symbols), compiled once from their option strings: id lists into sorted
+ * --symbols, --cgroup), compiled once from their option strings: id lists into sorted
  * arrays, CPU lists into a bitmap, name lists into sorted arrays, the time
  * range into numbers. A check per sample is then a lookup.
  *
@@ -21,6 +21,7 @@
 /* The filters as given on the command line: comma lists, NULL when off. */
 struct load_filter_opts {
 	const char *comms, *pids, *tids, *cpus, *dsos, *syms, *time;
+	const char *cgroups;
 };
 
 struct filter_ids {
@@ -55,6 +56,7 @@ struct filter {
 	struct filter_cpus cpus;
 	struct filter_names comms, dsos, syms;
 	struct filter_time time;
+	struct filter_names cgroups;    /* paths, with or without the leading '/' */
 	bool by_sample;         /* a filter on what a sample carries (pids, tids,
 				   cpus, comms, time) is on; when none is, the
 				   reading makes no filter call per sample */
@@ -80,6 +82,9 @@ bool filter_ids_wanted(const struct filter *f, uint32_t pid, uint32_t tid, uint3
 /* t0, t1: the span of the file's samples, for a percent range. */
 bool filter_time_wanted(const struct filter_time *t, uint64_t time, uint64_t t0, uint64_t t1);
 bool filter_name_wanted(const struct filter_names *n, const char *name);
+/* --cgroup on a sample's cgroup path ("/a/b", matched as "/a/b" or "a/b");
+ * NULL (no cgroup, or an id no CGROUP record named) is not wanted. */
+bool filter_cgroup_wanted(const struct filter *f, const char *path);
 /* --dso (its short name or its path) and --symbols on a resolved frame;
  * dso and sym may be NULL (unknown). */
 bool filter_frame_wanted(const struct filter *f, const char *dso_short, const char *dso_path,

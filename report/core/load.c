@@ -71,7 +71,8 @@ static int add_with_data(struct hist *h, struct load *l, const struct load_sampl
 		warn(l, msg);
 	}
 	return hist_add_data(h, &sd, s->event, s->thread,
-			     (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0, s->period, s->addrs,
+			     (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
+			     (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0, s->period, s->addrs,
 			     s->kernel, s->nr, s->kernel_table);
 }
 
@@ -81,8 +82,10 @@ int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 
 	if (hist_wants_data(hist))
 		return add_with_data(hist, l, s);
-	return hist_add(hist, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
+	return hist_add_cgroup(hist, s->event, s->thread,
+			       (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
+			       (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0,
+			       s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
 }
 
 /* l zeroed; on failure its parts are freed by load_free. */
@@ -357,6 +360,11 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 	if (!ls.thread)
 		return -ENOMEM;
 	if (l->filter.comms.on && !filter_name_wanted(&l->filter.comms, ls.thread->comm)) {
+		l->filtered++;
+		return 0;
+	}
+	if (l->filter.cgroups.on && !filter_cgroup_wanted(&l->filter, (smp->type & PERF_SAMPLE_CGROUP) ?
+			machine_cgroup_path(&l->machine, smp->cgroup) : NULL)) {
 		l->filtered++;
 		return 0;
 	}

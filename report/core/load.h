@@ -93,6 +93,7 @@ int load_opts_set_input(const struct opt *o, const char *arg, struct err *err);
 	LOAD_OPTS_IDS_(o), \
 	OPTION_STRING(0, "dso", &(o)->f.dsos, "list", "only samples in these shared objects"), \
 	OPTION_STRING('S', "symbols", &(o)->f.syms, "list", "only samples in these symbols"), \
+	OPTION_STRING(0, "cgroup", &(o)->f.cgroups, "list", "only samples in these cgroups (recorded with --all-cgroups)"), \
 	LOAD_OPTS_CPU_TIME_(o)
 
 /* The runtime state of a reading: opaque (load_int.h is the core's). */

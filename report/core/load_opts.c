@@ -24,7 +24,8 @@ int load_opts_check(const struct load_opts *o, struct err *err)
 	    (f->cpus && filter_parse_cpus(f->cpus, NULL, err)) ||
 	    (f->comms && filter_parse_names("--comm", f->comms, NULL, err)) ||
 	    (f->dsos && filter_parse_names("--dso", f->dsos, NULL, err)) ||
-	    (f->syms && filter_parse_names("--symbols", f->syms, NULL, err)))
+	    (f->syms && filter_parse_names("--symbols", f->syms, NULL, err)) ||
+	    (f->cgroups && filter_parse_names("--cgroup", f->cgroups, NULL, err)))
 		return -EINVAL;
 	if (o->kallsyms_path && access(o->kallsyms_path, R_OK))
 		return err_set(err, -EINVAL, "--kallsyms '%s': invalid file: %s", o->kallsyms_path,

@@ -34,6 +34,7 @@ void machine_free(struct machine *m)
 	free(m->procs);
 	free(m->dsos);
 	free(m->strs);
+	free(m->cgroups);
 	free(m->kernel.m);
 	hmap_free(&m->thread_idx);
 	hmap_free(&m->proc_idx);
@@ -363,6 +364,30 @@ static int do_mmap(struct machine *m, uint32_t pid, uint64_t start, uint64_t len
 	return maps_insert(&p->maps, start, start + len, pgoff, d);
 }
 
+const char *machine_cgroup_path(const struct machine *m, uint64_t id)
+{
+	for (size_t i = m->nr_cgroups; i-- > 0;)
+		if (m->cgroups[i].id == id)
+			return m->cgroups[i].path;
+	return NULL;
+}
+
+static int add_cgroup(struct machine *m, uint64_t id, const char *path)
+{
+	const char *p = machine_intern(m, path);
+
+	for (size_t i = 0; p && i < m->nr_cgroups; i++)
+		if (m->cgroups[i].id == id) {
+			m->cgroups[i].path = p;
+			return 0;
+		}
+	if (!p || array_grow((void **)&m->cgroups, &m->cap_cgroups, m->nr_cgroups + 1,
+			     sizeof(*m->cgroups)))
+		return -ENOMEM;
+	m->cgroups[m->nr_cgroups++] = (struct cgroup_name){ id, p };
+	return 0;
+}
+
 int machine_process(struct machine *m, const struct record *rec)
 {
 	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
@@ -435,6 +460,8 @@ int machine_process(struct machine *m, const struct record *rec)
 			       rec->u.mmap2.pgoff, rec->u.mmap2.filename,
 			       rec->u.mmap2.has_build_id ? rec->u.mmap2.build_id : NULL,
 			       rec->u.mmap2.has_build_id ? rec->u.mmap2.build_id_size : 0, kmode);
+	case PERF_RECORD_CGROUP:
+		return add_cgroup(m, rec->u.cgroup.id, rec->u.cgroup.path);
 	}
 	return 0;
 }

@@ -53,6 +53,12 @@ struct thread {
 	bool exited;
 };
 
+/* A cgroup's name, from a CGROUP record (--all-cgroups). */
+struct cgroup_name {
+	uint64_t id;                    /* what PERF_SAMPLE_CGROUP carries */
+	const char *path;               /* interned: "/", "/a/b" */
+};
+
 struct machine {
 	struct thread **threads;
 	size_t nr_threads, cap_threads;
@@ -70,12 +76,14 @@ struct machine {
 	struct dso *kernel_dso;
 	uint64_t unknown_threads;       /* samples' threads first seen without COMM */
 	uint64_t maps_gen;              /* bumped whenever any map changes */
+	struct cgroup_name *cgroups;    /* from CGROUP records, in their order */
+	size_t nr_cgroups, cap_cgroups;
 };
 
 void machine_init(struct machine *m);
 void machine_free(struct machine *m);
 
-/* Apply a COMM, FORK, EXIT, MMAP or MMAP2 record (others are ignored).
+/* Apply a COMM, FORK, EXIT, MMAP, MMAP2 or CGROUP record (others are ignored).
  * 0 or -ENOMEM. */
 int machine_process(struct machine *m, const struct record *rec);
 
@@ -89,5 +97,8 @@ const struct map *machine_find_map(struct machine *m, const struct thread *t, ui
 
 struct dso *machine_dso(struct machine *m, const char *path);   /* find or add */
 const char *machine_intern(struct machine *m, const char *s);  /* NULL on ENOMEM */
+/* The path of cgroup id from the CGROUP records read so far (the last
+ * one for the id wins); NULL when none named it. */
+const char *machine_cgroup_path(const struct machine *m, uint64_t id);
 
 #endif

@@ -109,9 +109,18 @@ static double value_of(const struct stat_result *r, const struct stat_counter *c
 	return mean(c->values, r->runs);
 }
 
+/* Counters of different cgroups (-G) are not each other's references:
+ * perf keeps its reference values per cgroup. */
+static bool same_cgroup(const struct stat_counter *a, const struct stat_counter *b)
+{
+	return a->cgroup == b->cgroup || (a->cgroup && b->cgroup && !strcmp(a->cgroup, b->cgroup));
+}
+
 /* The mean of a reference and how many updates it had: the file's (perf
- * stat report), else the readings printed, as perf's live run keeps them. */
-static double ref_avg(const struct stat_result *r, enum stat_ref k, long unit, uint64_t *n)
+ * stat report), else the readings printed, as perf's live run keeps them
+ * (those of c's cgroup). */
+static double ref_avg(const struct stat_result *r, const struct stat_counter *c, enum stat_ref k,
+		      long unit, uint64_t *n)
 {
 	double sum = 0;
 
@@ -129,7 +138,7 @@ static double ref_avg(const struct stat_result *r, enum stat_ref k, long unit, u
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct stat_counter *o = &r->c[i];
 
-		if (o->supported && stat_ref_of(o->type, o->config) == k) {
+		if (o->supported && stat_ref_of(o->type, o->config) == k && same_cgroup(o, c)) {
 			sum += k == STAT_REF_NSECS ? value_of(r, o, unit) :
 			       value_of(r, o, unit) * scale_of(o);
 			(*n)++;
@@ -152,11 +161,11 @@ static void set(struct metric *m, const char *fmt, const char *unit, double v)
 }
 
 /* Misses in percent of the accesses of the reference. */
-static void miss_ratio(const struct stat_result *r, long u, enum stat_ref k, double avg,
-		       const char *unit, struct metric *m)
+static void miss_ratio(const struct stat_result *r, const struct stat_counter *c, long u,
+		       enum stat_ref k, double avg, const char *unit, struct metric *m)
 {
 	uint64_t n;
-	double total = ref_avg(r, k, u, &n);
+	double total = ref_avg(r, c, k, u, &n);
 
 	if (!n)
 		set(m, NULL, unit, 0);
@@ -201,50 +210,50 @@ static void metrics(const struct stat_result *r, const struct stat_counter *c, l
 	set(m, NULL, NULL, 0);
 	set(m2, NULL, NULL, 0);
 	if (is_hw(c, PERF_COUNT_HW_INSTRUCTIONS)) {
-		total = ref_avg(r, STAT_REF_CYCLES, u, &n);
+		total = ref_avg(r, c, STAT_REF_CYCLES, u, &n);
 		if (total)
 			set(m, "%7.2f ", "insn per cycle", avg / total);
 		else
 			set(m, NULL, "insn per cycle", 0);
-		total = ref_avg(r, STAT_REF_STALLED_FRONT, u, &n);
-		other = ref_avg(r, STAT_REF_STALLED_BACK, u, &n);
+		total = ref_avg(r, c, STAT_REF_STALLED_FRONT, u, &n);
+		other = ref_avg(r, c, STAT_REF_STALLED_BACK, u, &n);
 		if (other > total)
 			total = other;
 		if (total && avg)
 			set(m2, "%7.2f ", "stalled cycles per insn", total / avg);
 	} else if (is_hw(c, PERF_COUNT_HW_BRANCH_MISSES)) {
-		miss_ratio(r, u, STAT_REF_BRANCHES, avg, "of all branches", m);
+		miss_ratio(r, c, u, STAT_REF_BRANCHES, avg, "of all branches", m);
 	} else if (c->type == PERF_TYPE_HW_CACHE && (c->config & ~0xffull) == read_miss &&
 		   (c->config & 0xff) <= PERF_COUNT_HW_CACHE_ITLB) {
-		miss_ratio(r, u, cache_refs[c->config & 0xff], avg, cache_units[c->config & 0xff], m);
+		miss_ratio(r, c, u, cache_refs[c->config & 0xff], avg, cache_units[c->config & 0xff], m);
 	} else if (is_hw(c, PERF_COUNT_HW_CACHE_MISSES)) {
-		total = ref_avg(r, STAT_REF_CACHE_REFS, u, &n);
+		total = ref_avg(r, c, STAT_REF_CACHE_REFS, u, &n);
 		if (n)
 			set(m, "%8.3f %%", "of all cache refs", total ? avg * 100 / total : 0);
 		else
 			set(m, NULL, "of all cache refs", 0);
 	} else if (is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND)) {
-		total = ref_avg(r, STAT_REF_CYCLES, u, &n);
+		total = ref_avg(r, c, STAT_REF_CYCLES, u, &n);
 		other = total ? avg / total * 100.0 : 0;
 		set(m, other ? "%7.2f%%" : NULL, "frontend cycles idle", other);
 	} else if (is_hw(c, PERF_COUNT_HW_STALLED_CYCLES_BACKEND)) {
-		total = ref_avg(r, STAT_REF_CYCLES, u, &n);
+		total = ref_avg(r, c, STAT_REF_CYCLES, u, &n);
 		set(m, "%7.2f%%", "backend cycles idle", total ? avg / total * 100.0 : 0);
 	} else if (is_hw(c, PERF_COUNT_HW_CPU_CYCLES)) {
-		total = ref_avg(r, STAT_REF_NSECS, u, &n);
+		total = ref_avg(r, c, STAT_REF_NSECS, u, &n);
 		if (total)
 			set(m, "%8.3f", "GHz", avg / total);
 		else
 			set(m, NULL, "Ghz", 0);         /* sic, as perf */
 	} else if (is_clock(c)) {
-		total = ref_avg(r, STAT_REF_WALL, u, &n);
+		total = ref_avg(r, c, STAT_REF_WALL, u, &n);
 		if (total)
 			set(m, "%8.3f", "CPUs utilized", avg / (total * scale_of(c)));
 		else
 			set(m, NULL, "CPUs utilized", 0);
 	} else {
 		/* everything else: per second of the clocks' time */
-		total = ref_avg(r, STAT_REF_NSECS, u, &n);
+		total = ref_avg(r, c, STAT_REF_NSECS, u, &n);
 		if (n) {
 			double v = total ? 1e9 * avg / total : 0;
 			const char *unit = total ? per_sec(&v) : "/sec";
@@ -400,6 +409,14 @@ static void csv_metric(FILE *out, const char *s, const struct metric *m)
 	fprintf(out, "%s%s%s%s", s, v, s, m->unit);
 }
 
+/* -G: the counter's cgroup after its name (empty for one without), as perf */
+static void cgroup_field(FILE *out, const struct stat_result *r, const struct stat_counter *c,
+			 const char *sep)
+{
+	if (r->show_cgroup)
+		fprintf(out, "%s%s", sep, c->cgroup ? c->cgroup : "");
+}
+
 static void csv_line(FILE *out, const struct stat_result *r, const struct stat_print_opts *o,
 		     const struct line *l)
 {
@@ -421,6 +438,7 @@ static void csv_line(FILE *out, const struct stat_result *r, const struct stat_p
 	else
 		fprintf(out, value_fmt(c, true, false), value_of(r, c, l->u) * scale_of(c));
 	fprintf(out, "%s%s%s%s", s, unit_of(c), s, c->name);
+	cgroup_field(out, r, c, s);
 	if (r->runs > 1)
 		fprintf(out, "%s%.2f%%", s, l->counted ? variation_pct(c->values, r->runs) : 0.0);
 	fprintf(out, "%s%" PRIu64 "%s%.2f", s, l->u < 0 ? l->run / (uint64_t)r->runs : l->run, s,
@@ -463,6 +481,8 @@ static void json_line(FILE *out, const struct stat_result *r, const struct stat_
 	else
 		fprintf(out, "\"counter-value\" : \"%f\", ", value_of(r, c, l->u) * scale_of(c));
 	fprintf(out, "\"unit\" : \"%s\", \"event\" : \"%s\", ", unit_of(c), c->name);
+	if (r->show_cgroup)
+		fprintf(out, "\"cgroup\" : \"%s\", ", c->cgroup ? c->cgroup : "");
 	if (l->u < 0 && r->runs > 1)
 		fprintf(out, "\"variance\" : %.2f, ", l->counted ? variation_pct(c->values, r->runs) : 0.0);
 	fprintf(out, "\"event-runtime\" : %" PRIu64 ", \"pcnt-running\" : %.2f, ",
@@ -550,6 +570,7 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 		fprintf(out, value_fmt(c, false, o->big_num), value_of(r, c, u) * scale_of(c));
 		fprintf(out, " %-*s %-32s", uw, unit_of(c), c->name);
 	}
+	cgroup_field(out, r, c, " ");
 	text_metric(out, &l.m);
 	if (l.m2.unit) {
 		/* perf's new line: the prefix, the unit's, then 49 columns */

@@ -34,6 +34,7 @@ struct stat_unit {
 
 struct stat_counter {
 	const char *name;       /* as the user named it (or perf's default name) */
+	const char *cgroup;     /* -G / --for-each-cgroup: counted in this cgroup; else NULL */
 	uint32_t type;          /* perf_event_attr type and config: for units and metrics */
 	uint64_t config;
 	bool supported;         /* opened */
@@ -87,6 +88,7 @@ struct stat_result {
 	const struct stat_refs *refs;
 	int unit_width;         /* of the unit column; 0: the widest unit, at least 4 */
 	int cache_level;        /* --per-cache: the level asked; 0: the highest */
+	bool show_cgroup;       /* a cgroup column after the event's name (-G) */
 };
 
 /* A count of a multiplexed counter (running < enabled) scaled to the

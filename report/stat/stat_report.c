@@ -571,6 +571,22 @@ static void read_times(const struct loaded *ld, double *elapsed, struct stat_res
 	r->target = metadata_get_str(&ld->meta, META_STAT_TARGET);
 }
 
+/* -G / --for-each-cgroup (FORMAT.md tag 31): each event's cgroup. */
+static void read_cgroups(struct loaded *ld, struct stat_result *r)
+{
+	const struct meta_item *cg = metadata_get(&ld->meta, META_STAT_CGROUPS);
+	const char *p;
+
+	if (!cg)
+		return;
+	r->show_cgroup = true;
+	p = (const char *)cg->value;
+	for (size_t i = 0; i < ld->nr_ev && p < (const char *)cg->value + cg->len; i++) {
+		ld->c[i].cgroup = *p ? p : NULL;
+		p += strlen(p) + 1;
+	}
+}
+
 /* A counting prec.data file: as prec stat printed it. */
 static int report_counts(const struct stat_report_opts *o)
 {
@@ -592,6 +608,7 @@ static int report_counts(const struct stat_report_opts *o)
 		po.metric_only = layout & 2;
 		r.cache_level = o->per_cache && *o->per_cache ? atoi(o->per_cache) :
 				 file_cache_level(&ld.meta);
+		read_cgroups(&ld, &r);
 		ret = regroup(&ld, aggr_asked(o, &ld.meta), &r, &err);
 	}
 	if (ret) {

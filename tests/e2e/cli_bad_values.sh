@@ -34,6 +34,7 @@ prep | --pid | --pid abc | --pid 'abc': problems parsing pid list
 prep | --pid | --pid 1, | --pid '1,': problems parsing pid list
 prep | --tid | --tid abc | --tid 'abc': problems parsing tid list
 prep | --dso | --dso , | --dso ',': empty name
+prep | --cgroup | --cgroup a,,b | --cgroup 'a,,b': empty name
 prep | --symbols | -S '' | --symbols '': empty name
 prep | --cpu | --cpu abc | --cpu 'abc': not a CPU list
 prep | --cpu | --cpu 99 | --cpu '99': CPU 99 is not in the recording
@@ -59,6 +60,7 @@ prep export | --comm | --speedscope --comm , | --comm ',': empty name
 prep export | --pid | --speedscope --pid x | --pid 'x': problems parsing pid list
 prep export | --tid | --speedscope --tid x | --tid 'x': problems parsing tid list
 prep export | --dso | --speedscope --dso '' | --dso '': empty name
+prep export | --cgroup | --speedscope --cgroup , | --cgroup ',': empty name
 prep export | --symbols | --speedscope -S '' | --symbols '': empty name
 prep export | --cpu | --speedscope -C x | --cpu 'x': not a CPU list
 prep export | --time | --speedscope --time 5,1 | --time '5,1': invalid time string
@@ -83,6 +85,7 @@ prep flamegraph | --comm | --comm '' | --comm '': empty name
 prep flamegraph | --pid | --pid x | --pid 'x': problems parsing pid list
 prep flamegraph | --tid | --tid x | --tid 'x': problems parsing tid list
 prep flamegraph | --dso | --dso '' | --dso '': empty name
+prep flamegraph | --cgroup | --cgroup '' | --cgroup '': empty name
 prep flamegraph | --symbols | -S , | --symbols ',': empty name
 prep flamegraph | --cpu | -C 5-2 | --cpu '5-2': not a CPU list
 prep flamegraph | --time | --time 50%-10% | --time '50%-10%'
@@ -105,6 +108,7 @@ prec | --cpu | -C 99 -- true | -C 99: CPU 99 does not exist
 prec | --duration | --duration abc -- true | --duration abc: expected seconds
 prec | --output | -e cpu-clock -o /nonexistent/x -- true | cannot create '/nonexistent/x'
 prec | --mmap-pages | -m 3 -- true | -m 3: the number of mmap data pages must be a power of two
+prec | --cgroup | -a -e cpu-clock -G nosuch-cgroup --duration 0.1 | -G nosuch-cgroup: (no access to cgroup .*/nosuch-cgroup|no cgroup file system)
 prec | --compression-level | --compression-level=13 -- true | --compression-level: 13 is not in 0\.\.12
 prec | --delay | -D -2 -- true | --delay: -2 is not in -1\.\.
 prec | --control | --control bogus -- true | --control bogus: expected fifo:
@@ -135,6 +139,8 @@ prec stat | --td-level | --td-level x -- true | --td-level: 'x' is not a number
 prec stat | --cputype | --cputype bogus -- true | --cputype bogus is not supported!
 prec stat | --pmu-filter | --pmu-filter nosuch -- true | --pmu-filter 'nosuch': no such PMU
 prec stat | --bpf-prog | -b 1 -- true | -b/--bpf-prog needs BPF
+prec stat | --cgroup | -a -e task-clock -G nosuch-cgroup -- true | -G nosuch-cgroup: (no access to cgroup .*/nosuch-cgroup|no cgroup file system)
+prec stat | --for-each-cgroup | -a -e task-clock --for-each-cgroup nosuch-cgroup -- true | --for-each-cgroup nosuch-cgroup: (no access to cgroup|no cgroup file system)
 EOF
 )
 

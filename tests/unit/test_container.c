@@ -601,7 +601,7 @@ static void test_header_checks(void **state)
 		memcpy(b + 20, &crc, 4);
 	}
 	assert_int_equal(container_header_decode(b, sizeof(b), &out, &err), -PREC_ECORRUPT);
-	h.version_minor = 5;
+	h.version_minor = CONTAINER_VERSION_MINOR + 1;
 	container_header_encode(&h, b);
 	b[50] = 1;
 	b[20] = b[21] = b[22] = b[23] = 0;

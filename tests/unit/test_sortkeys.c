@@ -37,7 +37,7 @@ static void test_lookup(void **state)
 {
 	static const char *const names[SORT_NR] = {
 		"comm", "pid", "tid", "dso", "sym", "srcline", "srcfile", "cpu", "symoff",
-		"period", "parent", "symbol_daddr", "dso_daddr",
+		"period", "parent", "symbol_daddr", "dso_daddr", "cgroup",
 	};
 	enum sort_key_id id;
 
@@ -76,8 +76,8 @@ static void test_lookup(void **state)
 static void test_names_and_flags(void **state)
 {
 	const char *all = "comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent, "
-			  "symbol_daddr, dso_daddr";
-	char buf[160], small[10];
+			  "symbol_daddr, dso_daddr, cgroup";
+	char buf[168], small[10];
 
 	(void)state;
 	assert_int_equal(sort_key_names(buf, sizeof(buf)), strlen(all));
@@ -269,6 +269,45 @@ static void test_text(void **state)
 	assert_int_equal(pid->width(&e, "x"), 14);
 	assert_int_equal(pid->width(&e, "   12345678:worker"), 18);
 	assert_null(sort_key_get(SORT_SYM)->width);
+}
+
+/* cgroup: the path of the CGROUP record that named the id, as perf: N/A
+ * without an id, unknown for one no record named; the larger id first */
+static void test_cgroup(void **state)
+{
+	struct record rec = { .type = PERF_RECORD_CGROUP };
+	struct hentry a = { 0 }, b = { 0 };
+	char buf[64];
+	struct hist h = { 0 };
+	struct machine m;
+	const struct sort_key *sk = sort_key_get(SORT_CGROUP);
+
+	(void)state;
+	machine_init(&m);
+	h.machine = &m;
+	rec.u.cgroup.id = 25;
+	rec.u.cgroup.path = "/cg";
+	assert_int_equal(machine_process(&m, &rec), 0);
+	rec.u.cgroup.id = 1;
+	rec.u.cgroup.path = "/";
+	assert_int_equal(machine_process(&m, &rec), 0);
+	a.key.cgroup = 25;
+	sk->text(&h, &a, buf, sizeof(buf));
+	assert_string_equal(buf, "/cg");
+	a.key.cgroup = 1;
+	sk->text(&h, &a, buf, sizeof(buf));
+	assert_string_equal(buf, "/");
+	a.key.cgroup = 7;
+	sk->text(&h, &a, buf, sizeof(buf));
+	assert_string_equal(buf, "unknown");
+	a.key.cgroup = 0;
+	sk->text(&h, &a, buf, sizeof(buf));
+	assert_string_equal(buf, "N/A");
+	a.key.cgroup = 25;
+	b.key.cgroup = 1;
+	assert_true(sk->cmp(&h, &a, &b) < 0);
+	assert_true(sk->flags & SK_SYMBOL_LIKE);
+	machine_free(&m);
 }
 
 /* ---- histograms from samples ---------------------------------------------- */
@@ -672,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_compare_sym),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_children),

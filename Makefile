@@ -121,7 +121,10 @@ PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/threads \
 	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp \
 	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so \
-	 $(BUILD)/tests/programs/swev
+	 $(BUILD)/tests/programs/swev $(BUILD)/tests/programs/phases
+$(BUILD)/tests/programs/phases: tests/programs/phases.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/swev: tests/programs/swev.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<

@@ -25,6 +25,7 @@
 /* Options given as text, checked and turned into record_opts after parsing. */
 struct raw_args {
 	const char *freq, *callgraph, *duration;
+	const char *switch_output, *switch_max_files, *max_size;
 	bool fp;
 };
 
@@ -56,6 +57,38 @@ static int cb_filter(const struct opt *opt, const char *arg, struct err *err)
 		return err_set(err, -EINVAL, "--filter '%s' must follow an -e of tracepoint events "
 			       "(e.g. -e sched:sched_switch --filter 'prev_pid == 1')", arg);
 	return 0;
+}
+
+/* --switch-output[=signal|SIZE|TIME]: checked with the rest (check_flight) */
+static int cb_switch_output(const struct opt *opt, const char *arg, struct err *err)
+{
+	struct raw_args *raw = opt->dest;
+
+	(void)err;
+	raw->switch_output = arg ? arg : "signal";
+	return 0;
+}
+
+/* --overwrite, --switch-output, --switch-max-files, --max-size (flight.c) */
+static int check_flight(struct record_opts *o, const struct raw_args *raw, struct err *err)
+{
+	char *end;
+	int ret;
+
+	if (raw->switch_output && (ret = flight_parse_switch(o, raw->switch_output, err)))
+		return ret;
+	if (raw->switch_max_files) {
+		o->switch_max_files = strtol(raw->switch_max_files, &end, 10);
+		if (end == raw->switch_max_files || *end || o->switch_max_files < 1)
+			return err_set(err, -EINVAL, "--switch-max-files %s: expected a number of "
+				       "files, 1 or more", raw->switch_max_files);
+	}
+	if (raw->max_size && flight_parse_size(raw->max_size, &o->max_size))
+		return err_set(err, -EINVAL, "--max-size %s: expected a size in bytes, or with a unit "
+			       "B, K, M or G (e.g. 100K, 2M)", raw->max_size);
+	if (o->switch_output && o->output && !strcmp(o->output, "-"))
+		return err_set(err, -EINVAL, "--switch-output cannot write to standard output (-o -)");
+	return o->overwrite ? flight_add_tracking_event(o, err) : 0;
 }
 
 static long max_sample_rate(void)
@@ -150,6 +183,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		o->default_event = true;
 		ret = events_parse("cycles", NULL, &o->events, err);
 	}
+	if (!ret)
+		ret = check_flight(o, raw, err);
 	return ret;
 }
 
@@ -186,6 +221,16 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_INT_OPTARG('z', "compression-level", &o->level, "n",
 				  "deflate level 0-12 (default 1; 0 stores raw)", 0, 12, 1),
 		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
+		OPTION_FLAG(0, "overwrite", &o->overwrite, "flight recorder: keep only the newest "
+			    "samples of each ring buffer (-m), written at the end or at a switch"),
+		OPTION_CALLBACK_OPTARG(0, "switch-output", &raw, "signal|size|time",
+				       "start a new timestamped output file on SIGUSR2 (default), "
+				       "every SIZE (e.g. 100M) or every TIME (e.g. 30s)",
+				       cb_switch_output),
+		OPTION_STRING(0, "switch-max-files", &raw.switch_max_files, "n",
+			      "with --switch-output, keep only the newest n files"),
+		OPTION_STRING(0, "max-size", &raw.max_size, "size",
+			      "stop when the output file reaches this size (B, K, M, G)"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
 		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),

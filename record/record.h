@@ -49,6 +49,12 @@ struct record_opts {
 	bool no_inherit;
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
+	bool overwrite;                 /* --overwrite: backward rings, read at a dump (flight.c) */
+	bool switch_output;             /* --switch-output given (any form) */
+	uint64_t switch_size;           /* --switch-output=SIZE: bytes, 0 none */
+	double switch_time;             /* --switch-output=TIME: seconds, 0 none */
+	long switch_max_files;          /* --switch-max-files: 0 keeps all */
+	uint64_t max_size;              /* --max-size: bytes, 0 none */
 	int quiet;
 	int verbose;
 	int argc;                       /* the workload */
@@ -70,9 +76,10 @@ struct evfd {
 struct ring {
 	void *base;                     /* the control page, then the data pages */
 	size_t data_size;
-	uint64_t tail;                  /* how far we have copied */
+	uint64_t tail;                  /* how far we have copied (backward: head at the last dump) */
 	int cpu;
 	int fd;
+	bool backward;                  /* write_backward, mapped read-only (--overwrite) */
 };
 
 struct session {
@@ -96,6 +103,7 @@ struct session {
 	bool tried_user_only;           /* an event fell back to excluding the kernel */
 	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
 	struct record_layouts *layouts; /* the events as the decoder sees them */
+	pid_t workload_pid;             /* once started: what a switched file synthesizes again */
 };
 
 /* options.c: the command line into o (exits for --help and --version);
@@ -130,6 +138,10 @@ void stop_signals_install(void);
 bool stop_requested(void);
 /* Whether a child ended since the last call (the note is cleared). */
 bool child_exited_take(void);
+/* --switch-output: SIGUSR2 asks for a new file; whether it did since the
+ * last call (the note is cleared). */
+void switch_signal_install(void);
+bool switch_requested_take(void);
 
 /* drain.c */
 /* Copy whatever every ring holds into the writer; returns bytes copied or a
@@ -138,6 +150,33 @@ long session_drain(struct session *s, struct err *err);
 /* Poll the rings until data, a signal or the timeout: 0, 1 when every
  * ring is hung up (the tasks followed have all exited), or negative. */
 int session_poll(struct session *s, int timeout_ms);
+
+/* flight.c: --overwrite, --switch-output, --switch-max-files, --max-size */
+/* "100K", "2M", "1G", "512" (bytes; B K M G, perf's units): 0 or -EINVAL. */
+int flight_parse_size(const char *arg, uint64_t *bytes);
+/* --switch-output[=signal|SIZE|TIME] into o: 0 or -EINVAL with err set. */
+int flight_parse_switch(struct record_opts *o, const char *arg, struct err *err);
+/* The tracking event that --overwrite adds, appended to o->events: 0 or
+ * negative with err set. Its index is o->events.nr - 1. */
+int flight_add_tracking_event(struct record_opts *o, struct err *err);
+/* Which event tracks tasks and mappings (mmap/comm/task bits): the first,
+ * or with --overwrite the dummy one on a forward ring. */
+size_t flight_tracking_event(const struct session *s);
+/* --overwrite: pause each backward ring, copy what it gained since the last
+ * dump into the writer (oldest record first), resume it. Bytes or negative. */
+long session_dump_backward(struct session *s, struct err *err);
+/* "PATH.YYYYMMDDHHMMSScc" (now, local time, as perf names them) into out. */
+void flight_timestamp_name(const char *path, char *out, size_t len);
+/* Rename the finished path to its timestamped name (out), remember it and,
+ * past --switch-max-files, delete the oldest one kept. 0 or -errno. */
+struct flight_files;
+int flight_files_rotate(struct flight_files **ff, const char *path, long max_files, char *out,
+			size_t len, struct err *err);
+void flight_files_free(struct flight_files *ff);
+/* Synthesize again the workload and its descendants (a switched file needs
+ * their COMM/MMAP2 records too). */
+struct synth_params;
+int flight_synth_workload(pid_t pid, const struct synth_params *p, struct err *err);
 
 /* stat.c: prec stat [record] */
 int cmd_stat(int argc, char **argv);

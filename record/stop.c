@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The stop flag of prec and prec stat. A signal handler can only set a flag
- * of its own, so this file holds the one pair of them; everything else asks
+ * of its own, so this file holds those flags; everything else asks
  * through the functions below.
  */
 #include "record.h"
@@ -10,6 +10,7 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
+static volatile sig_atomic_t switch_requested;
 
 static void on_stop(int sig)
 {
@@ -44,4 +45,23 @@ bool stop_requested(void)
 bool child_exited_take(void)
 {
 	return __atomic_exchange_n(&child_exited, 0, __ATOMIC_SEQ_CST) != 0;
+}
+
+static void on_switch(int sig)
+{
+	(void)sig;      /* ends a sleep in poll() too */
+	switch_requested = 1;
+}
+
+void switch_signal_install(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_switch;
+	sigaction(SIGUSR2, &sa, NULL);
+}
+
+bool switch_requested_take(void)
+{
+	return __atomic_exchange_n(&switch_requested, 0, __ATOMIC_SEQ_CST) != 0;
 }

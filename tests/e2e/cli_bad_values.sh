@@ -105,6 +105,9 @@ prec | --duration | --duration abc -- true | --duration abc: expected seconds
 prec | --output | -e cpu-clock -o /nonexistent/x -- true | cannot create '/nonexistent/x'
 prec | --mmap-pages | -m 3 -- true | -m 3: the number of mmap data pages must be a power of two
 prec | --compression-level | --compression-level=13 -- true | --compression-level: 13 is not in 0\.\.12
+prec | --switch-output | --switch-output=abc -- true | --switch-output=abc: expected 'signal', a size
+prec | --switch-max-files | --switch-max-files 0 -- true | --switch-max-files 0: expected a number of files
+prec | --max-size | --max-size 12Q -- true | --max-size 12Q: expected a size
 prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
 prec stat | --pid | -p abc | -p 'abc': not a list of ids

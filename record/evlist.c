@@ -194,7 +194,7 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 	a->wakeup_watermark = (uint32_t)(data / 4);
 	/* --overwrite: samples on backward rings, the tracking on a forward one */
 	a->write_backward = o->overwrite && i != flight_tracking_event(s);
-	if (i == flight_tracking_event(s)) {   /* the first event also tracks tasks and mappings */
+	if (i == flight_tracking_event(s)) {   /* it tracks tasks and mappings too */
 		a->mmap = 1;
 		a->mmap2 = 1;
 		a->comm = 1;

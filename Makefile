@@ -121,11 +121,29 @@ PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/threads \
 	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp \
 	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so \
-	 $(BUILD)/tests/programs/swev $(BUILD)/tests/programs/phases
-$(BUILD)/tests/programs/phases: tests/programs/phases.c
+	 $(BUILD)/tests/programs/swev $(BUILD)/tests/programs/phases \
+	 $(BUILD)/tests/programs/probed $(BUILD)/tests/programs/probed_nopie \
+	 $(BUILD)/tests/programs/grpwork $(BUILD)/tests/programs/twophase
+$(BUILD)/tests/programs/twophase: tests/programs/twophase.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/phases: tests/programs/phases.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/probed: tests/programs/probed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
+$(BUILD)/tests/programs/probed_nopie: tests/programs/probed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fno-PIE -no-pie -o $@ $<
+$(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+PROGS += $(BUILD)/tests/programs/dataw
 $(BUILD)/tests/programs/swev: tests/programs/swev.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/dataw: tests/programs/dataw.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/spin: tests/programs/spin.c

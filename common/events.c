@@ -5,7 +5,8 @@
  * The text is cut into events at commas that are neither inside a
  * pmu/.../ pair nor between '{' and '}'. Each event is resolved in a fixed
  * order: PMU syntax (a name directly followed by '/'), the builtin tables
- * (hardware, software, hw-cache, raw), 'mem:' breakpoints, and last
+ * (hardware, software, hw-cache, raw), u:/ur:/k:/kr: probes
+ * (events_probe.c), 'mem:' breakpoints, and last
  * sys:event tracepoints. Only PMUs and tracepoints read files; they live in
  * events_pmu.c.
  *
@@ -290,8 +291,14 @@ static int parse_bp(struct parser *ps, struct item *it, struct span rest)
 	struct span addr = { loc.p, slash ? (size_t)(slash - loc.p) : loc.n };
 	uint64_t len = 0, at;
 
-	if (parse_u64(addr, &at))
-		return err_set(ps->err, -EINVAL, "event '%.*s': bad address", SPAN(it->text));
+	if (parse_u64(addr, &at)) {
+		int ret = events__bp_symbol(it, addr, ps->err);	/* mem:SYMBOL */
+
+		if (ret)
+			return ret;
+		at = 0;
+		it->ev.probe_at.len_given = slash != NULL;
+	}
 	a->bp_addr = at;
 	if (slash && (parse_u64((struct span){ slash + 1, loc.n - addr.n - 1 }, &len) ||
 		      (len != 1 && len != 2 && len != 4 && len != 8)))
@@ -310,7 +317,7 @@ static int parse_bp(struct parser *ps, struct item *it, struct span rest)
 	}
 	if (!a->bp_type)
 		a->bp_type = HW_BREAKPOINT_R | HW_BREAKPOINT_W;
-	if (!len)
+	if (!len && it->ev.probe != EVENT_PROBE_MEM_SYM)	/* else the symbol's size */
 		len = a->bp_type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
 	a->bp_len = len;
 	a->type = PERF_TYPE_BREAKPOINT;
@@ -337,6 +344,7 @@ struct mods {
 	bool exclude;		/* one of u/k/h was seen */
 	bool exclude_gh;	/* one of G/H was seen */
 	unsigned precise;
+	bool sample_read;	/* S: leader sampling (PERF_SAMPLE_READ) */
 };
 
 static void mods_levels(struct mods *m)
@@ -362,6 +370,7 @@ static char mods_apply(struct mods *m, struct span s)
 		case 'G': mods_gh(m); m->eG = false; break;
 		case 'H': mods_gh(m); m->eH = false; break;
 		case 'p': m->precise++; break;
+		case 'S': m->sample_read = true; break;
 		default: return s.p[i];
 		}
 	}
@@ -382,21 +391,26 @@ static int check_mods(struct parser *ps, struct span text, struct span mods)
 	return 0;
 }
 
-/* Members keep their own spelling, with the group's letters added. */
+/* Members keep their own spelling, with the group's letters added but S
+ * (perf names {a,b}:S's members a and b). */
 static int name_add_mods(struct parser *ps, struct item *it, const struct group *g)
 {
-	size_t len = strlen(it->ev.name), sep = !it->has_mods;
+	size_t len = strlen(it->ev.name), sep = !it->has_mods, n = 0;
+	char add[EVENT_NAME_MAX + 1];
 
-	if (it->named)
+	for (size_t i = 0; i < g->mods.n; i++)
+		if (g->mods.p[i] != 'S')
+			add[n++] = g->mods.p[i];
+	if (it->named || !n)
 		return 0;
-	if (len + sep + g->mods.n > EVENT_NAME_MAX)
+	if (len + sep + n > EVENT_NAME_MAX)
 		return err_set(ps->err, -PREC_ELIMIT,
 			       "event '%.*s': name longer than %d characters",
 			       SPAN(it->text), EVENT_NAME_MAX);
 	if (sep)
 		it->ev.name[len++] = ':';
-	memcpy(it->ev.name + len, g->mods.p, g->mods.n);
-	it->ev.name[len + g->mods.n] = '\0';
+	memcpy(it->ev.name + len, add, n);
+	it->ev.name[len + n] = '\0';
 	return 0;
 }
 
@@ -427,6 +441,7 @@ static int finish_mods(struct parser *ps, struct item *it, const struct group *g
 	a->exclude_guest = m.eG;
 	a->exclude_host = m.eH;
 	a->precise_ip = m.precise & 3;
+	it->ev.sample_read = m.sample_read;
 	return 0;
 }
 
@@ -454,6 +469,8 @@ static int parse_kind(struct parser *ps, struct item *it)
 		it->ev.is_hardware = it->ev.attr.type != PERF_TYPE_SOFTWARE;
 		return 0;
 	}
+	if (colon && events__is_probe(head))
+		return events__probe(ps->env, it, head, rest, ps->err);
 	if (colon && span_eq(head, "mem"))
 		return parse_bp(ps, it, rest);
 	if (colon)

@@ -10,10 +10,14 @@
  *           | pmu '/' [ term { ',' term } ] '/' [ [':'] mods ]
  *           | sys ':' event [ ':' mods ]   tracepoint
  *           | 'mem:' addr [ '/' len ] [ ':' rwx ] [ ':' mods ]   breakpoint
+ *           | 'mem:' symbol [ '/' len ] [ ':' rwx ] [ ':' mods ] on a variable
+ *           | ('u' | 'ur') ':' path ':' symbol [ '+' off ] [ ':' mods ]
+ *                                      uprobe (ur: return probe)
+ *           | ('k' | 'kr') ':' symbol [ '+' off ] [ ':' mods ]   kprobe
  *   term   := config|config1|config2|period|freq '=' num | name '=' text
  *           | format-term [ '=' num ]      bits from <pmu>/format/<term>
  *           | event-alias                  terms from <pmu>/events/<alias>
- *   mods   := { u k h G H p }              p up to three times
+ *   mods   := { u k h G H p S }            p up to three times
  *
  * A name before ':' that is a builtin event (cycles, cs, L1-dcache-loads,
  * r1a2b...) means modifiers follow; otherwise the text is a tracepoint.
@@ -22,9 +26,20 @@
  * Modifiers follow perf: u, k and h keep only the levels named (u: exclude
  * kernel and hv; uk: exclude hv only); G and H keep only guest or host; each
  * p raises precise_ip. Unlike perf, u and p do not also set exclude_guest.
+ * S (leader sampling) sets sample_read: on a group, the recorder samples
+ * only the leader and reads every member's count into each sample
+ * (PERF_SAMPLE_READ); S is not added to the members' names.
  * Modifiers after a group's '}' are applied on top of each member's own
  * (so {cycles:k}:u counts both levels), and are added to the member's name
  * ("cycles:ku") unless name= gave one.
+ *
+ * Probes (events_probe.c) use the uprobe and kprobe PMUs of sysfs, not
+ * tracefs: the type comes from <pmu>/type, the return-probe bit from
+ * <pmu>/format/retprobe. The parser only checks the spelling and finds the
+ * PMU; the path stays in name (probe_at says where) and the symbol is
+ * resolved to a file offset (config2), and mem:SYMBOL to an address, by
+ * the recorder (record/probes.c), which sets config1 to the path or symbol
+ * text just for each perf_event_open. A path holds no ':' or ','.
  *
  * Ownership: struct event_list owns the array ev (malloc'ed); the caller owns
  * the struct itself, starts it zeroed ({ 0, NULL }) and releases it with
@@ -57,6 +72,28 @@ struct event_env {
 				 * "/sys/kernel/debug/tracing" */
 };
 
+/* What kind of probe an event_spec is, where name is not enough. */
+enum event_probe {
+	EVENT_PROBE_NONE,
+	EVENT_PROBE_U,          /* u:PATH:SYM[+OFF] */
+	EVENT_PROBE_UR,         /* ur:PATH:SYM[+OFF] */
+	EVENT_PROBE_K,          /* k:SYM[+OFF] */
+	EVENT_PROBE_KR,         /* kr:SYM[+OFF] */
+	EVENT_PROBE_MEM_SYM,    /* mem:SYM: bp_addr set once resolved */
+};
+
+/* Where a probe's parts are in event_spec.name (offsets and lengths), and
+ * the +OFF; path_len is 0 for kprobes and mem:SYM. */
+struct event_probe_at {
+	uint16_t path, path_len, sym, sym_len;
+	uint64_t off;
+	bool len_given;         /* mem:SYM/LEN */
+	bool resolved;          /* config2 or bp_addr filled in by the recorder */
+	bool at_exec;           /* mem:SYM of a PIE command: bp_addr is the
+				 * link-time address until the command's exec */
+	uint64_t load_vaddr;    /* then: the link-time address of its first page */
+};
+
 struct event_spec {
 	/*
 	 * type, config, config1, config2, exclude_user/kernel/hv/guest/host,
@@ -72,6 +109,9 @@ struct event_spec {
 				 * be missing on a VM without a PMU */
 	bool explicit_period;   /* period=/freq= given (always for breakpoints,
 				 * which sample every hit as in perf) */
+	uint8_t probe;          /* enum event_probe */
+	struct event_probe_at probe_at;
+	bool sample_read;       /* S modifier: leader sampling, PERF_SAMPLE_READ */
 };
 
 struct event_list {
@@ -191,6 +231,12 @@ struct item {
 /* pmu/terms/[[:]mods]; name_len is the length of the PMU name in it->text. */
 int events__pmu(const struct event_env *env, struct item *it, size_t name_len,
 		struct err *err);
+/* events_probe.c: u:, ur:, k:, kr: (head is one of those; rest follows
+ * its ':'), and the symbol of mem:SYMBOL. */
+bool events__is_probe(struct span head);
+int events__probe(const struct event_env *env, struct item *it, struct span head,
+		  struct span rest, struct err *err);
+int events__bp_symbol(struct item *it, struct span sym, struct err *err);
 /* sys:event[:mods]; sys is it->text before the first ':', rest what follows. */
 int events__tracepoint(const struct event_env *env, struct item *it,
 		       struct span sys, struct span rest, struct err *err);

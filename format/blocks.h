@@ -65,6 +65,8 @@ enum meta_tag {
 	META_STAT_TOPOLOGY,
 	META_STAT_THREADS,
 	META_REPAIRED,          /* since 1.4 */
+	META_STAT_TOPOLOGY_MORE,        /* clusters and caches (--per-cluster, --per-cache) */
+	META_STAT_LAYOUT,               /* --table, --metric-only */
 	META_TAG_MAX,
 };
 

@@ -37,6 +37,8 @@ static const struct meta_field meta_fields[] = {
 	{ META_STAT_TOPOLOGY, META_BYTES, "stat_topology" },
 	{ META_STAT_THREADS, META_STRLIST, "stat_threads" },
 	{ META_REPAIRED, META_U64, "repaired" },
+	{ META_STAT_TOPOLOGY_MORE, META_BYTES, "stat_topology_more" },
+	{ META_STAT_LAYOUT, META_U64, "stat_layout" },
 };
 
 const struct meta_field *meta_field_find(uint16_t tag)

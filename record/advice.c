@@ -75,12 +75,18 @@ int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int 
 	       bool *user_only)
 {
 	for (;;) {
-		int fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-		int e = errno;
+		struct perf_event_attr probe = *a;
+		char text[EVENT_NAME_MAX + 1];
+		int fd, e;
 
+		probe_attr_for_open(ev, &probe, text, sizeof(text));   /* config1 -> text */
+		fd = (int)syscall(SYS_perf_event_open, &probe, pid, cpu, group_fd,
+				  PERF_FLAG_FD_CLOEXEC);
+		e = errno;
 		if (fd >= 0)
 			return fd;
-		if (!event_fallback_user_only(&ev->attr, ev->name, sizeof(ev->name), e))
+		if (event_is_probe(ev) ||     /* refused for users whatever is excluded */
+		    !event_fallback_user_only(&ev->attr, ev->name, sizeof(ev->name), e))
 			return -e;
 		a->exclude_kernel = ev->attr.exclude_kernel;
 		a->exclude_hv = ev->attr.exclude_hv;
@@ -123,6 +129,12 @@ void open_error_advice(int errnum, const struct open_failure *f, char *buf, size
 	switch (errnum) {
 	case EACCES:
 	case EPERM:
+		if (f->probe && f->probe != EVENT_PROBE_MEM_SYM) {
+			snprintf(buf, len, "no permission to open probe '%s': the kernel's %s PMU "
+				 "is for root or CAP_PERFMON only, whatever perf_event_paranoid says",
+				 f->name, f->probe <= EVENT_PROBE_UR ? "uprobe" : "kprobe");
+			return;
+		}
 		if (foreign_process(f->pid, owner, sizeof(owner))) {
 			snprintf(buf, len, "no permission to attach event '%s' to process %d: it "
 				 "belongs to %s; only its owner, root or a user with CAP_PERFMON "

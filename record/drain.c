@@ -14,6 +14,8 @@
 
 #include <linux/perf_event.h>
 
+#include "control.h"
+
 /* The kernel publishes data_head with a release store after writing the
  * records (perf_output_put_handle); this acquire load pairs with it, so the
  * record bytes below head are visible once head is. */
@@ -80,7 +82,7 @@ long session_drain(struct session *s, struct err *err)
 
 int session_poll(struct session *s, int timeout_ms)
 {
-	struct pollfd pfd[256];
+	struct pollfd pfd[257];
 	size_t n = 0;
 	int ret;
 
@@ -93,7 +95,9 @@ int session_poll(struct session *s, int timeout_ms)
 		pfd[n].revents = 0;
 		n++;
 	}
-	ret = poll(pfd, n, timeout_ms);
+	/* --control's commands end the wait too (control_record.c reads them) */
+	pfd[n] = (struct pollfd){ .fd = control_fd(s->control), .events = POLLIN };
+	ret = poll(pfd, n + 1, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (ret > 0) {

@@ -142,6 +142,36 @@ static int mmap_limit_error(const struct session *s, int cpu, int ret, struct er
 }
 
 
+/*
+ * {a,b}:S, leader sampling: each member reads the whole group
+ * (PERF_SAMPLE_READ, PERF_FORMAT_GROUP with ids) and only the leader
+ * samples, as perf. With inheritance (the default) the kernel (6.12 on)
+ * reads each thread's own counts into its samples; the report takes
+ * deltas per id and thread. -s/--stat asks for per-thread counts at each
+ * thread's exit (inherit_stat: PERF_RECORD_READ), with perf's times.
+ */
+static void setup_sample_read(const struct session *s, size_t i, struct perf_event_attr *a)
+{
+	const struct event_spec *ev = &s->events[i];
+
+	if (s->opts->stat) {
+		a->inherit_stat = 1;
+		a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	}
+	if (!ev->sample_read)
+		return;
+	a->sample_type |= PERF_SAMPLE_READ;
+	a->read_format |= PERF_FORMAT_ID;
+	if (ev->group < 0)
+		return;
+	a->read_format |= PERF_FORMAT_GROUP;
+	if (!ev->group_leader) {
+		a->freq = 0;
+		a->sample_period = 0;
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	}
+}
+
 static void setup_attr(struct session *s, size_t i, bool workload)
 {
 	const struct record_opts *o = s->opts;
@@ -155,7 +185,8 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		if (o->period) {
 			a->freq = 0;
 			a->sample_period = (uint64_t)o->period;
-		} else if (a->type == PERF_TYPE_TRACEPOINT && !o->freq_given) {
+		} else if ((a->type == PERF_TYPE_TRACEPOINT || event_is_probe(ev)) &&
+			   !o->freq_given) {
 			a->freq = 0;            /* perf's default: every hit */
 			a->sample_period = 1;
 		} else {
@@ -185,9 +216,10 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		a->sample_stack_user = (uint32_t)o->stack_size;
 		a->exclude_callchain_user = 1;
 	}
+	sample_opts_attr(&o->sample, a, i == flight_tracking_event(s));  /* the tracking event */
 	a->read_format = PERF_FORMAT_ID;
 	a->disabled = 1;
-	a->enable_on_exec = workload;
+	a->enable_on_exec = workload && !o->delay_ms;   /* -D: enabled later (control_record.c) */
 	a->inherit = !o->no_inherit && s->tids;
 	a->sample_id_all = 1;
 	a->watermark = 1;
@@ -203,6 +235,7 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		a->build_id = s->build_id_in_mmap;
 		a->context_switch = o->switch_events;
 	}
+	setup_sample_read(s, i, a);
 }
 
 static int add_evfd(struct session *s, const struct evfd *e)
@@ -260,14 +293,24 @@ static int open_one(struct session *s, size_t i, int cpu, pid_t tid, int group_f
 		}
 		if (e.fd == -ESRCH && tid > 0 && !workload)
 			return 0;                       /* the thread exited meanwhile */
+		if (e.fd == -EINVAL && s->attrs[i].inherit &&
+		    (s->attrs[i].sample_type & PERF_SAMPLE_READ))
+			return err_set(err, -EINVAL, "the kernel refused leader sampling (:S) of "
+				       "event '%s' with inherited counters (Linux before 6.12): "
+				       "add --no-inherit", s->events[i].name);
 		if (!fall_back_to_cpu_clock(s, i, -e.fd)) {
 			struct open_failure f = {
 				.name = s->events[i].name, .hardware = s->events[i].is_hardware,
 				.system_wide = s->opts->all_cpus || s->opts->cpu_list,
 				.pid = workload ? 0 : tid > 0 ? tid : 0,
 				.tried_user_only = s->tried_user_only,
+				.probe = s->events[i].probe,
 			};
 
+			if (s->attrs[i].sample_type & PERF_SAMPLE_BRANCH_STACK &&
+			    (e.fd == -EOPNOTSUPP || e.fd == -ENOENT || e.fd == -EINVAL))
+				return err_set(err, e.fd, "%s: the PMU or event type does not support "
+					       "branch stack sampling (-b/-j)", s->events[i].name);
 			return open_error(-e.fd, &f, err);
 		}
 	}

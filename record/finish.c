@@ -336,7 +336,8 @@ int write_metadata(struct container_writer *w, const struct record_opts *o, uint
 		metadata_set_u64(&m, META_TOTAL_MEM_KB, strtoull(text, NULL, 10));
 	metadata_set_u64(&m, META_PERF_EVENT_PARANOID, (uint64_t)(int64_t)perf_paranoid());
 	metadata_set_strlist(&m, META_CMDLINE, o->record_argc, o->record_argv);
-	metadata_set_u64(&m, META_CLOCK_ID, 0xFFFFFFFFu);
+	metadata_set_u64(&m, META_CLOCK_ID, o->sample.use_clockid ? (uint64_t)o->sample.clockid :
+			 0xFFFFFFFFu);    /* --clockid, else the perf clock */
 	metadata_set_u64(&m, META_START_TIME_NS, start_ns);
 	metadata_set_u64(&m, META_PAGE_SIZE, (uint64_t)sysconf(_SC_PAGESIZE));
 	metadata_set_str(&m, META_WRITER, "prec " PREC_VERSION);

@@ -255,6 +255,22 @@ static int list_pmu(struct lister *ls, const char *glob, struct err *err)
 	return ret == -ENOMEM ? err_set(err, ret, "out of memory") : ret;
 }
 
+/* The syntax of mem:SYMBOL and of probes through the uprobe and kprobe
+ * PMUs (common/events_probe.c), tagged as missing where the PMU is. */
+static void list_probes(struct lister *ls)
+{
+	enum support u = access("/sys/bus/event_source/devices/uprobe", F_OK) ? UNSUPPORTED :
+			 SUPPORTED;
+	enum support k = access("/sys/bus/event_source/devices/kprobe", F_OK) ? UNSUPPORTED :
+			 SUPPORTED;
+
+	print_line(ls, "mem:<symbol>[/len][:access]", "Hardware breakpoint", SUPPORTED);
+	print_line(ls, "u:<path>:<symbol>[+off]", "Uprobe", u);
+	print_line(ls, "ur:<path>:<symbol>[+off]", "Uretprobe", u);
+	print_line(ls, "k:<symbol>[+off]", "Kprobe", k);
+	print_line(ls, "kr:<symbol>[+off]", "Kretprobe", k);
+}
+
 static void list_raw_and_breakpoint(struct lister *ls)
 {
 	print_line(ls, "rNNN", "Raw hardware event descriptor", ls->hw);
@@ -262,6 +278,7 @@ static void list_raw_and_breakpoint(struct lister *ls)
 	if (ls->tty)
 		fprintf(ls->out, "   (see 'man perf-list' on how to encode it)\n\n");
 	print_line(ls, "mem:<addr>[/len][:access]", "Hardware breakpoint", SUPPORTED);
+	list_probes(ls);
 	section_end(ls, 1);
 }
 

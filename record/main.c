@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "control.h"
 #include "format/blocks.h"
 #include "format/record.h"
 #include "report/symbols/embed.h"
@@ -395,7 +396,7 @@ static int flight_step(struct run *run, bool flushed, struct err *err)
 		}
 		due = o->switch_size && st.file_bytes >= o->switch_size;
 	}
-	if (o->switch_output && switch_requested_take())
+	if (o->switch_output && switch_output_take())
 		due = true;
 	if (run->next_switch && mono_s() >= run->next_switch) {
 		due = true;
@@ -422,6 +423,7 @@ static int record_loop(struct run *run, struct err *err)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
+		timeout = record_control_timeout(&run->s, timeout);
 		ret = session_poll(&run->s, timeout);
 		if (ret < 0)
 			return err_set(err, ret, "poll: %s", strerror(-ret));
@@ -438,6 +440,7 @@ static int record_loop(struct run *run, struct err *err)
 			return -1;
 		if (step == 1)
 			break;
+		record_control_poll(&run->s);  /* -D's time, --control's commands */
 		if (ret == 1 && !run->have_workload)
 			break;                  /* the processes we attached to are gone */
 		if (stop_requested())
@@ -484,6 +487,7 @@ static int start(struct run *run, struct err *err)
 	writer_opts(s, &wo);
 
 	if (o->argc) {
+		run->wl.stop_at_exec = probes_need_exec_stop(&o->events);
 		ret = workload_prepare(&run->wl, o->argv, err);
 		if (ret)
 			return ret;
@@ -508,19 +512,26 @@ static int start(struct run *run, struct err *err)
 		 * the events start with its exec (enable_on_exec) */
 		ret = synthesize(s, err);
 	} else {
-		/* -a, -C, -p, -t: from now on; a command only sets how long */
-		ret = session_enable(s, err);
+		/* -a, -C, -p, -t: from now on (-D: later); a command only sets how long */
+		ret = o->delay_ms ? 0 : session_enable(s, err);
 		if (!ret)
 			ret = synthesize(s, err);
 	}
 	if (ret)
 		return ret;
+	if (follows_workload(run))
+		s->workload = run->wl.pid;
+	record_control_start(s);
 	if (run->have_workload) {
 		ret = workload_start(&run->wl, err);
 		if (ret) {
 			err_prefix(err, "cannot run '%s'", o->argv[0]);
 			return ret;
 		}
+		if (run->wl.stop_at_exec)       /* mem:SYMBOL of a PIE */
+			ret = session_probes_at_exec(s, run->wl.pid, err);
+		if (ret)
+			return ret;
 		if (follows_workload(run))
 			s->workload_pid = run->wl.pid;
 	}
@@ -699,8 +710,15 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	ret = record_parse_args(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret;
+	}
+	if (control_open(&run.s.control, o.control, &err)) {
+		fprintf(stderr, "prec: %s\n", err.msg);
+		event_list_free(&o.events);
+		return 129;
+	}
 	run.s.opts = &o;
 	run.s.events = o.events.ev;
 	run.s.nr_events = o.events.nr;
@@ -731,6 +749,7 @@ int main(int argc, char **argv)
 	record_pipe_close(run.pipe);
 	flight_files_free(run.files);
 	record_session_close(&run.s);
+	control_close(run.s.control);
 	dso_list_free(run.s.dsos);
 	record_layouts_free(run.s.layouts);
 	event_list_free(&o.events);

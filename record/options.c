@@ -161,6 +161,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 
 	if (!ret)
 		ret = check_callgraph(o, raw->callgraph, raw->fp, err);
+	if (!ret)
+		ret = sample_opts_check(&o->sample, err);
 	if (ret)
 		return ret;
 	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
@@ -183,6 +185,9 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		o->default_event = true;
 		ret = events_parse("cycles", NULL, &o->events, err);
 	}
+	if (!ret)       /* probes' symbols, mem:SYMBOL's variable */
+		ret = probes_resolve(&o->events, o->argc ? o->argv : NULL,
+				     o->pids ? o->pids : o->tids, err);
 	if (!ret)
 		ret = check_flight(o, raw, err);
 	return ret;
@@ -201,7 +206,8 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 	bool help = false, version = false;
 	const struct opt table[] = {
 		OPTION_CALLBACK('e', "event", o, "event", "event to sample (repeatable; comma list; "
-				"default cycles, or cpu-clock without a PMU)", cb_event),
+				"default cycles, or cpu-clock without a PMU; probes: mem:ADDR|VAR[/LEN][:rwx], "
+				"u:|ur:PATH:FUNC[+OFF], k:|kr:FUNC[+OFF])", cb_event),
 		OPTION_CALLBACK(0, "filter", o, "filter", "tracepoint filter for the events of the "
 				"preceding -e (the kernel's filter syntax)", cb_filter),
 		OPTION_STRING('F', "freq", &raw.freq, "n", "sample frequency in Hz, or 'max' (default 4000)"),
@@ -221,6 +227,10 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_INT_OPTARG('z', "compression-level", &o->level, "n",
 				  "deflate level 0-12 (default 1; 0 stores raw)", 0, 12, 1),
 		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
+		OPTION_INT('D', "delay", &o->delay_ms, "ms", "enable the events ms milliseconds after "
+			   "the start (-1: when --control says enable)", -1, 1L << 30),
+		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",
+			      "commands enable, disable, snapshot, stop, ping (answered ack)"),
 		OPTION_FLAG(0, "overwrite", &o->overwrite, "flight recorder: keep only the newest "
 			    "samples of each ring buffer (-m), written at the end or at a switch"),
 		OPTION_CALLBACK_OPTARG(0, "switch-output", &raw, "signal|size|time",
@@ -232,8 +242,10 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_STRING(0, "max-size", &raw.max_size, "size",
 			      "stop when the output file reaches this size (B, K, M, G)"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
+		OPTION_FLAG('s', "stat", &o->stat, "per-thread counts at each thread's exit (inherit_stat; prep report -T)"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
 		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),
+		SAMPLE_OPTIONS(&o->sample),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),
 		OPTION_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
@@ -251,6 +263,10 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 	}
 	if (help) {
 		opts_usage(stdout, usage_line, table);
+		exit(0);
+	}
+	if (o->sample.list_regs) {
+		sample_regs_list(stdout);
 		exit(0);
 	}
 	if (version) {

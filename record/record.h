@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "common/events.h"
 #include "format/container.h"
+#include "record/sample_opts.h"
 
 #define PREC_VERSION "0.1"
 
@@ -25,6 +26,8 @@ enum callgraph_mode {
 	CALLGRAPH_FP,
 	CALLGRAPH_DWARF,
 };
+
+struct control;
 
 struct record_opts {
 	struct event_list events;       /* -e, in order; default cycles (fallback cpu-clock) */
@@ -47,6 +50,7 @@ struct record_opts {
 	long level;                     /* -z */
 	bool switch_events;
 	bool no_inherit;
+	bool stat;                      /* -s: per-thread counts (inherit_stat) */
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
 	bool overwrite;                 /* --overwrite: backward rings, read at a dump (flight.c) */
@@ -55,6 +59,9 @@ struct record_opts {
 	double switch_time;             /* --switch-output=TIME: seconds, 0 none */
 	long switch_max_files;          /* --switch-max-files: 0 keeps all */
 	uint64_t max_size;              /* --max-size: bytes, 0 none */
+	long delay_ms;                  /* -D: enable this long after the start; -1: on --control's enable */
+	const char *control;            /* --control fifo:CTL[,ACK] or fd:N[,M] */
+	struct sample_opts sample;      /* -d, -W, --user-regs, --clockid, -b/-j ... */
 	int quiet;
 	int verbose;
 	int argc;                       /* the workload */
@@ -104,6 +111,10 @@ struct session {
 	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
 	struct record_layouts *layouts; /* the events as the decoder sees them */
 	pid_t workload_pid;             /* once started: what a switched file synthesizes again */
+	struct control *control;        /* --control, or NULL (control.h) */
+	double enable_at;               /* -D MSEC: when to enable (CLOCK_MONOTONIC s); 0: none */
+	bool disabled;                  /* -D or --control's disable holds the events off */
+	pid_t workload;                 /* the workload followed, or 0 */
 };
 
 /* options.c: the command line into o (exits for --help and --version);
@@ -138,10 +149,15 @@ void stop_signals_install(void);
 bool stop_requested(void);
 /* Whether a child ended since the last call (the note is cleared). */
 bool child_exited_take(void);
-/* --switch-output: SIGUSR2 asks for a new file; whether it did since the
- * last call (the note is cleared). */
+/* --control stop: ask to stop, as SIGTERM does. */
+void stop_request(void);
+/* --control snapshot (perf's SIGUSR2): a flag for the output switch to
+ * take (true once per request). */
+void switch_output_request(void);
+bool switch_output_take(void);
+/* --switch-output: SIGUSR2 asks for a new file, as --control's snapshot
+ * does (switch_output_take). */
 void switch_signal_install(void);
-bool switch_requested_take(void);
 
 /* drain.c */
 /* Copy whatever every ring holds into the writer; returns bytes copied or a
@@ -177,6 +193,13 @@ void flight_files_free(struct flight_files *ff);
  * their COMM/MMAP2 records too). */
 struct synth_params;
 int flight_synth_workload(pid_t pid, const struct synth_params *p, struct err *err);
+/* control_record.c: -D and --control in prec's loop */
+/* As the workload starts: -D holds the events off ("Events disabled"). */
+void record_control_start(struct session *s);
+/* timeout (ms) cut to -D's time to enable. */
+int record_control_timeout(const struct session *s, int timeout);
+/* -D's time come, and the commands that arrived (never blocks). */
+void record_control_poll(struct session *s);
 
 /* stat.c: prec stat [record] */
 int cmd_stat(int argc, char **argv);
@@ -189,6 +212,7 @@ struct workload {
 	pid_t pid;
 	int go_fd;                      /* write end: the child execs when it closes */
 	int err_fd;                     /* read end: errno of a failed exec, or EOF */
+	bool stop_at_exec;              /* traced: stops after its exec (probes.c) */
 };
 int workload_prepare(struct workload *wl, char **argv, struct err *err);
 int workload_start(struct workload *wl, struct err *err);
@@ -201,6 +225,7 @@ struct open_failure {
 	bool system_wide;               /* -a / -C */
 	pid_t pid;                      /* the process attached to (-p/-t), 0 for none */
 	bool tried_user_only;           /* the :u fallback was tried and refused too */
+	uint8_t probe;                  /* enum event_probe of the event */
 };
 /* A number from a /proc/sys file, or dflt when it cannot be read. */
 long sysctl_long(const char *path, long dflt);
@@ -223,6 +248,36 @@ int event_open(struct event_spec *ev, struct perf_event_attr *a, pid_t pid, int 
 int open_error(int errnum, const struct open_failure *f, struct err *err);
 /* The one note line printed once when the fallback was taken. */
 void user_only_note(FILE *out, const char *tool, const char *first_name);
+
+/* probes.c: u:/ur:/k:/kr: probes and mem:SYMBOL (common/events.h) */
+/* A u:, ur:, k: or kr: probe (not mem:SYMBOL). */
+bool event_is_probe(const struct event_spec *ev);
+/* Resolve the probes' symbols to file offsets, and mem:SYMBOL to the
+ * address of the variable in argv[0] (the command, NULL for none) or in
+ * the first process of the -p (or -t) list pids (NULL for none). 0, or a negative
+ * code with a one-line message naming the event. */
+int probes_resolve(struct event_list *l, char *const *argv, const char *pids, struct err *err);
+/* Just before perf_event_open: for a probe, a->config1 points at its path
+ * (uprobe) or symbol (kprobe), copied into buf, which must outlive the call;
+ * nothing for other events. The kernel copies the text during the call. */
+void probe_attr_for_open(const struct event_spec *ev, struct perf_event_attr *a, char *buf,
+			 size_t size);
+
+/* Whether a mem:SYMBOL breakpoint waits for the command's exec (a PIE):
+ * then the workload is prepared with stop_at_exec, and once started,
+ * handed to one of the *_probes_at_exec functions. */
+bool probes_need_exec_stop(const struct event_list *l);
+/* Wait for the exec stop of the traced command pid and read where its
+ * executable was loaded: 0, or -ESRCH when it ended or cannot be read. */
+int probes_exec_stopped(pid_t pid, uint64_t *base, struct err *err);
+/* Move a breakpoint of ev opened on fd with attr opened to base, enabled
+ * or not afterwards; nothing for other events. */
+int probe_bp_move(int fd, const struct event_spec *ev, const struct perf_event_attr *opened,
+		  uint64_t base, bool enable, struct err *err);
+/* Let the traced command go on (PTRACE_DETACH); killed first unless ok. */
+void probes_exec_release(pid_t pid, bool ok);
+/* All three for a recording session, whose workload pid was just started. */
+int session_probes_at_exec(struct session *s, pid_t pid, struct err *err);
 
 /* finish.c */
 struct dso_list;

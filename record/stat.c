@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "control.h"
 #include "record.h"
 
 /* -p: every thread of each process; -t: the threads as given. The list is
@@ -65,6 +66,8 @@ static int run_init(struct stat_run *run, struct err *err)
 	run->po.sep = o->sep;
 	run->po.json = o->json;
 	run->po.big_num = o->big_num && !o->no_big_num;
+	run->po.table = o->table;
+	run->po.metric_only = o->metric_only;
 	run->c = calloc(n + 1, sizeof(*run->c));
 	run->sc = calloc(n + 1, sizeof(*run->sc));
 	run->per = calloc(n + 1, sizeof(*run->per));
@@ -206,14 +209,26 @@ int cmd_stat(int argc, char **argv)
 		argv++;
 	}
 	ret = stat_parse(&o, argc, argv);
-	if (ret)
+	if (ret) {
+		event_list_free(&o.events);     /* parsed before a bad value */
 		return ret < 0 ? 0 : ret;
+	}
+	if (control_open(&run.control, o.control, &err)) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		event_list_free(&o.events);
+		return 129;
+	}
 	if (o.record) {
 		o.record_file = o.output ? o.output : "prec.data";
 		o.output = NULL;
 	}
 	if (o.output && !(run.out = fopen(o.output, o.append ? "a" : "w"))) {
 		fprintf(stderr, "prec stat: cannot write '%s': %s\n", o.output, strerror(errno));
+		event_list_free(&o.events);
+		return 1;
+	}
+	if (o.log_fd && !(run.out = stat_log_fd(&o, &err))) {
+		fprintf(stderr, "%s\n", err.msg);
 		event_list_free(&o.events);
 		return 1;
 	}
@@ -229,6 +244,7 @@ int cmd_stat(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 	run_free(&run);
+	control_close(run.control);
 	event_list_free(&o.events);
 	if (ret)
 		return 255;

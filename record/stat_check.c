@@ -21,9 +21,6 @@ static int check_targets(const struct stat_opts *o, struct err *err)
 			       "to count");
 	if (o->repeat > 1 && !o->argc)
 		return err_set(err, -EINVAL, "prec stat: -r needs a command to run again");
-	if (o->repeat > 1 && o->record)
-		return err_set(err, -EINVAL, "prec stat record: -r is not supported with record "
-			       "(as in perf)");
 	if (o->pids && o->tids)
 		return err_set(err, -EINVAL, "prec stat: -p and -t exclude each other");
 	if ((o->no_aggr + o->per_socket + o->per_die + o->per_core + o->per_node +

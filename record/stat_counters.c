@@ -78,7 +78,7 @@ static int open_failed(const struct counter *c, const struct stat_target *t, pid
 	struct open_failure f = {
 		.name = c->ev->name, .hardware = c->ev->is_hardware,
 		.system_wide = t->cpus != NULL, .pid = t->tids ? pid : 0,
-		.tried_user_only = c->user_only,
+		.tried_user_only = c->user_only, .probe = c->ev->probe,
 	};
 
 	return open_error(e, &f, err);
@@ -278,7 +278,7 @@ static enum stat_aggr aggr_mode(const struct stat_opts *o)
 {
 	return o->no_aggr ? AGGR_NONE : o->per_socket ? AGGR_SOCKET : o->per_die ? AGGR_DIE :
 	       o->per_core ? AGGR_CORE : o->per_node ? AGGR_NODE : o->per_thread ? AGGR_THREAD :
-	       AGGR_GLOBAL;
+	       o->per_cluster ? AGGR_CLUSTER : o->per_cache ? AGGR_CACHE : AGGR_GLOBAL;
 }
 
 /* -a, -C: the topology of every CPU (kept in the file) into *topo, and
@@ -301,6 +301,8 @@ static int cpu_units(const struct stat_target *t, struct stat_result *r, int *un
 	*topo = all;
 	*nr_topo = (size_t)ncpu;
 	all = NULL;
+	if (r->aggr == AGGR_CACHE && !stat_set_cache_level(counted, t->nr_cpus, r->cache_level))
+		memset(counted, 0, (t->nr_cpus + 1) * sizeof(*counted));     /* one unit */
 	if (r->aggr != AGGR_GLOBAL) {
 		if (stat_units_for_cpus(r->aggr, counted, t->nr_cpus, &r->units, &r->nr_units, uk))
 			goto out;
@@ -381,6 +383,7 @@ int counters_aggregate(struct stat_run *run, struct reading **per, const size_t 
 	int ret = 0;
 
 	run->r.aggr = aggr_mode(run->o);
+	run->r.cache_level = run->o->per_cache ? atoi(run->o->per_cache) : 0;
 	*topo = NULL;
 	*nr_topo = 0;
 	if (run->t.cpus) {
@@ -392,5 +395,22 @@ int counters_aggregate(struct stat_run *run, struct reading **per, const size_t 
 	if (!ret)
 		ret = unit_sums(run, per, per_n, unit_of);
 	free(unit_of);
+	return ret;
+}
+
+int counters_probes_at_exec(struct stat_run *run, pid_t pid, struct err *err)
+{
+	uint64_t base;
+	int ret = probes_exec_stopped(pid, &base, err);
+
+	for (size_t i = 0; !ret && i < run->o->events.nr; i++) {
+		struct counter *c = &run->c[i];
+		struct perf_event_attr a;
+
+		counter_attr(run, i, &a);       /* as opened: the kernel compares */
+		for (size_t k = 0; !ret && k < c->nr_fds; k++)
+			ret = probe_bp_move(c->fds[k].fd, c->ev, &a, base, !run->o->delay_ms, err);
+	}
+	probes_exec_release(pid, !ret);
 	return ret;
 }

@@ -4,7 +4,8 @@
  * event (its ids empty when not supported), a COUNTS block per -I interval,
  * one of the final readings, and metadata with the times, the aggregation,
  * the CPUs' topology, the threads and the heading's target, so that `prep
- * stat report` prints what the live run printed.
+ * stat report` prints what the live run printed. With -r, a COUNTS block
+ * per run, the last one written at the end.
  */
 #include "stat_int.h"
 
@@ -40,12 +41,12 @@ static int write_events(struct container_writer *w, const struct stat_run *run, 
 	return ret;
 }
 
-/* The last run's readings, each fd's, flagged final. */
-static int write_counts(struct container_writer *w, const struct stat_run *run, struct buf *b,
-			struct err *err)
+/* Run k's readings (run->per: the run just read), each fd's, flagged
+ * final, encoded into b. */
+static int encode_run(const struct stat_run *run, int k, struct buf *b, struct err *err)
 {
 	size_t nr_ev = run->o->events.nr, n = 0;
-	uint64_t at = run->elapsed_ns[run->r.runs - 1];
+	uint64_t at = run->elapsed_ns[k];
 	struct count_reading *cr;
 	int ret;
 
@@ -58,10 +59,10 @@ static int write_counts(struct container_writer *w, const struct stat_run *run, 
 	for (size_t i = 0; i < nr_ev; i++) {
 		const struct reading *x = run->per[i];
 
-		for (size_t k = 0; k < run->per_n[i]; k++)
-			cr[n++] = (struct count_reading){ (uint32_t)i, x[k].cpu, x[k].tid,
-							  COUNT_FLAG_FINAL, at, x[k].value,
-							  x[k].enabled, x[k].running };
+		for (size_t j = 0; j < run->per_n[i]; j++)
+			cr[n++] = (struct count_reading){ (uint32_t)i, x[j].cpu, x[j].tid,
+							  COUNT_FLAG_FINAL, at, x[j].value,
+							  x[j].enabled, x[j].running };
 		/* opened but never scheduled (a broken group): <not counted> */
 		if (!run->per_n[i] && run->c[i].supported)
 			cr[n++] = (struct count_reading){ (uint32_t)i, -1, -1, COUNT_FLAG_FINAL, at,
@@ -69,9 +70,34 @@ static int write_counts(struct container_writer *w, const struct stat_run *run, 
 	}
 	buf_reset(b);
 	ret = counts_encode(cr, n, b);
+	free(cr);
+	return ret ? err_set(err, ret, "out of memory") : 0;
+}
+
+/* The last run's readings; the runs before it are kept (stat_keep_run). */
+static int write_counts(struct container_writer *w, const struct stat_run *run, struct buf *b,
+			struct err *err)
+{
+	int ret = encode_run(run, run->r.runs - 1, b, err);
+
 	if (!ret)
 		ret = container_write_block(w, BLOCK_COUNTS, b->data, b->len, err);
-	free(cr);
+	return ret;
+}
+
+int stat_keep_run(struct stat_run *run, int k, struct err *err)
+{
+	struct intervals *iv = &run->iv;
+	int ret;
+
+	if (array_grow((void **)&iv->blocks, &iv->cap_blocks, iv->nr_blocks + 1, sizeof(*iv->blocks)))
+		return err_set(err, -ENOMEM, "out of memory");
+	iv->blocks[iv->nr_blocks] = (struct buf)BUF_INIT;
+	ret = encode_run(run, k, &iv->blocks[iv->nr_blocks], err);
+	if (ret)
+		buf_free(&iv->blocks[iv->nr_blocks]);
+	else
+		iv->nr_blocks++;
 	return ret;
 }
 
@@ -90,6 +116,28 @@ static void meta_topology(struct metadata *m, const struct stat_unit *topo, size
 			tb[16 * i + k] = (uint8_t)(f[k / 4] >> (8 * (k % 4)));
 	}
 	metadata_set_bytes(m, META_STAT_TOPOLOGY, META_BYTES, tb, 16 * n);
+	free(tb);
+}
+
+/* The level --per-cache asked, then every CPU's cluster and cache ids:
+ * u32 little-endian each (FORMAT.md, stat_topology_more). */
+static void meta_topology_more(struct metadata *m, const struct stat_unit *topo, size_t n,
+			       int cache_level)
+{
+	size_t per = 1 + STAT_CACHE_LEVELS, len = 4 * (1 + per * n);
+	uint8_t *tb;
+
+	if (!n || !(tb = calloc(len, 1)))
+		return;
+	for (size_t w = 0; w < 1 + per * n; w++) {
+		size_t cpu = (w - 1) / per, f = (w - 1) % per;
+		uint32_t v = !w ? (uint32_t)cache_level :
+			     !f ? (uint32_t)topo[cpu].cluster : (uint32_t)topo[cpu].cache_id[f - 1];
+
+		for (int k = 0; k < 4; k++)
+			tb[4 * w + k] = (uint8_t)(v >> (8 * k));
+	}
+	metadata_set_bytes(m, META_STAT_TOPOLOGY_MORE, META_BYTES, tb, len);
 	free(tb);
 }
 
@@ -141,6 +189,7 @@ static void stat_metadata(struct metadata *m, const struct stat_run *run, int ar
 	metadata_set_u64(m, META_STAT_RUNS, (uint64_t)r->runs);
 	metadata_set_u64(m, META_STAT_AGGR, (uint64_t)r->aggr);
 	meta_topology(m, run->topo, run->nr_topo);
+	meta_topology_more(m, run->topo, run->nr_topo, run->r.cache_level);
 	meta_threads(m, r);
 	meta_elapsed(m, run->elapsed_ns, r->runs);
 	if (r->show_times) {
@@ -148,6 +197,9 @@ static void stat_metadata(struct metadata *m, const struct stat_run *run, int ar
 		metadata_set_u64(m, META_STAT_SYS_NS, run->sys_ns);
 	}
 	meta_heading(m, r);
+	if (run->o->table || run->o->metric_only)
+		metadata_set_u64(m, META_STAT_LAYOUT, (uint64_t)run->o->table |
+				 (uint64_t)run->o->metric_only << 1);
 }
 
 int stat_write_file(const struct stat_run *run, int argc, char **argv, struct err *err)

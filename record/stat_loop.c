@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "format/blocks.h"
+#include "control.h"
 #include "record.h"
 
 static uint64_t now_ns(void)
@@ -83,7 +84,9 @@ static void interval_print(struct stat_run *run, uint64_t now_rel)
 		return;
 	if (o->interval_clear)
 		fputs("\033[H\033[2J", run->out);
-	if (run->iv.printed % STAT_HEADER_EVERY == 0 || o->interval_clear)
+	if ((run->iv.printed % STAT_HEADER_EVERY == 0 || o->interval_clear) && o->metric_only)
+		stat_print_metric_only_header(run->out, &run->r, &run->po);
+	else if (run->iv.printed % STAT_HEADER_EVERY == 0 || o->interval_clear)
 		stat_print_interval_header(run->out, run->r.aggr, &run->po);
 	run->iv.printed++;
 	run->po.interval = (double)now_rel / 1e9;
@@ -168,6 +171,8 @@ struct waiter {
 	struct pollfd *targets; /* -p/-t without a command: a pidfd per thread; */
 	size_t nr_targets;      /* the run ends when all have exited, as perf's */
 	size_t alive;
+	struct stat_run *run;
+	bool ctl;               /* --control's fd follows the targets in the array */
 };
 
 #ifndef PIDFD_THREAD
@@ -202,6 +207,19 @@ static void unwatch_targets(struct waiter *w)
 	free(w->targets);
 	w->targets = NULL;
 	w->nr_targets = w->alive = 0;
+}
+
+/* --control: its fd after the targets, read while asleep. */
+static void watch_control(struct waiter *w)
+{
+	int fd = control_fd(w->run->control);
+	struct pollfd *p;
+
+	if (fd < 0 || !(p = array_realloc(w->targets, w->nr_targets + 1, sizeof(*p))))
+		return;
+	w->targets = p;
+	p[w->nr_targets] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	w->ctl = true;
 }
 
 /* Threads that exited stop being watched (ppoll skips negative fds). */
@@ -246,8 +264,13 @@ static bool wait_until(struct waiter *w, uint64_t deadline)
 			return false;
 		left = deadline - now;
 		ts = (struct timespec){ (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-		if (ppoll(w->targets, w->nr_targets, deadline ? &ts : NULL, &w->asleep) > 0)
-			targets_exited(w);
+		if (ppoll(w->targets, w->nr_targets + w->ctl, deadline ? &ts : NULL, &w->asleep) <= 0)
+			continue;
+		targets_exited(w);
+		if (w->ctl && w->targets[w->nr_targets].revents) {
+			stat_control_process(w->run);
+			w->targets[w->nr_targets].fd = control_fd(w->run->control);
+		}
 	}
 }
 
@@ -273,8 +296,9 @@ static int wait_intervals(struct stat_run *run, struct waiter *w, uint64_t t0)
 	bool ticking = tick != 0;
 	int ret;
 
-	if (o->delay_ms) {
+	if (o->delay_ms)
 		fprintf(stderr, "Events disabled\n");
+	if (o->delay_ms > 0) {  /* -1: --control's enable turns them on */
 		wait_until(w, t0 + (uint64_t)o->delay_ms * 1000000u);
 		counters_enable(run->c, o->events.nr);
 		fprintf(stderr, "Events enabled\n");
@@ -345,6 +369,7 @@ static int start_run(struct stat_run *run, int k, struct workload *wl, uint64_t 
 	int ret;
 
 	if (o->argc) {
+		wl->stop_at_exec = probes_need_exec_stop(&o->events);
 		ret = workload_prepare(wl, o->argv, err);
 		if (ret)
 			return ret;
@@ -366,6 +391,10 @@ static int start_run(struct stat_run *run, int k, struct workload *wl, uint64_t 
 		if (ret) {
 			err_prefix(err, "cannot run '%s'", o->argv[0]);
 			waitpid(wl->pid, NULL, 0);
+		} else if (wl->stop_at_exec) {  /* mem:SYMBOL of a PIE */
+			ret = counters_probes_at_exec(run, wl->pid, err);
+			if (ret)        /* killed: collect it */
+				waitpid(wl->pid, NULL, 0);
 		}
 	}
 	return ret;
@@ -381,9 +410,10 @@ static int one_run(struct stat_run *run, int k, struct err *err)
 
 	if (ret)
 		return ret;
-	w = (struct waiter){ .pid = run->o->argc ? wl.pid : 0 };
+	w = (struct waiter){ .pid = run->o->argc ? wl.pid : 0, .run = run };
 	if (!run->o->argc && run->t.tids)
 		watch_targets(&w, &run->t);
+	watch_control(&w);
 	ret = wait_run(run, &w, t0);
 	unwatch_targets(&w);
 	run->status = w.status;
@@ -403,8 +433,14 @@ int stat_runs(struct stat_run *run, struct err *err)
 	const struct stat_opts *o = run->o;
 
 	for (int k = 0; k < o->repeat; k++) {
-		int ret = one_run(run, k, err);
+		int ret = stat_hook("pre", o->pre, err);
 
+		if (!ret)
+			ret = one_run(run, k, err);
+		if (!ret && o->record && k < o->repeat - 1 && !stop_requested())
+			ret = stat_keep_run(run, k, err);
+		if (!ret)
+			ret = stat_hook("post", o->post, err);
 		if (ret)
 			return ret;
 		run->runs = k + 1;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/opts.h"
+#include "record/record.h"
 
 /* perf stat's default set; system-wide (-a, -C) it counts cpu-clock, the
  * time of the CPUs, instead of task-clock */
@@ -97,7 +98,7 @@ static int finish_opts(struct stat_opts *o, struct err *err)
 int stat_parse(struct stat_opts *o, int argc, char **argv)
 {
 	const struct opt table[] = {
-		OPTION_CALLBACK('e', "event", o, "events", "events to count (default: perf stat's set)", cb_event),
+		OPTION_CALLBACK('e', "event", o, "events", "events to count (default: perf stat's set; also mem:ADDR|VAR, u:|ur:PATH:FUNC, k:|kr:FUNC)", cb_event),
 		OPTION_FLAG('a', "all-cpus", &o->all_cpus, "count on every CPU"),
 		OPTION_STRING('C', "cpu", &o->cpu_list, "list", "count on these CPUs (0-2,5)"),
 		OPTION_STRING('p', "pid", &o->pids, "pids", "count these processes (all their threads)"),
@@ -122,7 +123,10 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_FLAG(0, "all-user", &o->all_user, "count user space only, for every event"),
 		OPTION_FLAG(0, "all-kernel", &o->all_kernel, "count kernel space only, for every event"),
 		OPTION_FLAG(0, "no-scale", &o->no_scale, "do not scale counts of multiplexed events"),
-		OPTION_INT('D', "delay", &o->delay_ms, "ms", "start counting after ms milliseconds", 1, 1L << 30),
+		OPTION_INT('D', "delay", &o->delay_ms, "ms", "start counting after ms milliseconds "
+			   "(-1: when --control says enable)", -1, 1L << 30),
+		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",
+			      "commands enable, disable, stop, ping (answered ack)"),
 		OPTION_FLAG(0, "summary", &o->summary, "with -I: print the totals at the end too"),
 		OPTION_FLAG(0, "no-csv-summary", &o->no_csv_summary, "with --summary -x: no 'summary' field"),
 		OPTION_COUNT('v', "verbose", &o->verbose, "print each counter's raw value, enabled and running times"),
@@ -132,6 +136,7 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 		OPTION_FLAG(0, "per-core", &o->per_core, "one line per core (with -a or -C)"),
 		OPTION_FLAG(0, "per-node", &o->per_node, "one line per NUMA node (with -a or -C)"),
 		OPTION_FLAG(0, "per-thread", &o->per_thread, "one line per thread (with -p or -t)"),
+		STAT_MORE_OPTIONS(o),
 		OPTION_INT(0, "timeout", &o->timeout_ms, "ms", "stop after this many milliseconds", 1, 1L << 40),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print nothing (stat record still writes its file)"),
 		OPTION_FLAG('h', "help", &o->help, "show this help"),
@@ -152,7 +157,10 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	}
 	o->argc = argc - first;
 	o->argv = argv + first;
-	ret = stat_check(o, pmu_present(), &no_metrics, &err);
+	no_metrics = false;
+	ret = stat_more_check(o, pmu_present(), &err);
+	if (!ret)
+		ret = stat_check(o, pmu_present(), &no_metrics, &err);
 	if (no_metrics)
 		fprintf(stderr, "Cannot find metric or group `%s'\n", o->metrics);
 	if (ret) {
@@ -164,6 +172,11 @@ int stat_parse(struct stat_opts *o, int argc, char **argv)
 	if (finish_opts(o, &err)) {
 		fprintf(stderr, "prec stat: %s\n", err.msg);
 		return 1;
+	}
+	if (probes_resolve(&o->events, o->argc ? o->argv : NULL, o->pids ? o->pids : o->tids,
+			   &err)) {
+		fprintf(stderr, "prec stat: %s\n", err.msg);
+		return 129;
 	}
 	return 0;
 }

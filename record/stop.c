@@ -10,7 +10,7 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
-static volatile sig_atomic_t switch_requested;
+static volatile sig_atomic_t switch_output;     /* SIGUSR2 or --control's snapshot */
 
 static void on_stop(int sig)
 {
@@ -47,10 +47,30 @@ bool child_exited_take(void)
 	return __atomic_exchange_n(&child_exited, 0, __ATOMIC_SEQ_CST) != 0;
 }
 
+/* --control's stop: as SIGTERM (the loops see stop_requested()). */
+void stop_request(void)
+{
+	stop_signal = SIGTERM;
+}
+
+/* --control's snapshot: perf's SIGUSR2, a switch of the output or a
+ * snapshot, for --switch-output / --overwrite to take. Without them nothing
+ * takes the flag and the command only gets its ack, as in perf. */
+void switch_output_request(void)
+{
+	switch_output = 1;
+}
+
+bool switch_output_take(void)
+{
+	return __atomic_exchange_n(&switch_output, 0, __ATOMIC_SEQ_CST) != 0;
+}
+
+/* --switch-output: SIGUSR2 as perf takes it, a switch of the output. */
 static void on_switch(int sig)
 {
 	(void)sig;      /* ends a sleep in poll() too */
-	switch_requested = 1;
+	switch_output = 1;
 }
 
 void switch_signal_install(void)
@@ -59,9 +79,4 @@ void switch_signal_install(void)
 
 	sa.sa_handler = on_switch;
 	sigaction(SIGUSR2, &sa, NULL);
-}
-
-bool switch_requested_take(void)
-{
-	return __atomic_exchange_n(&switch_requested, 0, __ATOMIC_SEQ_CST) != 0;
 }

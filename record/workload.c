@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <unistd.h>
 
 int workload_prepare(struct workload *wl, char **argv, struct err *err)
@@ -50,7 +51,8 @@ int workload_prepare(struct workload *wl, char **argv, struct err *err)
 		if (read(go[0], &c, 1) < 0)
 			_exit(127);
 		close(go[0]);
-		execvp(argv[0], argv);
+		if (!wl->stop_at_exec || !ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			execvp(argv[0], argv);
 		e = errno;
 		if (write(report[1], &e, sizeof(e)) < 0)
 			_exit(127);

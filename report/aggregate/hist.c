@@ -32,6 +32,7 @@ int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, stru
 	h->opts = *o;
 	h->machine = m;
 	h->sym = s;
+	h->want_data = sort_keys_have(o->keys, o->nr_keys, SK_DATA);
 	return 0;
 }
 
@@ -139,7 +140,7 @@ static bool stack_eq(void *ctx, uint32_t idx)
 	const struct stack *a = &k->h->stacks[idx];
 
 	return a->event == k->s->event && a->thread == k->s->thread && a->comm == k->s->comm &&
-	       a->cpu == k->s->cpu &&
+	       a->cpu == k->s->cpu && !memcmp(&a->data, &k->s->data, sizeof(a->data)) &&
 	       a->nr_frames == k->s->nr_frames &&
 	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
 }
@@ -148,7 +149,8 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab)
 {
 	uint32_t ids[PERF_MAX_STACK_DEPTH + 8];
-	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu };
+	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
+			   .data = h->next_data };
 	struct stack_key k = { h, &s, ids };
 	uint64_t hv;
 	uint32_t idx;
@@ -172,7 +174,8 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	rh = hash_bytes(addrs, n * sizeof(*addrs),
 			hash_combine(hash_combine(hash_u64((uint64_t)event ^ r.kmask), (uintptr_t)t),
 				     hash_combine((uintptr_t)r.comm, cpu)));
-	if (hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
+	/* (data addresses are not in the raw key: no shortcut for them) */
+	if (!hist_wants_data(h) && hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
 		idx = h->raw[ri].stack;
 		goto count;
 	}
@@ -197,6 +200,8 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	hv = hash_bytes(ids, n * sizeof(*ids),
 			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
 				     hash_combine((uintptr_t)s.comm, cpu)));
+	if (hist_wants_data(h))
+		hv = hash_bytes(&s.data, sizeof(s.data), hv);
 	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
 		if (array_grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
 		    array_grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
@@ -211,6 +216,8 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	/* bounded (8 MiB of addresses): a profile of ever new stacks gains nothing */
 	if (h->nr_raw_addrs + n > RAW_ADDRS_MAX)
 		raw_reset(h);
+	if (hist_wants_data(h))
+		goto count;
 	if (!array_grow((void **)&h->raw, &h->cap_raw, h->nr_raw + 1, sizeof(r)) &&
 	    !array_grow((void **)&h->raw_addrs, &h->cap_raw_addrs, h->nr_raw_addrs + n,
 			sizeof(*addrs)) &&
@@ -231,6 +238,23 @@ count:
 	if (++h->added == 4096)
 		return hist_prefetch_dwarf(h);
 	return 0;
+}
+
+bool hist_wants_data(const struct hist *h)
+{
+	return h->want_data;
+}
+
+int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,
+		  uint32_t cpu, uint64_t period, const uint64_t *addrs, const bool *kernel,
+		  size_t n, unsigned ktab)
+{
+	int ret;
+
+	h->next_data = *d;
+	ret = hist_add(h, event, t, cpu, period, addrs, kernel, n, ktab);
+	memset(&h->next_data, 0, sizeof(h->next_data));
+	return ret;
 }
 
 /* ---- entries --------------------------------------------------------- */

@@ -38,6 +38,13 @@ struct frame {
 	size_t nr_inl;
 };
 
+/* A sample's data address, named (daddr.h): for the data sort keys. */
+struct stack_data {
+	struct dso *dso;        /* NULL: no binary holds it */
+	const char *sym;        /* NULL: no data symbol covers it */
+	uint64_t addr;          /* the symbol's start, else the address as sampled */
+};
+
 struct stack {
 	int event;
 	struct thread *thread;
@@ -46,6 +53,7 @@ struct stack {
 	uint32_t nr_frames;
 	size_t first;           /* in hist.frame_ids */
 	uint64_t count, period;
+	struct stack_data data; /* zero unless hist_wants_data */
 };
 
 /* An entry's key: the fields of the sort keys in use (sortkey.c fills
@@ -63,6 +71,11 @@ struct hkey {
 	 * as the sample's own entry shows it (perf's entries); 0 otherwise */
 	const char *inl;
 	uint64_t ip;
+	/* symbol_daddr, dso_daddr: the sample's data address (struct stack_data) */
+	const char *dsym;
+	uint64_t daddr;
+	struct dso *ddso;
+	char dmark;             /* [k] or [.]: the sample's mode */
 };
 
 struct cnode {
@@ -140,6 +153,8 @@ struct hist {
 	uint64_t raw_gen;
 	bool dwarf_prefetched;
 	bool chains_seen;       /* a sample with callers */
+	struct stack_data next_data;    /* for the sample hist_add_data adds */
+	bool want_data;                 /* a sort key reads data addresses (hist_init) */
 	uint64_t added;         /* samples given to hist_add */
 };
 
@@ -150,6 +165,15 @@ void hist_free(struct hist *h);
  * kernel addresses are named from the symbolizer's kernel table ktab. */
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
 	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab);
+
+/* A sort key reads data addresses (symbol_daddr, dso_daddr). */
+bool hist_wants_data(const struct hist *h);
+/* hist_add for a sample whose data address d names (hist_wants_data):
+ * samples of different data symbols (or unnamed addresses) are different
+ * stacks. */
+int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,
+		  uint32_t cpu, uint64_t period, const uint64_t *addrs, const bool *kernel,
+		  size_t n, unsigned ktab);
 
 /* Start opening, on a thread, the DWARF of the dsos hit so far, when the
  * options want it (inline frames, srcline keys). Only the first call acts. */

@@ -18,7 +18,8 @@
 /* the table's order: --help and messages list the names in it */
 enum sort_key_id {
 	SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_SRCFILE,
-	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_NR
+	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_SYM_DADDR, SORT_DSO_DADDR,
+	SORT_NR
 };
 
 struct hist;
@@ -44,6 +45,8 @@ struct key_src {
 /* perf's sym key: in children mode, callers without a symbol are keyed by
  * their address as sampled, and inlined functions are entries of their own */
 #define SK_FUNCTION     0x10
+/* its values come from the samples' data addresses (prec -d) */
+#define SK_DATA         0x20
 
 struct sort_key {
 	const char *name;       /* for --sort and -F */

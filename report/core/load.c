@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/opts.h"
 #include "format/blocks.h"
+#include "report/aggregate/daddr.h"
 
 static void warn(void *ctx, const char *msg)
 {
@@ -44,11 +45,42 @@ static const char *cache_dir(char *buf, size_t n)
 	return len < 0 || (size_t)len >= n ? NULL : buf;
 }
 
+/* For the data sort keys: the sample's data address named while its maps
+ * are current (none without PERF_SAMPLE_ADDR: "[unknown]" 0). */
+static int add_with_data(struct hist *h, struct load *l, const struct load_sample *s)
+{
+	const struct sample *smp = &s->rec->u.sample;
+	struct stack_data sd = { 0 };
+	struct daddr d;
+
+	if (smp->type & PERF_SAMPLE_ADDR) {
+		int ret = daddr_resolve(load_machine(l), load_symbolizer(l), load_options(l)->symfs,
+					s->thread, smp->addr, &d);
+
+		if (ret)
+			return ret;
+		sd.dso = d.dso;
+		sd.sym = d.sym;
+		sd.addr = d.sym ? d.sym_start : smp->addr;
+	} else if (!l->warned_no_daddr) {
+		char msg[256];
+
+		l->warned_no_daddr = true;
+		snprintf(msg, sizeof(msg), "the samples of event '%s' have no data address: they "
+			 "show as 0x0 in [unknown] (record with prec -d)", load_event_name(l, s->event));
+		warn(l, msg);
+	}
+	return hist_add_data(h, &sd, s->event, s->thread,
+			     (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0, s->period, s->addrs,
+			     s->kernel, s->nr, s->kernel_table);
+}
+
 int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
 
-	(void)l;
+	if (hist_wants_data(hist))
+		return add_with_data(hist, l, s);
 	return hist_add(hist, s->event, s->thread, (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
 			s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
 }
@@ -117,6 +149,7 @@ void load_free(struct load *l)
 	free(l->merged);
 	free(l->embeds);
 	filter_free(&l->filter);
+	read_deltas_free(&l->deltas);
 	free(l);
 }
 
@@ -142,6 +175,10 @@ struct run_ctx {
 	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
 	bool *kernel;
 	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
+	/* the members of a leader sample that grew, and by how much */
+	int grp_event[LOAD_MAX_EVENTS];
+	uint64_t grp_delta[LOAD_MAX_EVENTS];
+	size_t grp_nr;
 };
 
 /* A sample's weight: its period, or without one the event's fixed
@@ -241,6 +278,57 @@ static size_t assemble_chain(struct run_ctx *rc, struct thread *t, const struct 
 	return n;
 }
 
+/* Leader sampling: the sample read its group's counts (load_read.c).
+ * Each member whose count grew since its last sample stands for a sample
+ * of that member weighted by the growth (as perf: none when it did not
+ * grow); they are counted here, and given to fn by read_group_deliver. */
+static int read_group(struct run_ctx *rc, struct session *s, const struct record *rec)
+{
+	struct load *l = rc->l;
+	const struct sample *smp = &rec->u.sample;
+	int leader = l->event_map[rc->file][rec->event];
+
+	rc->grp_nr = 0;
+	for (uint64_t i = 0; i < smp->read.nr && rc->grp_nr < LOAD_MAX_EVENTS; i++) {
+		uint64_t id = read_values_id(&smp->read, i), delta;
+		int ev = record_layouts_find(s->layouts, id);
+
+		if (ev < 0 || ev >= LOAD_MAX_EVENTS)
+			continue;
+		if (read_deltas_step(&l->deltas, rc->file, id, smp->tid,
+				     read_values_value(&smp->read, i), &delta))
+			return -ENOMEM;
+		ev = l->event_map[rc->file][ev];
+		l->group_leader[ev] = leader + 1;
+		if (!delta)
+			continue;
+		count_sample(l, ev, delta);
+		rc->grp_event[rc->grp_nr] = ev;
+		rc->grp_delta[rc->grp_nr++] = delta;
+	}
+	return 0;
+}
+
+static int read_group_deliver(struct run_ctx *rc, struct load_sample *ls)
+{
+	for (size_t i = 0; i < rc->grp_nr && rc->fn; i++) {
+		int ret;
+
+		ls->event = rc->grp_event[i];
+		ls->period = rc->grp_delta[i];
+		ret = rc->fn(rc->ctx, rc->l, ls);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool is_read_group(const struct sample *smp)
+{
+	return (smp->type & PERF_SAMPLE_READ) && (smp->read.format & PERF_FORMAT_ID) &&
+	       (smp->read.format & PERF_FORMAT_GROUP);
+}
+
 /* A sample: counted, shown to on_record, filtered, its chain assembled,
  * handed to fn. */
 static int on_sample(struct run_ctx *rc, struct session *s, const struct record *rec)
@@ -248,13 +336,17 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 	struct load *l = rc->l;
 	const struct sample *smp = &rec->u.sample;
 	struct load_sample ls = { .rec = rec, .addrs = rc->addrs, .kernel = rc->kernel };
+	bool group = is_read_group(smp);
 	int ret;
 
 	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
 		return 0;
 	ls.event = l->event_map[rc->file][rec->event];
 	ls.period = sample_period(s, rec);
-	count_sample(l, ls.event, ls.period);
+	if (!group)
+		count_sample(l, ls.event, ls.period);
+	else if ((ret = read_group(rc, s, rec)))
+		return ret;
 	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
 		return ret;
 	if (l->filter.by_sample && !sample_wanted(rc, smp)) {
@@ -270,6 +362,8 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 	}
 	ls.nr = assemble_chain(rc, ls.thread, rec);
 	ls.kernel_table = (unsigned)rc->file + 1;
+	if (group)
+		return read_group_deliver(rc, &ls);
 	return rc->fn ? rc->fn(rc->ctx, l, &ls) : 0;
 }
 
@@ -321,6 +415,7 @@ static int on_record_first(void *ctx, struct session *s, const struct record *re
 		rc->l->mapped[rc->file] = true;
 		if (map_events(rc->l, rc->file, &e))
 			return -E2BIG;
+		load_groups_from_header(rc->l, rc->file);
 	}
 	return on_record(ctx, s, rec);
 }

@@ -162,6 +162,10 @@ uint64_t load_event_samples(const struct load *l, int event);
 uint64_t load_event_period(const struct load *l, int event);
 /* It records call chains or user stacks in some file. */
 bool load_event_has_chains(const struct load *l, int event);
+/* The leader of the event's group (the event itself for the leader): a
+ * group whose samples read its counts ({a,b}:S), or one a perf.data
+ * header describes; -1 if none. */
+int load_event_group_leader(const struct load *l, int event);
 /* Its attributes in the first file that has it; NULL if none. */
 const struct perf_event_attr *load_event_attr(const struct load *l, int event);
 

@@ -103,3 +103,8 @@ const struct perf_event_attr *load_event_attr(const struct load *l, int event)
 				return &l->sessions[i].events[e].attr;
 	return NULL;
 }
+
+int load_event_group_leader(const struct load *l, int event)
+{
+	return event_ok(l, event) ? l->group_leader[event] - 1 : -1;
+}

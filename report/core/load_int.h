@@ -10,7 +10,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/hash.h"
 #include "load.h"
+
+/* The last count of each (file, id, thread) read in samples (load_read.c). */
+struct read_last;
+struct read_deltas {
+	struct hmap idx;
+	struct read_last *v;
+	size_t nr, cap;
+};
+
+/* *delta: value less the last value of (file, id, tid) (all of it the first
+ * time, 0 if it went down); value becomes the last. 0 or -ENOMEM. */
+int read_deltas_step(struct read_deltas *d, size_t file, uint64_t id, uint32_t tid,
+		     uint64_t value, uint64_t *delta);
+void read_deltas_free(struct read_deltas *d);
+/* The groups of file's perf.data header (GROUP_DESC) into group_leader. */
+void load_groups_from_header(struct load *l, size_t file);
 
 struct load {
 	struct load_opts opts;          /* a copy of what load_new was given */
@@ -24,11 +41,15 @@ struct load {
 	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
 	bool mapped[LOAD_MAX_INPUTS];
 	size_t nr_events;
+	bool warned_no_daddr;           /* said once: samples without a data address */
 	uint64_t lost_samples;
 	uint64_t filtered;                      /* samples dropped by filters */
 	bool event_chains[LOAD_MAX_EVENTS];     /* the event records call chains */
 	uint64_t samples_by_event[LOAD_MAX_EVENTS];
 	uint64_t period_by_event[LOAD_MAX_EVENTS];      /* before filters */
+	/* leader sampling: deltas, and each member's leader (index + 1) */
+	struct read_deltas deltas;
+	int group_leader[LOAD_MAX_EVENTS];
 	/* what the files embedded of their binaries, one entry per build id:
 	 * a file's SYMBOLS data, or the data of several files merged */
 	struct embed_dso **embeds;

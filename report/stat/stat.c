@@ -254,6 +254,18 @@ static void metrics(const struct stat_result *r, const struct stat_counter *c, l
 	}
 }
 
+struct stat_label stat_unit_label(enum stat_aggr aggr, const struct stat_unit *u)
+{
+	struct stat_label l;
+
+	if (aggr == AGGR_CACHE)
+		snprintf(l.s, sizeof(l.s), "S%d-D%d-L%d-ID%d", u->socket, u->die, u->cache_level,
+			 u->cache_level ? u->cache_id[u->cache_level - 1] : -1);
+	else
+		snprintf(l.s, sizeof(l.s), "S%d-D%d-CLS%d", u->socket, u->die, u->cluster);
+	return l;
+}
+
 static void unit_prefix(FILE *out, const struct stat_result *r, const struct stat_unit *u,
 			const char *sep)
 {
@@ -267,6 +279,9 @@ static void unit_prefix(FILE *out, const struct stat_result *r, const struct sta
 			break;
 		case AGGR_NODE: fprintf(out, "N%d%s%d%s", u->node, sep, u->nr, sep); break;
 		case AGGR_THREAD: fprintf(out, "%s-%d%s", u->comm, u->tid, sep); break;
+		case AGGR_CLUSTER: case AGGR_CACHE:
+			fprintf(out, "%s%s%d%s", stat_unit_label(r->aggr, u).s, sep, u->nr, sep);
+			break;
 		case AGGR_GLOBAL: break;
 		}
 		return;
@@ -278,6 +293,9 @@ static void unit_prefix(FILE *out, const struct stat_result *r, const struct sta
 	case AGGR_CORE: fprintf(out, "S%d-D%d-C%-8d %4d ", u->socket, u->die, u->core, u->nr); break;
 	case AGGR_NODE: fprintf(out, "N%-5d %4d ", u->node, u->nr); break;
 	case AGGR_THREAD: fprintf(out, "%16s-%-8d ", u->comm, u->tid); break;
+	case AGGR_CLUSTER: case AGGR_CACHE:
+		fprintf(out, "%-15s %4d ", stat_unit_label(r->aggr, u).s, u->nr);
+		break;
 	case AGGR_GLOBAL: break;
 	}
 }
@@ -301,6 +319,10 @@ static void json_unit_fields(FILE *out, const struct stat_result *r, const struc
 		fprintf(out, "\"node\" : \"N%d\", \"aggregate-number\" : %d, ", un->node, un->nr);
 		break;
 	case AGGR_THREAD: fprintf(out, "\"thread\" : \"%s-%d\", ", un->comm, un->tid); break;
+	case AGGR_CLUSTER: case AGGR_CACHE:
+		fprintf(out, "\"%s\" : \"%s\", \"aggregate-number\" : %d, ",
+			r->aggr == AGGR_CACHE ? "cache" : "cluster", stat_unit_label(r->aggr, un).s, un->nr);
+		break;
 	case AGGR_GLOBAL: break;
 	}
 }
@@ -385,7 +407,7 @@ static void csv_line(FILE *out, const struct stat_result *r, const struct stat_p
 	const struct stat_counter *c = l->c;
 	static const int aggr_fields[] = {
 		[AGGR_GLOBAL] = 0, [AGGR_NONE] = 1, [AGGR_SOCKET] = 2, [AGGR_DIE] = 2,
-		[AGGR_CORE] = 2, [AGGR_NODE] = 0, [AGGR_THREAD] = 1,
+		[AGGR_CORE] = 2, [AGGR_NODE] = 0, [AGGR_THREAD] = 1, [AGGR_CLUSTER] = 2, [AGGR_CACHE] = 2,
 	};
 
 	if (o->interval >= 0)
@@ -481,6 +503,8 @@ void stat_print_interval_header(FILE *out, enum stat_aggr aggr, const struct sta
 		[AGGR_CORE] = "#           time core            cpus             counts unit events",
 		[AGGR_NODE] = "#           time node   cpus             counts unit events",
 		[AGGR_THREAD] = "#           time             comm-pid                  counts unit events",
+		[AGGR_CLUSTER] = "#           time cluster         cpus             counts unit events",
+		[AGGR_CACHE] = "#           time cache           cpus             counts unit events",
 	};
 
 	if (!o->sep && !o->json)
@@ -543,6 +567,19 @@ static void text_line(FILE *out, const struct stat_result *r, const struct stat_
 	if (l.run != l.en)
 		fprintf(out, "  (%.2f%%)", 100.0 * (double)l.run / (double)l.en);
 	fputc('\n', out);
+}
+
+bool stat_metrics_of(const struct stat_result *r, const struct stat_counter *c, long u,
+		     struct stat_metric m[2])
+{
+	struct line l;
+
+	line_init(&l, r, c, u);
+	if (!l.counted)         /* what perf's titles show even so */
+		metrics(r, c, u, &l.m, &l.m2);
+	m[0] = (struct stat_metric){ l.m.fmt, l.m.unit, l.m.v };
+	m[1] = (struct stat_metric){ l.m2.fmt, l.m2.unit, l.m2.v };
+	return l.counted;
 }
 
 static uint64_t count_of(double v)
@@ -609,7 +646,10 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
 		setlocale(LC_NUMERIC, "");
 	/* -I, -x and -j: the counter lines alone */
 	if (o->sep || o->json || o->interval >= 0) {
-		counter_lines(out, r, o);
+		if (o->metric_only)
+			stat_print_metric_only(out, r, o);
+		else
+			counter_lines(out, r, o);
 		goto done;
 	}
 	if (r->cmd)
@@ -619,7 +659,10 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
 	if (r->runs > 1)
 		fprintf(out, " (%d runs)", r->runs);
 	fprintf(out, ":\n\n");
-	counter_lines(out, r, o);
+	if (o->metric_only)
+		stat_print_metric_only(out, r, o);
+	else
+		counter_lines(out, r, o);
 	if (r->nr)
 		fputc('\n', out);
 	if (r->runs > 1) {
@@ -631,6 +674,8 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
 		sd = sqrt(sd / (r->runs - 1) / r->runs);
 		/* two more decimals than the first significant one of the error */
 		prec = (sd > 0 && sd < 1 ? (int)ceil(-log10(sd)) : 0) + 2;
+		if (o->table)
+			stat_print_table(out, r, m, prec);
 		fprintf(out, "%18.*f +- %.*f seconds time elapsed  ( +- %5.2f%% )\n\n", prec, m,
 			prec, sd, variation_pct(r->elapsed_s, r->runs));
 	} else {

@@ -17,13 +17,19 @@
 
 /* Aggregation: one line per CPU (-A), per socket, die, core, NUMA node, or
  * per thread (-p/-t --per-thread); GLOBAL sums everything. */
-enum stat_aggr { AGGR_GLOBAL, AGGR_NONE, AGGR_SOCKET, AGGR_DIE, AGGR_CORE, AGGR_NODE, AGGR_THREAD };
+enum stat_aggr { AGGR_GLOBAL, AGGR_NONE, AGGR_SOCKET, AGGR_DIE, AGGR_CORE, AGGR_NODE, AGGR_THREAD,
+		 AGGR_CLUSTER, AGGR_CACHE };
+
+#define STAT_CACHE_LEVELS 4     /* the cache ids kept of each CPU: L1 to L4 */
 
 struct stat_unit {
 	int cpu, socket, die, core, node;       /* the unit's, or its first CPU's */
 	int nr;                                 /* CPUs in it */
 	int tid;
 	char comm[32];
+	/* --per-cluster, --per-cache: the CPU's cluster, the id of its cache
+	 * of each level (-1: none), and the level aggregated (1..4) */
+	int cluster, cache_id[STAT_CACHE_LEVELS], cache_level;
 };
 
 struct stat_counter {
@@ -80,6 +86,7 @@ struct stat_result {
 	 * wall-clock time. */
 	const struct stat_refs *refs;
 	int unit_width;         /* of the unit column; 0: the widest unit, at least 4 */
+	int cache_level;        /* --per-cache: the level asked; 0: the highest */
 };
 
 /* A count of a multiplexed counter (running < enabled) scaled to the
@@ -96,6 +103,9 @@ void stat_units_free(struct stat_result *r, struct stat_counter *c, size_t n);
 int stat_read_topology(struct stat_unit *topo, size_t n);
 /* The same for one CPU. */
 void stat_read_cpu_topology(struct stat_unit *u, int cpu);
+/* --per-cache: the level aggregated (0: the highest any CPU has) into each
+ * CPU's cache_level; the level chosen, or 0 when no CPU has one. */
+int stat_set_cache_level(struct stat_unit *cpus, size_t n, int level);
 
 struct stat_print_opts {
 	const char *sep;        /* -x: CSV with this separator */
@@ -104,6 +114,8 @@ struct stat_print_opts {
 	bool no_scale;
 	double interval;        /* -I: the interval's end (s since the start), or < 0 */
 	bool summary;           /* -I --summary -x: lines start with a "summary" field */
+	bool table;             /* --table: with -r, each run's elapsed time (stat_extra.c) */
+	bool metric_only;       /* --metric-only: the metrics alone (stat_extra.c) */
 };
 
 void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_opts *o);
@@ -111,6 +123,32 @@ void stat_print(FILE *out, const struct stat_result *r, const struct stat_print_
  * again every 25 intervals, as perf does. */
 #define STAT_HEADER_EVERY 25
 void stat_print_interval_header(FILE *out, enum stat_aggr aggr, const struct stat_print_opts *o);
+
+/* stat_extra.c: --metric-only's lines (for stat_print) and its -I titles,
+ * printed in place of stat_print_interval_header's. */
+void stat_print_metric_only(FILE *out, const struct stat_result *r, const struct stat_print_opts *o);
+void stat_print_metric_only_header(FILE *out, const struct stat_result *r,
+				   const struct stat_print_opts *o);
+/* --table: each run's elapsed time and its difference from the mean m,
+ * printed with prec decimals before -r's final line. */
+void stat_print_table(FILE *out, const struct stat_result *r, double m, int prec);
+
+/* A metric of a counter: fmt NULL for the unit alone, unit NULL for none. */
+struct stat_metric {
+	const char *fmt, *unit;
+	double v;
+};
+/* Counter c's metrics (two at most) of unit u (-1: the total): whether it
+ * counted, as stat_print shows it; m[] as its `#` column would say (had
+ * it counted). */
+bool stat_metrics_of(const struct stat_result *r, const struct stat_counter *c, long u,
+		     struct stat_metric m[2]);
+
+/* --per-cluster and --per-cache: a unit's name (S0-D0-CLS0, S0-D0-L3-ID0). */
+struct stat_label {
+	char s[64];
+};
+struct stat_label stat_unit_label(enum stat_aggr aggr, const struct stat_unit *u);
 
 /* prep stat report */
 int cmd_stat_report(int argc, char **argv);

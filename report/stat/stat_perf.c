@@ -199,7 +199,7 @@ static int cpu_units(struct pstat *s)
 		int cpu = s->cpus[i];
 		struct stat_unit *u = &topo[i];
 
-		*u = (struct stat_unit){ cpu, -1, -1, -1, -1, 1, 0, "" };
+		*u = (struct stat_unit){ cpu, -1, -1, -1, -1, 1, 0, "", 0, { -1, -1, -1, -1 }, 0 };
 		if (pipe && cpu >= 0 && cpu < here) {
 			stat_read_cpu_topology(u, cpu);
 			u->node = -1;   /* perf's report has no NUMA map for a pipe */
@@ -266,7 +266,7 @@ static int set_up(struct pstat *s, struct err *err)
 		if (!(s->un = calloc(s->nthr, sizeof(*s->un))))
 			return err_set(err, -ENOMEM, "out of memory");
 		for (size_t t = 0; t < s->nthr; t++) {
-			s->un[t] = (struct stat_unit){ -1, -1, -1, -1, -1, 1, s->thr[t].pid, "" };
+			s->un[t] = (struct stat_unit){ -1, -1, -1, -1, -1, 1, s->thr[t].pid, "", 0, { -1, -1, -1, -1 }, 0 };
 			snprintf(s->un[t].comm, sizeof(s->un[t].comm), "%s", s->thr[t].comm);
 		}
 		s->nun = s->nthr;
@@ -274,7 +274,7 @@ static int set_up(struct pstat *s, struct err *err)
 		if (!(s->un = calloc(s->ncpu, sizeof(*s->un))))
 			return err_set(err, -ENOMEM, "out of memory");
 		for (size_t i = 0; i < s->ncpu; i++)
-			s->un[i] = (struct stat_unit){ s->cpus[i], -1, -1, -1, -1, 1, 0, "" };
+			s->un[i] = (struct stat_unit){ s->cpus[i], -1, -1, -1, -1, 1, 0, "", 0, { -1, -1, -1, -1 }, 0 };
 		s->nun = s->ncpu;
 	} else if (s->aggr != AGGR_GLOBAL && cpu_units(s)) {
 		return err_set(err, -ENOMEM, "out of memory");

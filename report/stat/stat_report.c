@@ -285,6 +285,30 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* CPU c's cluster and cache ids from the file (FORMAT.md,
+ * stat_topology_more); none (-1) in files without them. */
+static void stat_cpu_more_from_file(const struct metadata *m, size_t c, struct stat_unit *u)
+{
+	const struct meta_item *more = metadata_get(m, META_STAT_TOPOLOGY_MORE);
+	size_t per = 1 + STAT_CACHE_LEVELS, at = 4 * (1 + per * c);
+
+	for (int l = 0; l < STAT_CACHE_LEVELS; l++)
+		u->cache_id[l] = -1;
+	if (!more || more->len < at + 4 * per)
+		return;
+	u->cluster = (int)le32(more->value + at);
+	for (int l = 0; l < STAT_CACHE_LEVELS; l++)
+		u->cache_id[l] = (int)le32(more->value + at + 4 + 4 * (size_t)l);
+}
+
+/* --per-cache: the level the live run aggregated, 0 the highest. */
+static int file_cache_level(const struct metadata *m)
+{
+	const struct meta_item *more = metadata_get(m, META_STAT_TOPOLOGY_MORE);
+
+	return more && more->len >= 4 ? (int)le32(more->value) : 0;
+}
+
 /* --per-thread: the units are the threads the file names ("TID:COMM"). */
 static int thread_units(const struct loaded *ld, struct stat_result *r, struct err *err)
 {
@@ -325,11 +349,18 @@ static int cpu_units(const struct loaded *ld, enum stat_aggr aggr, const struct 
 			if (ld->last[k].cpu == (int32_t)c) {
 				const uint8_t *t = topo->value + 16 * c;
 
-				cpus[nseen] = (struct stat_unit){ (int)c, (int)le32(t), (int)le32(t + 4),
-								  (int)le32(t + 8), (int)le32(t + 12), 1, 0, "" };
+				cpus[nseen] = (struct stat_unit){ .cpu = (int)c, .socket = (int)le32(t),
+								  .die = (int)le32(t + 4),
+								  .core = (int)le32(t + 8),
+								  .node = (int)le32(t + 12), .nr = 1 };
+				stat_cpu_more_from_file(&ld->meta, c, &cpus[nseen]);
 				seen[nseen++] = (int)c;
 				break;
 			}
+	if (aggr == AGGR_CACHE && !stat_set_cache_level(cpus, nseen, r->cache_level)) {
+		ret = -EINVAL;
+		goto out;
+	}
 	uk = calloc(nseen + 1, sizeof(int));
 	if (!uk || stat_units_for_cpus(aggr, cpus, nseen, &r->units, &r->nr_units, uk))
 		goto out;
@@ -340,6 +371,9 @@ out:
 	free(cpus);
 	free(seen);
 	free(uk);
+	if (ret == -EINVAL)
+		return err_set(err, ret, "the file has no cache ids%s (recorded by an older prec, "
+			       "or the machine has none)", r->cache_level ? " of that level" : "");
 	return ret ? err_set(err, ret, "out of memory") : 0;
 }
 
@@ -430,7 +464,9 @@ static void print_intervals(struct loaded *ld, struct stat_result *r, struct sta
 		const struct ival *g = &ld->iv[i];
 		uint64_t at = g->cr[0].time_ns;
 
-		if (i % STAT_HEADER_EVERY == 0)
+		if (i % STAT_HEADER_EVERY == 0 && po->metric_only)
+			stat_print_metric_only_header(stdout, r, po);
+		else if (i % STAT_HEADER_EVERY == 0)
 			stat_print_interval_header(stdout, r->aggr, po);
 
 		for (size_t e = 0; e < ld->nr_ev; e++) {
@@ -488,7 +524,20 @@ struct stat_report_opts {
 	const char *input, *sep;
 	bool big, no_big, help, json, summary, no_csv_summary;
 	bool no_aggr, per_socket, per_die, per_core, per_node, per_thread;
+	bool per_cluster;
+	const char *per_cache;          /* --per-cache[=LEVEL]: "" for the highest */
 };
+
+static int cb_per_cache(const struct opt *opt, const char *arg, struct err *err)
+{
+	struct stat_report_opts *o = opt->dest;
+
+	if (arg && *arg && ((*arg != 'L' && *arg != 'l') || atoi(arg + 1) < 1))
+		return err_set(err, -EINVAL, "--per-cache '%s': not a cache level (L1, L2, L3 ...)",
+			       arg);
+	o->per_cache = arg && *arg ? arg + 1 : "";
+	return 0;
+}
 
 /* -A, --per-*, or the aggregation the file was recorded with. */
 static enum stat_aggr aggr_asked(const struct stat_report_opts *o, const struct metadata *m)
@@ -498,7 +547,8 @@ static enum stat_aggr aggr_asked(const struct stat_report_opts *o, const struct 
 	metadata_get_u64(m, META_STAT_AGGR, &a);
 	return o->no_aggr ? AGGR_NONE : o->per_socket ? AGGR_SOCKET : o->per_die ? AGGR_DIE :
 	       o->per_core ? AGGR_CORE : o->per_node ? AGGR_NODE : o->per_thread ? AGGR_THREAD :
-	       a <= AGGR_THREAD ? (enum stat_aggr)a : AGGR_GLOBAL;
+	       o->per_cluster ? AGGR_CLUSTER : o->per_cache ? AGGR_CACHE :
+	       a <= AGGR_CACHE ? (enum stat_aggr)a : AGGR_GLOBAL;
 }
 
 /* Each run's wall-clock time, and the heading's times and target. */
@@ -530,12 +580,18 @@ static int report_counts(const struct stat_report_opts *o)
 				      .big_num = o->big && !o->no_big };
 	struct err err = { 0 };
 	double *elapsed = NULL;
+	uint64_t layout = 0;    /* --table, --metric-only of the live run */
 	int ret = load_counts(o->input, &ld, &err);
 
 	if (!ret && !(elapsed = calloc((size_t)ld.runs, sizeof(double))))
 		ret = err_set(&err, -ENOMEM, "out of memory");
 	if (!ret) {
 		read_times(&ld, elapsed, &r);
+		metadata_get_u64(&ld.meta, META_STAT_LAYOUT, &layout);
+		po.table = layout & 1;
+		po.metric_only = layout & 2;
+		r.cache_level = o->per_cache && *o->per_cache ? atoi(o->per_cache) :
+				 file_cache_level(&ld.meta);
 		ret = regroup(&ld, aggr_asked(o, &ld.meta), &r, &err);
 	}
 	if (ret) {
@@ -569,6 +625,11 @@ static int report_perf_file(const struct stat_report_opts *o)
 			o->per_core ? AGGR_CORE : AGGR_NODE,
 	};
 
+	if (o->per_cluster || o->per_cache) {
+		fprintf(stderr, "prep stat report: %s: perf's files keep no cluster or cache ids "
+			"(prec stat record's do)\n", o->per_cluster ? "--per-cluster" : "--per-cache");
+		return 129;
+	}
 	return report_perf(o->input, &spo, o->per_thread);
 }
 
@@ -590,6 +651,10 @@ int cmd_stat_report(int argc, char **argv)
 		OPTION_FLAG(0, "per-core", &o.per_core, "one line per core"),
 		OPTION_FLAG(0, "per-node", &o.per_node, "one line per NUMA node"),
 		OPTION_FLAG(0, "per-thread", &o.per_thread, "one line per thread"),
+		OPTION_FLAG(0, "per-cluster", &o.per_cluster, "one line per CPU cluster"),
+		{ .type = OPT_LIST, .long_name = "per-cache", .dest = &o, .argname = "level",
+		  .help = "one line per cache instance (L1, L2 ...; default: the level recorded, else the highest)",
+		  .flags = OPT_OPTARG, .cb = cb_per_cache },
 		OPTION_FLAG('h', "help", &o.help, "show this help"),
 		OPTION_END,
 	};

@@ -54,6 +54,32 @@ static int node_of(int cpu)
 	return 0;
 }
 
+/* The id of each level's data or unified cache of a CPU (cache/indexK). */
+static void read_cache_ids(struct stat_unit *u, int cpu)
+{
+	for (int l = 0; l < STAT_CACHE_LEVELS; l++)
+		u->cache_id[l] = -1;
+	for (int k = 0; k < 16; k++) {
+		char path[256], type[32] = "";
+		int level, id;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu, k);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		if (fscanf(f, "%31s", type) != 1)
+			type[0] = 0;
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%%d/cache/index%d/level", k);
+		level = read_int(path, cpu, 0);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%%d/cache/index%d/id", k);
+		id = read_int(path, cpu, -1);
+		if (level >= 1 && level <= STAT_CACHE_LEVELS && strcmp(type, "Instruction"))
+			u->cache_id[level - 1] = id;
+	}
+}
+
 void stat_read_cpu_topology(struct stat_unit *u, int cpu)
 {
 	memset(u, 0, sizeof(*u));
@@ -63,6 +89,22 @@ void stat_read_cpu_topology(struct stat_unit *u, int cpu)
 	u->core = read_int("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu, cpu);
 	u->node = node_of(cpu);
 	u->nr = 1;
+	u->cluster = read_int("/sys/devices/system/cpu/cpu%d/topology/cluster_id", cpu, 0);
+	read_cache_ids(u, cpu);
+}
+
+int stat_set_cache_level(struct stat_unit *cpus, size_t n, int level)
+{
+	if (!level)
+		for (size_t i = 0; i < n; i++)
+			for (int l = STAT_CACHE_LEVELS; l > level; l--)
+				if (cpus[i].cache_id[l - 1] >= 0)
+					level = l;
+	if (level > STAT_CACHE_LEVELS)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		cpus[i].cache_level = level;
+	return level;
 }
 
 int stat_read_topology(struct stat_unit *topo, size_t n)
@@ -80,6 +122,11 @@ static bool same_unit(enum stat_aggr aggr, const struct stat_unit *a, const stru
 	case AGGR_CORE: return a->socket == b->socket && a->die == b->die && a->core == b->core;
 	case AGGR_NODE: return a->node == b->node;
 	case AGGR_NONE: return a->cpu == b->cpu;
+	case AGGR_CLUSTER:
+		return a->socket == b->socket && a->die == b->die && a->cluster == b->cluster;
+	case AGGR_CACHE:
+		return a->socket == b->socket && a->die == b->die &&
+		       a->cache_id[a->cache_level - 1] == b->cache_id[b->cache_level - 1];
 	default: return true;
 	}
 }
@@ -98,6 +145,11 @@ static int unit_key_cmp(enum stat_aggr aggr, const struct stat_unit *a, const st
 		return (a->die > b->die) - (a->die < b->die);
 	if (aggr == AGGR_DIE)
 		return 0;
+	if (aggr == AGGR_CLUSTER)
+		return (a->cluster > b->cluster) - (a->cluster < b->cluster);
+	if (aggr == AGGR_CACHE)
+		return (a->cache_id[a->cache_level - 1] > b->cache_id[b->cache_level - 1]) -
+		       (a->cache_id[a->cache_level - 1] < b->cache_id[b->cache_level - 1]);
 	return (a->core > b->core) - (a->core < b->core);
 }
 

@@ -14,6 +14,7 @@
  */
 #include "symbols.h"
 #include "symbols_dwarf.h"
+#include "symbols_data.h"
 #include "symbols_elf.h"
 #include "symbols_find.h"
 #include "symbols_kernel.h"
@@ -52,6 +53,12 @@ struct sym_dso {
 	int dwarf_state;
 	int dw_result;                  /* what the prefetch thread found */
 	struct srclines lines;
+
+	/* data symbols (sym_dso_lookup_data), from the files even when the
+	 * recording embedded the function symbols */
+	bool dsyms_loaded, dfiles_done;
+	struct symtab dsyms;
+	struct bin_files dfiles;        /* the files when embedded */
 };
 
 struct symbolizer {
@@ -108,7 +115,9 @@ static void dso_free(struct sym_dso *d)
 	srclines_free(&d->lines);
 	free(d->path);
 	bin_files_free(&d->files);
+	bin_files_free(&d->dfiles);
 	free(d->syms.v);
+	free(d->dsyms.v);
 	free(d);
 }
 
@@ -371,6 +380,63 @@ int sym_dso_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset
 	out->start = sym->start;
 	out->size = sym->size;
 	return 0;
+}
+
+/* ---- data symbols ---------------------------------------------------- */
+
+/* The files a dso's data symbols come from: its own, or for an embedded
+ * one the binary found by path and build id; NULL when none. */
+static int dso_data_files(struct symbolizer *s, struct sym_dso *d, const struct bin_files **f)
+{
+	int ret = dso_ensure(s, d);
+
+	*f = NULL;
+	if (ret)
+		return ret;
+	if (!d->embed) {
+		*f = d->state == DSO_OK ? &d->files : NULL;
+		return 0;
+	}
+	if (!d->dfiles_done) {
+		d->dfiles_done = true;
+		ret = debug_find_files(s->find, d->path, d->build_id, d->build_id_size, &d->dfiles);
+		if (ret < 0)
+			return ret;
+		if (ret != BIN_OK)
+			bin_files_free(&d->dfiles);
+	}
+	*f = d->dfiles.bin_path || d->dfiles.debug_path ? &d->dfiles : NULL;
+	return 0;
+}
+
+int sym_dso_lookup_data(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
+			struct sym_info *out)
+{
+	const struct bin_files *f;
+	const struct sym *sym;
+	bool inside = false;
+	int ret = dso_data_files(s, d, &f);
+
+	memset(out, 0, sizeof(*out));
+	out->addr = file_offset;
+	if (ret || !f)
+		return ret;
+	out->addr = segs_data_vaddr(f->segs, f->nsegs, file_offset, &inside);
+	if (!inside)
+		return 0;
+	if (!d->dsyms_loaded) {
+		ret = elf_read_data_symbols(f->bin_path, f->debug_path, &s->arena, &d->dsyms);
+		if (ret)
+			return ret;
+		d->dsyms_loaded = true;
+	}
+	sym = symtab_find(&d->dsyms, out->addr);
+	if (sym) {
+		out->name = sym->name;
+		out->start = sym->start;
+		out->size = sym->size;
+	}
+	return 1;
 }
 
 /* ---- source lines --------------------------------------------------- */

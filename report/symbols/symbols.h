@@ -72,6 +72,16 @@ struct sym_info {
 int sym_dso_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
 		   struct sym_info *out);
 
+/* A data address (a sample's PERF_SAMPLE_ADDR) at file_offset = address -
+ * map start + map pgoff of the file's map at or below it: converted to a
+ * vaddr through the PT_LOAD headers, their .bss included, and named by the
+ * binary's data symbols (STT_OBJECT; read from its files even when the
+ * recording embedded its functions). 1 when a segment of the binary holds
+ * the address (out->name NULL when no symbol covers it), 0 when none does
+ * or no file was found, -ENOMEM. */
+int sym_dso_lookup_data(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
+			struct sym_info *out);
+
 /* Source position and inline chain for an address, innermost first:
  * frames[0] = the innermost function at the address (an inlined one if the
  * address is inside an inlined copy) with the file:line of the address;

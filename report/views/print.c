@@ -16,14 +16,9 @@
 
 #include "format/blocks.h"
 #include "dump.h"
+#include "print_int.h"
 
 #define MARGIN 12
-
-/* a column of a sort key: its table entry and its width for this event */
-struct col {
-	const struct sort_key *sk;
-	int width;
-};
 
 static double pct(uint64_t v, uint64_t total)
 {
@@ -177,8 +172,8 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 	}
 }
 
-static void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
-			    uint64_t total)
+void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
+		    uint64_t total)
 {
 	struct cg c = { .out = out, .po = po, .total = total };
 	const struct cnode *root = e->tree;
@@ -197,7 +192,7 @@ static void print_callchain(FILE *out, const struct print_opts *po, const struct
 
 /* ---- the report --------------------------------------------------------- */
 
-static void unit_count(uint64_t v, char *buf, size_t n)
+void unit_count(uint64_t v, char *buf, size_t n)
 {
 	char unit = ' ';
 
@@ -234,7 +229,7 @@ static void shown_totals(struct load *l, const struct hist *h, uint64_t *period,
 
 /* Each column as wide as its title (or the key's least width) and its
  * widest cell, entries hidden by filters included (as perf). */
-static void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
+void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
 {
 	bool dso_list = load_options(l)->f.dsos != NULL;
 	char buf[4096];
@@ -316,7 +311,7 @@ static void print_entry(FILE *out, const struct hist *h, const struct print_opts
 	fputc('\n', out);
 }
 
-static int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
+int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
 		       int event)
 {
 	struct col cols[SORT_NR];
@@ -369,6 +364,8 @@ int print_report(FILE *out, struct load *l, struct hist *h, const struct print_o
 		fprintf(out, "#\n");
 		fprintf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", load_lost_samples(l));
 	}
+	if (po->group || print_has_groups(l))
+		return print_groups(out, l, h, po);
 	for (size_t e = 0; e < load_nr_events(l); e++) {
 		int ret;
 
@@ -404,6 +401,20 @@ static void meta_line(FILE *out, const struct metadata *m, uint16_t tag, const c
 	for (uint32_t i = 0; i < it->len; i++)
 		fputc(it->value[i] ? it->value[i] : ' ', out);
 	fputc('\n', out);
+}
+
+/* prec --clockid: the clock of the timestamps, as perf's header names it */
+static void clock_line(FILE *out, const struct metadata *m)
+{
+	static const char *const names[12] = {
+		[0] = "realtime", [1] = "monotonic", [4] = "monotonic_raw", [7] = "boottime",
+		[11] = "tai",
+	};
+	uint64_t v;
+
+	if (!metadata_get_u64(m, META_CLOCK_ID, &v) || v == 0xFFFFFFFFu)
+		return;
+	fprintf(out, "# clockid: %s (%" PRIu64 ")\n", v < 12 && names[v] ? names[v] : "unknown", v);
 }
 
 /* The workload's end, from its wait status: how it exited or what killed it. */
@@ -510,6 +521,7 @@ void print_header(FILE *out, const struct load *l)
 		meta_line(out, m, META_CMDLINE, "cmdline");
 		meta_line(out, m, META_PAGE_SIZE, "page size");
 		meta_line(out, m, META_PERF_EVENT_PARANOID, "perf_event_paranoid");
+		clock_line(out, m);
 		meta_line(out, m, META_NR_SAMPLES, "samples");
 		meta_line(out, m, META_NR_LOST_SAMPLES, "lost samples");
 		workload_exit_line(out, m);

@@ -25,6 +25,7 @@ struct print_opts {
 	 * name is the entry's own symbol) */
 	bool skip_first;
 	bool header_shown;      /* --header printed before the report */
+	bool group;             /* --group: the events of a group side by side */
 };
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);
@@ -38,5 +39,15 @@ void print_perf_header(FILE *out, const struct session *s);
 /* ", name = value" for each attr field that is not zero, as perf names them */
 void print_attr_fields(FILE *out, const struct perf_event_attr *a);
 void print_stats(FILE *out, const struct load *l, const struct hist *h);
+
+/* -T/--threads (print_threads.c): per-thread counts, gathered from the
+ * samples that read counts and from PERF_RECORD_READ records. */
+struct thread_counts;
+struct thread_counts *thread_counts_new(void);                  /* NULL: no memory */
+void thread_counts_free(struct thread_counts *tc);              /* NULL: nothing */
+int thread_counts_sample(struct thread_counts *tc, const struct load_sample *s);
+int thread_counts_record(struct thread_counts *tc, struct load *l, const struct session *s,
+			 const struct record *rec);
+void thread_counts_print(FILE *out, const struct load *l, const struct thread_counts *tc);
 
 #endif

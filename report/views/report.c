@@ -36,6 +36,7 @@ struct report_opts {
 	bool show_nr, show_period;
 	bool header, header_only, stats;
 	bool no_inline;
+	bool group, threads;
 	int quiet;
 	long max_stack;
 	const char *percent_limit;
@@ -288,6 +289,7 @@ static void graph_setup(const struct load *l, struct hist *h, const struct repor
 	c->po.skip_first = !ro->fields && ro->sort && !strncmp(ro->sort, "sym", 3);
 	c->po.header_shown = ro->header;
 	c->po.event = ro->event;
+	c->po.group = ro->group;
 }
 
 /* What the files hold, as asked: the header, the report or the folded
@@ -318,12 +320,35 @@ static int report_print(struct load *l, struct hist *h, const struct report_opts
 	return ret ? 1 : 0;
 }
 
+/* What the reading feeds: the histogram, and -T's counts. */
+struct report_ctx {
+	struct hist *h;
+	struct thread_counts *tc;       /* -T, else NULL */
+};
+
+static int report_sample(void *ctx, struct load *l, const struct load_sample *s)
+{
+	struct report_ctx *rx = ctx;
+
+	if (rx->tc && thread_counts_sample(rx->tc, s))
+		return -ENOMEM;
+	return load_add_to_hist(rx->h, l, s);
+}
+
+static int report_record(void *ctx, struct load *l, struct session *s, const struct record *rec)
+{
+	struct report_ctx *rx = ctx;
+
+	return thread_counts_record(rx->tc, l, s, rec) ? -ENOMEM : 0;
+}
+
 static int report_run(struct report_opts *ro, struct report_cfg *c)
 {
 	struct err err = { 0 };
 	struct progress pg;
 	struct load *l;
 	struct hist h;
+	struct report_ctx rx = { &h, NULL };
 	int ret;
 
 	progress_install(&pg, &ro->lo);
@@ -333,13 +358,19 @@ static int report_run(struct report_opts *ro, struct report_cfg *c)
 		return 1;
 	}
 	hist_init(&h, &c->ho, load_machine(l), load_symbolizer(l));
-	ret = load_run(l, ro->header_only ? NULL : load_add_to_hist, NULL, &h, &err);
-	if (ret) {
+	if (ro->threads && !(rx.tc = thread_counts_new())) {
+		ret = 1;
+		fprintf(stderr, "prep: out of memory\n");
+	} else if ((ret = load_run(l, ro->header_only ? NULL : report_sample,
+				   rx.tc ? report_record : NULL, &rx, &err))) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 	} else {
 		graph_setup(l, &h, ro, c);
 		ret = report_print(l, &h, ro, c);
+		if (!ret && rx.tc && !ro->header_only)
+			thread_counts_print(stdout, l, rx.tc);
 	}
+	thread_counts_free(rx.tc);
 	hist_free(&h);
 	load_free(l);
 	return ret ? 1 : 0;
@@ -371,6 +402,8 @@ int cmd_report(int argc, char **argv)
 		OPTION_CALLBACK_OPTARG(0, "folded", &ro, "list", "collapsed stacks for FlameGraph, one line per stack; list: period, pid, tid, kernel, inline, no-comm", cb_folded),
 		OPTION_STRING(0, "event", &ro.event, "name", "only this event (--folded: default the first with samples)"),
 		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
+		OPTION_FLAG(0, "group", &ro.group, "show the events of a group together, one overhead column each (default for {a,b}:S groups)"),
+		OPTION_FLAG('T', "threads", &ro.threads, "show per-thread event counters at the end (prec -s, {a,b}:S)"),
 		LOAD_SYMBOL_OPTIONS(&ro.lo),
 		LOAD_FILTER_OPTIONS(&ro.lo),
 		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),

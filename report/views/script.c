@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/cursor.h"
 #include "common/opts.h"
 #include "dump.h"
+#include "report/aggregate/daddr.h"
 #include "report/core/load.h"
 #include "outbuf.h"
 #include "report.h"
@@ -21,12 +23,14 @@ enum sfield {
 	SF_COMM = 1 << 0, SF_TID = 1 << 1, SF_PID = 1 << 2, SF_CPU = 1 << 3, SF_TIME = 1 << 4,
 	SF_PERIOD = 1 << 5, SF_EVENT = 1 << 6, SF_IP = 1 << 7, SF_SYM = 1 << 8,
 	SF_SYMOFF = 1 << 9, SF_DSO = 1 << 10, SF_SRCLINE = 1 << 11,
+	SF_ADDR = 1 << 12, SF_WEIGHT = 1 << 13, SF_UREGS = 1 << 14, SF_IREGS = 1 << 15,
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "cpu", SF_CPU },
 	{ "time", SF_TIME }, { "period", SF_PERIOD }, { "event", SF_EVENT }, { "ip", SF_IP },
 	{ "sym", SF_SYM }, { "symoff", SF_SYMOFF }, { "dso", SF_DSO }, { "srcline", SF_SRCLINE },
+	{ "addr", SF_ADDR }, { "weight", SF_WEIGHT }, { "uregs", SF_UREGS }, { "iregs", SF_IREGS },
 };
 
 struct script {
@@ -58,7 +62,8 @@ static int parse_fields(const char *list, unsigned *out, struct err *err)
 				break;
 		if (i == sizeof(field_names) / sizeof(field_names[0]))
 			return err_set(err, -EINVAL, "-F: unknown field '%s' (known: comm, tid, pid, cpu, "
-				       "time, period, event, ip, sym, symoff, dso, srcline)", f);
+				       "time, period, event, ip, sym, symoff, dso, srcline, addr, weight, uregs, "
+				       "iregs)", f);
 		*out |= field_names[i].bit;
 	}
 	return 0;
@@ -161,6 +166,92 @@ static void print_addr(struct script *sc, const struct thread *t, uint64_t addr,
 	}
 }
 
+/* perf_regs.h's x86-64 registers by bit, as perf script names them */
+static const char *const reg_names[] = {
+	"AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
+	"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15",
+};
+
+/* " ABI:2    AX:0x1    IP:0x401000 " as perf script prints a register set */
+static void print_regs(struct script *sc, const struct sample_regs *r)
+{
+	unsigned k = 0;
+
+	if (!r->nr)
+		return;
+	ob_printf(sc->out, " ABI:%" PRIu64 " ", r->abi);
+	for (unsigned bit = 0; bit < 64 && k < r->nr; bit++) {
+		char name[8];
+
+		if (!(r->mask & (1ULL << bit)))
+			continue;
+		if (bit < sizeof(reg_names) / sizeof(reg_names[0]))
+			snprintf(name, sizeof(name), "%s", reg_names[bit]);
+		else
+			snprintf(name, sizeof(name), "R%u", bit);
+		ob_printf(sc->out, "%5s:0x%" PRIx64 " ", name, u64_at(r->regs, k++));
+	}
+}
+
+/* -F iregs,uregs: after the sample's address, interrupt registers first */
+static void script_regs(struct script *sc, const struct sample *smp)
+{
+	if ((sc->fields & SF_IREGS) && (smp->type & PERF_SAMPLE_REGS_INTR))
+		print_regs(sc, &smp->regs_intr);
+	if ((sc->fields & SF_UREGS) && (smp->type & PERF_SAMPLE_REGS_USER))
+		print_regs(sc, &smp->regs_user);
+}
+
+/* -F addr: the data address, named (with sym) by the data symbol covering
+ * it, else by the function there (an instruction fetch), else [unknown] */
+static int print_daddr(struct script *sc, const struct load_sample *s, uint64_t addr)
+{
+	struct load *l = sc->l;
+	struct daddr d;
+	int ret = daddr_resolve(load_machine(l), load_symbolizer(l), load_options(l)->symfs,
+				s->thread, addr, &d);
+
+	if (ret)
+		return ret;
+	ob_hex(sc->out, addr, 16);
+	if (!(sc->fields & (SF_SYM | SF_SYMOFF | SF_DSO)))
+		return 0;
+	if (!d.sym) {
+		unsigned keep = sc->fields;
+
+		/* the function and dso, as for an ip */
+		sc->fields &= ~(unsigned)(SF_IP | SF_SRCLINE);
+		print_addr(sc, s->thread, addr, false, true);
+		sc->fields = keep;
+		return 0;
+	}
+	if (sc->fields & (SF_SYM | SF_SYMOFF)) {
+		ob_chr(sc->out, ' ');
+		ob_str(sc->out, d.sym);
+		if (sc->fields & SF_SYMOFF)
+			ob_printf(sc->out, "+0x%" PRIx64, d.vaddr - d.sym_start);
+	}
+	if (sc->fields & SF_DSO)
+		ob_printf(sc->out, " (%s)", d.dso->path);
+	return 0;
+}
+
+/* -F addr, weight: between the event and the sample's address, as perf */
+static int script_sample_extra(struct script *sc, const struct load_sample *s)
+{
+	const struct sample *smp = &s->rec->u.sample;
+
+	if ((sc->fields & SF_ADDR) && (smp->type & PERF_SAMPLE_ADDR)) {
+		int ret = print_daddr(sc, s, smp->addr);
+
+		if (ret)
+			return ret;
+	}
+	if ((sc->fields & SF_WEIGHT) && (smp->type & PERF_SAMPLE_WEIGHT_TYPE))
+		ob_dec(sc->out, smp->weight, 16, ' ', false);
+	return 0;
+}
+
 /* Once the events are known: their names' width, and the CPU in perf's
  * default fields when the samples have it. */
 static void script_ready(struct script *sc, const struct load *l)
@@ -212,16 +303,21 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 		ob_str(sc->out, name);
 		ob_mem(sc->out, ": ", 2);
 	}
+	if (script_sample_extra(sc, s))
+		return -ENOMEM;
 	if (!(sc->fields & (SF_IP | SF_SYM | SF_SYMOFF | SF_DSO))) {
+		script_regs(sc, smp);
 		ob_chr(sc->out, '\n');
 		return 0;
 	}
 	if (!chain) {
 		ob_chr(sc->out, ' ');
 		print_addr(sc, s->thread, s->addrs[0], s->kernel[0], true);
+		script_regs(sc, smp);
 		ob_chr(sc->out, '\n');
 		return 0;
 	}
+	script_regs(sc, smp);
 	ob_chr(sc->out, '\n');
 	for (size_t i = 0; i < s->nr; i++) {
 		ob_chr(sc->out, '\t');
@@ -349,7 +445,7 @@ int cmd_script(int argc, char **argv)
 	int quiet = 0;
 	const struct opt table[] = {
 		LOAD_OPT_INPUT(&lo),
-		OPTION_STRING('F', "fields", &fields, "list", "comm,tid,pid,cpu,time,period,event,ip,sym,symoff,dso,srcline"),
+		OPTION_STRING('F', "fields", &fields, "list", "comm,tid,pid,cpu,time,period,event,ip,sym,symoff,dso,srcline,addr,weight,uregs,iregs"),
 		OPTION_FLAG(0, "ns", &sc.ns, "times in nanoseconds"),
 		OPTION_FLAG('D', "dump-raw-trace", &dump, "every block and record, decoded"),
 		OPTION_FLAG(0, "show-task-events", &sc.task, "COMM, FORK and EXIT records too"),

@@ -92,6 +92,7 @@ prep archive | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a fo
 prep dump | --input | -i /nonexistent | cannot open '/nonexistent'
 prep stat report | --input | -i /nonexistent | cannot open '/nonexistent'
 prep stat report | --field-separator | -x '' | -x '': the separator is empty
+prep stat report | --per-cache | --per-cache=X1 | --per-cache 'X1': not a cache level
 prec | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec | --filter | --filter x -- true | --filter 'x' must follow an -e of tracepoint events
 prec | --freq | -F abc -- true | -F abc: not a frequency
@@ -108,6 +109,13 @@ prec | --compression-level | --compression-level=13 -- true | --compression-leve
 prec | --switch-output | --switch-output=abc -- true | --switch-output=abc: expected 'signal', a size
 prec | --switch-max-files | --switch-max-files 0 -- true | --switch-max-files 0: expected a number of files
 prec | --max-size | --max-size 12Q -- true | --max-size 12Q: expected a size
+prec | --delay | -D -2 -- true | --delay: -2 is not in -1\.\.
+prec | --control | --control bogus -- true | --control bogus: expected fifo:
+prec | --control | --control fifo:/nonexistent -- true | --control fifo:/nonexistent: cannot open '/nonexistent'
+prec | --clockid | --clockid bogus -- true | --clockid bogus: unknown clock
+prec | --branch-filter | -j foo -- true | -j foo: unknown branch filter 'foo'
+prec | --user-regs | --user-regs=foo -- true | --user-regs foo: unknown register 'foo'
+prec | --intr-regs | --intr-regs=foo -- true | --intr-regs foo: unknown register 'foo'
 prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
 prec stat | --pid | -p abc | -p 'abc': not a list of ids
@@ -119,7 +127,17 @@ prec stat | --interval-print | -I 5 -- true | --interval-print: 5 is not in 10\.
 prec stat | --interval-count | --interval-count x -I 100 -- true | --interval-count: 'x' is not a number
 prec stat | --metrics | -M nosuch -- true | exit0:Cannot find metric or group `nosuch'
 prec stat | --delay | -D abc -- true | --delay: 'abc' is not a number
+prec stat | --control | --control fd:99 -- true | --control fd:99: descriptor 99 is not open
 prec stat | --timeout | --timeout 0 -- true | --timeout: 0 is not in 1\.\.
+prec stat | --log-fd | --log-fd 0 -- true | --log-fd: 0 is not in 1\.\.
+prec stat | --log-fd | --log-fd 9 -- true | Failed opening logfd: Bad file descriptor
+prec stat | --pre | --pre false -- true | --pre 'false' failed \(exit status 1\)
+prec stat | --post | --post false -- true | --post 'false' failed \(exit status 1\)
+prec stat | --per-cache | -a --per-cache=X1 -- true | --per-cache 'X1': not a cache level
+prec stat | --td-level | --td-level x -- true | --td-level: 'x' is not a number
+prec stat | --cputype | --cputype bogus -- true | --cputype bogus is not supported!
+prec stat | --pmu-filter | --pmu-filter nosuch -- true | --pmu-filter 'nosuch': no such PMU
+prec stat | --bpf-prog | -b 1 -- true | -b/--bpf-prog needs BPF
 EOF
 )
 

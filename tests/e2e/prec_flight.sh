@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # prec as a flight recorder (issue 15): --overwrite keeps only the newest
-# ring's worth of samples (phases: phase_a, then phase_b); --switch-output
+# ring's worth of samples (twophase: phase_a, then phase_b); --switch-output
 # closes a complete, self-contained prec.data.TIMESTAMP on SIGUSR2, every
 # SIZE or every TIME and goes on in a new one (that names the workload's
 # functions again); --switch-max-files keeps the newest N; --max-size stops
@@ -24,7 +24,7 @@ cd "$d" || exit 1
 # Each CPU has its own ring: the workload stays on CPU 0, so that one ring
 # holds what is kept. -m 4 holds 292 samples (56 bytes each): 0.3 s at
 # 1000 Hz, less than phase_b's 0.5 s of CPU.
-PH="taskset -c 0 $P/phases"
+PH="taskset -c 0 $P/twophase"
 
 # ---- --overwrite alone: the rings once, at the end -------------------------------
 $PREC -e cpu-clock -F 1000 -m 4 --overwrite -o ow.data -- $PH 1000 500 >/dev/null 2>err ||
@@ -58,13 +58,13 @@ for f in prec.data.*; do
 	for blk in METADATA EVENT DATA BUILD_IDS SYMBOLS INDEX; do
 		grep -q "^block .* $blk," dump || fail "snapshot: $f has no $blk block"
 	done
-	grep -q "MMAP2 .*tests/programs/phases" dump || fail "snapshot: $f: no MMAP2 of phases"
+	grep -q "MMAP2 .*tests/programs/twophase" dump || fail "snapshot: $f: no MMAP2 of twophase"
 done
 cd .. || exit 1
 
 # ---- --switch-output (signal) without --overwrite: the new file synthesizes the maps --
 mkdir sig && cd sig || exit 1
-$PREC -e cpu-clock -F 1000 --switch-output -- $P/phases 800 400 >/dev/null 2>../err &
+$PREC -e cpu-clock -F 1000 --switch-output -- $P/twophase 800 400 >/dev/null 2>../err &
 pid=$!
 wait_for ../err phase_a || fail "signal: phase_a did not start"
 sleep 0.2
@@ -72,15 +72,15 @@ kill -USR2 $pid
 wait $pid || fail "signal: exit $?: $(cat ../err)"
 [ "$(stamped .)" -eq 2 ] || fail "signal: files: $(ls)"
 last=$(ls prec.data.* | sort | tail -1)
-$PREP -D -i "$last" 2>/dev/null | grep -qE "MMAP2 .*/phases pid [0-9]+ tid [0-9]+ time 0 " ||
-	fail "signal: the second file has no synthesized MMAP2 of phases"
+$PREP -D -i "$last" 2>/dev/null | grep -qE "MMAP2 .*/twophase pid [0-9]+ tid [0-9]+ time 0 " ||
+	fail "signal: the second file has no synthesized MMAP2 of twophase"
 b=$(share "$last" phase_b)
 [ "${b:-0}" -ge 10 ] || fail "signal: second file does not name phase_b (${b:-0}%)"
 cd .. || exit 1
 
 # ---- --switch-output=SIZE, =TIME, --switch-max-files --------------------------------
 mkdir size && cd size || exit 1
-$PREC -e cpu-clock -F 4000 -g --switch-output=8K -- $P/phases 1000 0 >/dev/null 2>../err ||
+$PREC -e cpu-clock -F 4000 -g --switch-output=8K -- $P/twophase 1000 0 >/dev/null 2>../err ||
 	fail "size: exit $?: $(cat ../err)"
 n=$(stamped .)
 [ "$n" -ge 2 ] && [ "$n" -le 40 ] || fail "size: $n files"
@@ -90,7 +90,7 @@ for f in prec.data.*; do
 done
 cd .. || exit 1
 mkdir time && cd time || exit 1
-$PREC -e cpu-clock -F 1000 --switch-output=0.3s --switch-max-files 2 -- $P/phases 1000 0 \
+$PREC -e cpu-clock -F 1000 --switch-output=0.3s --switch-max-files 2 -- $P/twophase 1000 0 \
 	>/dev/null 2>../err || fail "time: exit $?: $(cat ../err)"
 n=$(grep -c 'switched output' ../err)
 [ "$n" -ge 2 ] && [ "$n" -le 60 ] || fail "time: $n switches in 1 s of CPU at 0.3s"
@@ -101,7 +101,7 @@ keep=$(sed -nE 's/^\[ prec: captured and wrote .* MB (prec\.data\.[0-9]+) .*/\1/
 cd .. || exit 1
 
 # ---- --max-size ---------------------------------------------------------------
-$PREC -e cpu-clock -F 2000 -g --max-size 30K -o max.data -- $P/phases 4000 0 >/dev/null 2>err
+$PREC -e cpu-clock -F 2000 -g --max-size 30K -o max.data -- $P/twophase 4000 0 >/dev/null 2>err
 rc=$?
 [ $rc -eq 0 ] || fail "--max-size: exit $rc: $(cat err)"
 grep -q '^\[ prec: the output reached its size limit' err || fail "--max-size: no line: $(cat err)"
@@ -125,12 +125,12 @@ done
 if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
 	paranoid_set 2
 	U=$d/t/u
-	as_user $UPREC -F 1000 -m 4 --overwrite -o ow.data -- taskset -c 0 $UP/phases 1000 500 \
+	as_user $UPREC -F 1000 -m 4 --overwrite -o ow.data -- taskset -c 0 $UP/twophase 1000 500 \
 		>/dev/null 2>err || fail "user: --overwrite: $(cat err)"
 	b=$(share "$U/ow.data" phase_b)
 	[ "${b:-0}" -ge 80 ] || fail "user: --overwrite: phase_b ${b:-0}% (want >= 80)"
 	as_user sh -c "echo \$\$ >prec.pid; exec $UPREC -F 1000 -m 4 --overwrite --switch-output \
-		-- taskset -c 0 $UP/phases 1000 500 >/dev/null 2>err" &
+		-- taskset -c 0 $UP/twophase 1000 500 >/dev/null 2>err" &
 	wait_for "$U/err" phase_a || fail "user: snapshot: phase_a did not start"
 	sleep 0.3
 	kill -USR2 "$(cat "$U/prec.pid")"

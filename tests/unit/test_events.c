@@ -620,6 +620,34 @@ static void test_group_modifiers(void **state)
 	expect_err("{cycles}:", -EINVAL, "event '{cycles}:': empty modifier");
 }
 
+/* S: leader sampling; every member is marked, and S stays out of the names */
+static void test_group_sample_read(void **state)
+{
+	struct event_list l = { 0, NULL };
+	struct err e = { 0, "" };
+
+	(void)state;
+	assert_int_equal(events_parse("{cpu-clock,page-faults}:S", &env, &l, &e), 0);
+	assert_int_equal(l.nr, 2);
+	assert_string_equal(l.ev[0].name, "cpu-clock");
+	assert_string_equal(l.ev[1].name, "page-faults");
+	assert_true(l.ev[0].sample_read && l.ev[1].sample_read);
+	assert_false(l.ev[0].attr.exclude_kernel);
+	event_list_free(&l);
+	assert_int_equal(events_parse("{cpu-clock,page-faults:k}:uS,cs", &env, &l, &e), 0);
+	assert_string_equal(l.ev[0].name, "cpu-clock:u");
+	assert_string_equal(l.ev[1].name, "page-faults:ku");
+	assert_true(l.ev[0].attr.exclude_kernel);
+	assert_true(l.ev[0].sample_read && l.ev[1].sample_read);
+	assert_false(l.ev[2].sample_read);
+	event_list_free(&l);
+	assert_int_equal(events_parse("{cycles,cs}", &env, &l, &e), 0);
+	assert_false(l.ev[0].sample_read || l.ev[1].sample_read);
+	event_list_free(&l);
+	expect_err("{cpu-clock,page-faults}:Z", -PREC_EUNKNOWN,
+		   "event '{cpu-clock,page-faults}:Z': unknown modifier 'Z'");
+}
+
 static void test_group_errors(void **state)
 {
 	(void)state;
@@ -900,7 +928,7 @@ static void test_breakpoints(void **state)
 	same_attr(&ev, &w);
 	assert_string_equal(ev.name, "mem:0x1000:u");
 
-	expect_err("mem:zz", -EINVAL, "event 'mem:zz': bad address");
+	expect_err("mem:9zz", -EINVAL, "event 'mem:9zz': bad address");	/* zz: a symbol */
 	expect_err("mem:", -EINVAL, "event 'mem:': bad address");
 	expect_err("mem:0x10/3", -EINVAL, "event 'mem:0x10/3': length must be 1, 2, 4 or 8");
 	expect_err("mem:0x10:rr", -PREC_EUNKNOWN, "event 'mem:0x10:rr': unknown modifier 'r'");
@@ -1083,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(test_list_and_whitespace),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_group_modifiers),
+		cmocka_unit_test(test_group_sample_read),
 		cmocka_unit_test(test_group_errors),
 		cmocka_unit_test(test_list_errors),
 		cmocka_unit_test(test_append_and_group_numbers),

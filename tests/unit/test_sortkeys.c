@@ -37,7 +37,7 @@ static void test_lookup(void **state)
 {
 	static const char *const names[SORT_NR] = {
 		"comm", "pid", "tid", "dso", "sym", "srcline", "srcfile", "cpu", "symoff",
-		"period", "parent",
+		"period", "parent", "symbol_daddr", "dso_daddr",
 	};
 	enum sort_key_id id;
 
@@ -69,12 +69,15 @@ static void test_lookup(void **state)
 	assert_string_equal(sort_key_get(SORT_DSO)->title, "Shared Object");
 	assert_string_equal(sort_key_get(SORT_SRCLINE)->title, "Source:Line");
 	assert_int_equal(sort_key_get(SORT_PERIOD)->min_width, 12);
+	assert_string_equal(sort_key_get(SORT_SYM_DADDR)->title, "Data Symbol");
+	assert_string_equal(sort_key_get(SORT_DSO_DADDR)->title, "Data Object");
 }
 
 static void test_names_and_flags(void **state)
 {
-	const char *all = "comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent";
-	char buf[128], small[10];
+	const char *all = "comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent, "
+			  "symbol_daddr, dso_daddr";
+	char buf[160], small[10];
 
 	(void)state;
 	assert_int_equal(sort_key_names(buf, sizeof(buf)), strlen(all));
@@ -96,6 +99,10 @@ static void test_names_and_flags(void **state)
 	assert_false(sort_keys_have((enum sort_key_id[]){ SORT_CPU, SORT_SYM }, 2,
 				    SK_RIGHT | SK_SYMBOL_LIKE));
 	assert_false(sort_keys_have(NULL, 0, SK_SRC));
+	/* the data keys, and only they, read data addresses */
+	assert_true(sort_keys_have((enum sort_key_id[]){ SORT_COMM, SORT_DSO_DADDR }, 2, SK_DATA));
+	assert_true(sort_keys_have((enum sort_key_id[]){ SORT_SYM_DADDR }, 1, SK_DATA));
+	assert_false(sort_keys_have((enum sort_key_id[]){ SORT_SYM, SORT_DSO }, 2, SK_DATA));
 }
 
 /* ---- compare and text on hand-made entries -------------------------------- */
@@ -184,6 +191,37 @@ static void test_compare_sym(void **state)
 	assert_before(SORT_SYMOFF, &a, &b);
 	a.frame = 1;                            /* beta after alpha, whatever the offset */
 	assert_before(SORT_SYMOFF, &b, &a);
+}
+
+static void test_data_keys(void **state)
+{
+	struct hentry a = { 0 }, b = { 0 };
+	static char buf[256];
+	struct hist h = { 0 };
+
+	(void)state;
+	/* named before unnamed, names as text, addresses by value */
+	a.key.dsym = "big_array", b.key.dsym = "counter";
+	assert_before(SORT_SYM_DADDR, &a, &b);
+	b.key.dsym = NULL, b.key.daddr = 0x1000;
+	assert_before(SORT_SYM_DADDR, &a, &b);
+	a.key.dsym = NULL, a.key.daddr = 0x20;
+	assert_before(SORT_SYM_DADDR, &a, &b);
+	a.key.ddso = &app_dso, b.key.ddso = &libc_dso;
+	assert_before(SORT_DSO_DADDR, &a, &b);
+	b.key.ddso = NULL;
+	assert_before(SORT_DSO_DADDR, &a, &b);
+	/* cells as perf prints them */
+	a.key.dsym = "big_array", a.key.dmark = '.';
+	sort_key_get(SORT_SYM_DADDR)->text(&h, &a, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] big_array");
+	b.key.dmark = 'k';
+	sort_key_get(SORT_SYM_DADDR)->text(&h, &b, buf, sizeof(buf));
+	assert_string_equal(buf, "[k] 0x0000000000001000");
+	sort_key_get(SORT_DSO_DADDR)->text(&h, &a, buf, sizeof(buf));
+	assert_string_equal(buf, "app");
+	sort_key_get(SORT_DSO_DADDR)->text(&h, &b, buf, sizeof(buf));
+	assert_string_equal(buf, "[unknown]");
 }
 
 static const char *cell(enum sort_key_id k, const struct hentry *e)
@@ -630,6 +668,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_names_and_flags),
+		cmocka_unit_test(test_data_keys),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_compare_sym),
 		cmocka_unit_test(test_text),

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside prep report's printing: what print.c shares with print_group.c
+ * (the group view) and print_threads.c (-T). Not for other views. */
+#ifndef PREC_REPORT_PRINT_INT_H
+#define PREC_REPORT_PRINT_INT_H
+
+#include "print.h"
+
+/* a column of a sort key: its table entry and its width for this event */
+struct col {
+	const struct sort_key *sk;
+	int width;
+};
+
+/* "682 " or "12K": perf's sample count with a unit letter */
+void unit_count(uint64_t v, char *buf, size_t n);
+/* Each column as wide as its title and its widest cell in h->entries. */
+void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc);
+/* An entry's call graph (e->tree), percentages of total. */
+void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
+		     uint64_t total);
+/* One event's section. */
+int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
+		int event);
+
+/* print_group.c: the file has leader-sampling groups ({a,b}:S). */
+bool print_has_groups(const struct load *l);
+/* Every group's section, its members side by side, and single events as
+ * print_event; with po->group and no groups in the files, all events as
+ * one group (perf's way). */
+int print_groups(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);
+
+#endif

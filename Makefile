@@ -123,7 +123,10 @@ PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so \
 	 $(BUILD)/tests/programs/swev $(BUILD)/tests/programs/phases \
 	 $(BUILD)/tests/programs/probed $(BUILD)/tests/programs/probed_nopie \
-	 $(BUILD)/tests/programs/grpwork
+	 $(BUILD)/tests/programs/grpwork $(BUILD)/tests/programs/twophase
+$(BUILD)/tests/programs/twophase: tests/programs/twophase.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/phases: tests/programs/phases.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<

@@ -61,32 +61,39 @@ long session_drain(struct session *s, struct err *err)
 	long total = 0;
 
 	for (size_t i = 0; i < s->nr_rings; i++) {
-		long n = ring_drain(&s->rings[i], s->writer, err);
+		long n = s->rings[i].backward ? 0 : ring_drain(&s->rings[i], s->writer, err);
 
 		if (n < 0)
 			return n;
 		total += n;
 	}
-	if (total) {
+	/* --overwrite: the samples come at the dump, older than the tracking
+	 * records drained meanwhile; without round marks the reader sorts
+	 * them all together (flight.c) */
+	if (total && !s->opts->overwrite) {
 		int ret = container_write_round(s->writer, err);
 
 		if (ret)
 			return ret;
-		s->bytes_drained += (uint64_t)total;
 	}
+	s->bytes_drained += (uint64_t)total;
 	return total;
 }
 
 int session_poll(struct session *s, int timeout_ms)
 {
 	struct pollfd pfd[257];
-	size_t n = s->nr_rings < 256 ? s->nr_rings : 256;
+	size_t n = 0;
 	int ret;
 
-	for (size_t i = 0; i < n; i++) {
-		pfd[i].fd = s->rings[i].fd;
-		pfd[i].events = POLLIN;
-		pfd[i].revents = 0;
+	/* backward rings (--overwrite) are read at a dump, not as they fill */
+	for (size_t i = 0; i < s->nr_rings && n < 256; i++) {
+		if (s->rings[i].backward)
+			continue;
+		pfd[n].fd = s->rings[i].fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
 	}
 	/* --control's commands end the wait too (control_record.c reads them) */
 	pfd[n] = (struct pollfd){ .fd = control_fd(s->control), .events = POLLIN };

@@ -110,7 +110,7 @@ static size_t choose_ring_pages(const struct session *s)
 	if (geteuid() == 0)
 		return pages;
 	mlock_limits(&l);
-	fit = pages_that_fit(&l, s->nr_cpus ? s->nr_cpus : 1);
+	fit = pages_that_fit(&l, (s->nr_cpus ? s->nr_cpus : 1) * (o->overwrite ? 2 : 1));
 	return fit > 0 && (size_t)fit < pages ? (size_t)fit : pages;
 }
 
@@ -119,7 +119,7 @@ static size_t choose_ring_pages(const struct session *s)
 static int mmap_limit_error(const struct session *s, int cpu, int ret, struct err *err)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = s->ring_pages;
-	size_t rings = s->nr_cpus ? s->nr_cpus : 1;
+	size_t rings = (s->nr_cpus ? s->nr_cpus : 1) * (s->opts->overwrite ? 2 : 1);
 	unsigned long long ring_kb = (unsigned long long)(pages + 1) * page >> 10;
 	char lim[64] = "unlimited", fits[64];
 	struct mlock_limits l;
@@ -217,7 +217,7 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		a->sample_stack_user = (uint32_t)o->stack_size;
 		a->exclude_callchain_user = 1;
 	}
-	sample_opts_attr(&o->sample, a, i == 0);
+	sample_opts_attr(&o->sample, a, i == flight_tracking_event(s));  /* the tracking event */
 	a->read_format = PERF_FORMAT_ID;
 	a->disabled = 1;
 	a->enable_on_exec = workload && !o->delay_ms;   /* -D: enabled later (control_record.c) */
@@ -225,7 +225,9 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 	a->sample_id_all = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(data / 4);
-	if (i == 0) {   /* the first event also tracks tasks and mappings */
+	/* --overwrite: samples on backward rings, the tracking on a forward one */
+	a->write_backward = o->overwrite && i != flight_tracking_event(s);
+	if (i == flight_tracking_event(s)) {   /* it tracks tasks and mappings too */
 		a->mmap = 1;
 		a->mmap2 = 1;
 		a->comm = 1;
@@ -408,15 +410,17 @@ int session_mmap(struct session *s, struct err *err)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = s->ring_pages;
 	size_t len = (pages + 1) * page;
 
-	s->rings = calloc(s->nr_cpus, sizeof(*s->rings));
+	/* with --overwrite, two per CPU: backward for samples, forward for tracking */
+	s->rings = calloc(s->nr_cpus * 2, sizeof(*s->rings));
 	if (!s->rings)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->nr_evfds; i++) {
 		const struct evfd *e = &s->evfds[i];
+		bool backward = s->attrs[e->event].write_backward;
 		struct ring *r = NULL;
 
 		for (size_t k = 0; k < s->nr_rings; k++)
-			if (s->rings[k].cpu == e->cpu)
+			if (s->rings[k].cpu == e->cpu && s->rings[k].backward == backward)
 				r = &s->rings[k];
 		if (r) {
 			if (ioctl(e->fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
@@ -425,7 +429,9 @@ int session_mmap(struct session *s, struct err *err)
 			continue;
 		}
 		r = &s->rings[s->nr_rings];
-		r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+		/* read-only: the kernel overwrites what we have not read */
+		r->base = mmap(NULL, len, backward ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
+			       e->fd, 0);
 		if (r->base == MAP_FAILED) {
 			int ret = -errno;
 
@@ -438,6 +444,7 @@ int session_mmap(struct session *s, struct err *err)
 		r->data_size = pages * page;
 		r->cpu = e->cpu;
 		r->fd = e->fd;
+		r->backward = backward;
 		s->nr_rings++;
 	}
 	return 0;

@@ -166,6 +166,8 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 			"will not be named\n");
 	if (o->all_cgroups && (ret = cgroup_synth(&p, err)) < 0)
 		return ret;
+	if (s->workload_pid > 0)        /* a switched file: what runs now (flight.c) */
+		return flight_synth_workload(s->workload_pid, &p, err);
 	if (o->all_cpus || o->cpu_list)
 		return synth_all(&p, err) < 0 ? err->code : 0;
 	if (o->pids) {
@@ -221,6 +223,21 @@ static void print_setup(const struct session *s)
 		"from the kernel's MMAP2 records" : "read from the binaries at the end");
 }
 
+static void writer_opts(struct session *s, struct container_writer_opts *wo)
+{
+	*wo = (struct container_writer_opts){ .level = (int)s->opts->level,
+					      .on_sideband = on_sideband,
+					      .record_time = record_time, .ctx = s->dsos,
+					      .background = true };
+	/* Stack copies make 8 KiB samples: bigger blocks keep each thread's
+	 * previous stack at hand for the transform (FORMAT.md 6.3) across more
+	 * samples, instead of starting over every hundred of them. 4 MiB
+	 * (500 samples) stores as small as 16 MiB did, and a report holds two
+	 * decoded blocks at a time (one decoded ahead on the other core). */
+	if (s->opts->callgraph == CALLGRAPH_DWARF)
+		wo->block_size = DWARF_BLOCK_SIZE;
+}
+
 struct run {
 	struct session s;
 	struct workload wl;
@@ -230,6 +247,9 @@ struct run {
 	int status;             /* wait status of the workload, -1 when none */
 	char tmp[PATH_MAX];     /* the output's name until then; "" when none */
 	struct container_writer_stats kept;     /* what the file holds, once closed */
+	struct flight_files *files;     /* --switch-output: the files written */
+	double next_switch;     /* --switch-output=TIME: when (mono_s) */
+	bool size_stop;         /* --max-size stopped it: exit 0, as perf */
 };
 
 /* The output is written under a temporary name beside it until recording
@@ -301,6 +321,93 @@ static int timeout_until(double when, int timeout)
 	return left * 1000 < timeout ? (int)(left * 1000) + 1 : timeout;
 }
 
+static int close_output(struct run *run, struct container_writer_stats *st, uint64_t *file_bytes,
+			struct err *err);
+
+/* --switch-output: the current file is finished as a whole prec.data (build
+ * ids, final metadata, embedded symbols) under its timestamped name, and the
+ * recording goes on in a new one, with the metadata, the events and what
+ * runs now synthesized again, as at the start. */
+static int switch_output(struct run *run, struct err *err)
+{
+	struct session *s = &run->s;
+	const struct record_opts *o = s->opts;
+	struct container_writer_stats st;
+	struct container_writer_opts wo;
+	struct buf synth = BUF_INIT;
+	char name[PATH_MAX];
+	uint64_t bytes;
+	int ret;
+
+	if (o->overwrite && session_dump_backward(s, err) < 0)
+		return -1;
+	if (session_drain(s, err) < 0)
+		return -1;
+	/* what runs now, read before the slow part (embedding): a workload
+	 * that ends meanwhile is still named in the new file */
+	ret = synthesize_into(s, &synth, err);
+	if (ret >= 0)
+		ret = close_output(run, &st, &bytes, err);
+	if (!ret)
+		ret = flight_files_rotate(&run->files, o->output, o->switch_max_files, name,
+					  sizeof(name), err);
+	if (ret) {
+		buf_free(&synth);
+		return ret;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "[ prec: switched output: wrote %.3f MB %s (%llu samples, %llu lost) ]\n",
+			(double)bytes / (1024.0 * 1024.0), name,
+			(unsigned long long)st.by_type[PERF_RECORD_SAMPLE],
+			(unsigned long long)st.lost_samples);
+	dso_list_free(s->dsos);
+	s->dsos = dso_list_new();
+	record_layouts_free(s->layouts);
+	s->layouts = record_layouts_new();
+	writer_opts(s, &wo);
+	ret = container_writer_open(&s->writer, o->output, &wo, err);
+	if (!ret)
+		ret = write_metadata(s->writer, o, wall_ns(), err);
+	if (!ret)
+		ret = write_events(s, err);
+	if (!ret) {
+		container_writer_set_layouts(s->writer, s->layouts);
+		if (synth.len)
+			ret = container_write_records(s->writer, SPAN_CPU_SYNTH, synth.data, synth.len,
+						      NULL, 0, err);
+	}
+	buf_free(&synth);
+	return ret;
+}
+
+/* --max-size and --switch-output, once per loop: 1 to stop, 0 to go on, or
+ * negative. The file's size is known after a flush (flushed). */
+static int flight_step(struct run *run, bool flushed, struct err *err)
+{
+	const struct record_opts *o = run->s.opts;
+	struct container_writer_stats st;
+	bool due = false;
+
+	if (flushed && (o->max_size || o->switch_size)) {
+		container_writer_get_stats(run->s.writer, &st);
+		if (o->max_size && st.file_bytes >= o->max_size) {
+			if (!o->quiet)
+				fprintf(stderr, "[ prec: the output reached its size limit (%llu KiB), "
+					"stopping ]\n", (unsigned long long)(st.file_bytes >> 10));
+			run->size_stop = true;
+			return 1;
+		}
+		due = o->switch_size && st.file_bytes >= o->switch_size;
+	}
+	if (o->switch_output && switch_output_take())
+		due = true;
+	if (run->next_switch && mono_s() >= run->next_switch) {
+		due = true;
+		run->next_switch = mono_s() + o->switch_time;
+	}
+	return due ? switch_output(run, err) : 0;
+}
+
 static int record_loop(struct run *run, struct err *err)
 {
 	const struct record_opts *o = run->s.opts;
@@ -308,7 +415,8 @@ static int record_loop(struct run *run, struct err *err)
 	double next_flush = mono_s() + FLUSH_INTERVAL_S;
 
 	for (;;) {
-		int timeout = timeout_until(next_flush, 100), ret;
+		int timeout = timeout_until(next_flush, 100), ret, step;
+		bool flushed;
 
 		if (deadline) {
 			double left = deadline - mono_s();
@@ -324,11 +432,17 @@ static int record_loop(struct run *run, struct err *err)
 			return err_set(err, ret, "poll: %s", strerror(-ret));
 		if (session_drain(&run->s, err) < 0)
 			return -1;
-		if (mono_s() >= next_flush) {
+		flushed = mono_s() >= next_flush;
+		if (flushed) {
 			if (container_writer_flush(run->s.writer, err))
 				return -1;
 			next_flush = mono_s() + FLUSH_INTERVAL_S;
 		}
+		step = flight_step(run, flushed, err);
+		if (step < 0)
+			return -1;
+		if (step == 1)
+			break;
 		record_control_poll(&run->s);  /* -D's time, --control's commands */
 		if (ret == 1 && !run->have_workload)
 			break;                  /* the processes we attached to are gone */
@@ -342,12 +456,12 @@ static int record_loop(struct run *run, struct err *err)
 }
 
 static void print_summary(const struct record_opts *o, const struct container_writer_stats *st,
-			  uint64_t file_bytes)
+			  uint64_t file_bytes, const char *name)
 {
 	if (o->quiet)
 		return;
 	fprintf(stderr, "[ prec: captured and wrote %.3f MB %s (%llu samples, %llu lost) ]\n",
-		(double)file_bytes / (1024.0 * 1024.0), o->output,
+		(double)file_bytes / (1024.0 * 1024.0), name,
 		(unsigned long long)st->by_type[PERF_RECORD_SAMPLE],
 		(unsigned long long)st->lost_samples);
 	if (st->lost_samples)
@@ -370,18 +484,10 @@ static int start(struct run *run, struct err *err)
 {
 	struct session *s = &run->s;
 	const struct record_opts *o = s->opts;
-	struct container_writer_opts wo = { .level = (int)o->level, .on_sideband = on_sideband,
-					    .record_time = record_time, .ctx = s->dsos,
-					    .background = true };
+	struct container_writer_opts wo;
 	int ret;
 
-	/* Stack copies make 8 KiB samples: bigger blocks keep each thread's
-	 * previous stack at hand for the transform (FORMAT.md 6.3) across more
-	 * samples, instead of starting over every hundred of them. 4 MiB
-	 * (500 samples) stores as small as 16 MiB did, and a report holds two
-	 * decoded blocks at a time (one decoded ahead on the other core). */
-	if (o->callgraph == CALLGRAPH_DWARF)
-		wo.block_size = DWARF_BLOCK_SIZE;
+	writer_opts(s, &wo);
 
 	if (o->argc) {
 		run->wl.stop_at_exec = probes_need_exec_stop(&o->events);
@@ -429,47 +535,44 @@ static int start(struct run *run, struct err *err)
 			ret = session_probes_at_exec(s, run->wl.pid, err);
 		if (ret)
 			return ret;
+		if (follows_workload(run))
+			s->workload_pid = run->wl.pid;
 	}
+	run->next_switch = o->switch_time > 0 ? mono_s() + o->switch_time : 0;
 	return commit_output(run, err);
 }
 
 /* Exit status as perf: the workload's, 128 + signal if it was killed. */
 static int exit_code(const struct run *run)
 {
-	if (run->status < 0)
+	if (run->status < 0 || run->size_stop)
 		return 0;
 	if (WIFSIGNALED(run->status))
 		return 128 + WTERMSIG(run->status);
 	return WEXITSTATUS(run->status);
 }
 
-static int finish(struct run *run, struct err *err)
+/* The output is whole: build ids, final metadata, index, embedded symbols.
+ * *st: what it holds; *file_bytes: its size. */
+static int close_output(struct run *run, struct container_writer_stats *st, uint64_t *file_bytes,
+			struct err *err)
 {
 	struct session *s = &run->s;
-	struct container_writer_stats st;
-	uint64_t file_bytes;
+	uint64_t bytes;
 	int ret;
 
-	session_disable(s);
-	if (session_drain(s, err) < 0)
-		return -1;
-	if (run->have_workload && run->status < 0) {
-		/* stopped by a signal or --duration: end the workload as perf does */
-		kill(run->wl.pid, SIGTERM);
-		waitpid(run->wl.pid, &run->status, 0);
-	}
-	container_writer_get_stats(s->writer, &st);
+	container_writer_get_stats(s->writer, st);
 	ret = write_build_ids(s->writer, s->dsos, err);
 	/* Attaching: the kernel's symbols too, so that the report names what ran
 	 * (skipped for a command, where reading them would be most of the cost). */
 	if (!ret && (s->opts->pids || s->opts->tids || s->opts->all_cpus || s->opts->cpu_list))
 		ret = write_kallsyms(s->writer, s->opts->verbose, err);
 	if (!ret)
-		ret = write_final_metadata(s->writer, &st, run->status, wall_ns(), err);
+		ret = write_final_metadata(s->writer, st, run->status, wall_ns(), err);
 	if (ret)
 		return ret;
 	container_writer_get_stats(s->writer, &run->kept);
-	file_bytes = run->kept.file_bytes;
+	bytes = run->kept.file_bytes;
 	ret = container_writer_close(s->writer, err);
 	s->writer = NULL;
 	if (ret) {
@@ -487,15 +590,46 @@ static int finish(struct run *run, struct err *err)
 			fprintf(stderr, "prec: warning: the symbols of the binaries hit could not be "
 				"embedded: %s\n", e2.msg);
 		else
-			file_bytes += as.file_growth;
+			bytes += as.file_growth;
 		if (s->opts->verbose)
 			fprintf(stderr, "prec: embedded %llu binaries (%llu addresses, %llu bytes)\n",
 				(unsigned long long)as.binaries, (unsigned long long)as.addresses,
 				(unsigned long long)as.file_growth);
 	}
+	*file_bytes = bytes;
+	return 0;
+}
+
+static int finish(struct run *run, struct err *err)
+{
+	struct session *s = &run->s;
+	struct container_writer_stats st;
+	char name[PATH_MAX];
+	uint64_t file_bytes;
+	int ret;
+
+	session_disable(s);
+	if (s->opts->overwrite && session_dump_backward(s, err) < 0)
+		return -1;
+	if (session_drain(s, err) < 0)
+		return -1;
+	if (run->have_workload && run->status < 0) {
+		/* stopped by a signal or --duration: end the workload as perf does */
+		kill(run->wl.pid, SIGTERM);
+		waitpid(run->wl.pid, &run->status, 0);
+	}
+	ret = close_output(run, &st, &file_bytes, err);
+	if (ret)
+		return ret;
 	if (run->pipe && (ret = record_pipe_finish(run->pipe, &file_bytes, err)))
 		return ret;
-	print_summary(s->opts, &st, file_bytes);
+	snprintf(name, sizeof(name), "%s", s->opts->output);
+	/* --switch-output: the last file gets its timestamped name too */
+	if (s->opts->switch_output &&
+	    (ret = flight_files_rotate(&run->files, s->opts->output, s->opts->switch_max_files,
+				       name, sizeof(name), err)))
+		return ret;
+	print_summary(s->opts, &st, file_bytes, name);
 	return 0;
 }
 
@@ -596,6 +730,8 @@ int main(int argc, char **argv)
 	run.s.dsos = dso_list_new();
 	run.s.layouts = record_layouts_new();
 	stop_signals_install();
+	if (o.switch_output)
+		switch_signal_install();
 	/* over the file size limit, write() fails with EFBIG: keep the file */
 	signal(SIGXFSZ, SIG_IGN);
 
@@ -616,6 +752,7 @@ int main(int argc, char **argv)
 		ret = exit_code(&run);
 	}
 	record_pipe_close(run.pipe);
+	flight_files_free(run.files);
 	record_session_close(&run.s);
 	control_close(run.s.control);
 	cgroup_names_free(o.cgroups, o.events.nr);

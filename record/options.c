@@ -26,6 +26,7 @@
 /* Options given as text, checked and turned into record_opts after parsing. */
 struct raw_args {
 	const char *freq, *callgraph, *duration;
+	const char *switch_output, *switch_max_files, *max_size;
 	bool fp;
 };
 
@@ -65,6 +66,38 @@ static int cb_cgroup(const struct opt *opt, const char *arg, struct err *err)
 	struct record_opts *o = opt->dest;
 
 	return cgroup_list_assign("-G", arg, o->events.nr, o->cgroups, &o->nr_cgroup_names, err);
+}
+
+/* --switch-output[=signal|SIZE|TIME]: checked with the rest (check_flight) */
+static int cb_switch_output(const struct opt *opt, const char *arg, struct err *err)
+{
+	struct raw_args *raw = opt->dest;
+
+	(void)err;
+	raw->switch_output = arg ? arg : "signal";
+	return 0;
+}
+
+/* --overwrite, --switch-output, --switch-max-files, --max-size (flight.c) */
+static int check_flight(struct record_opts *o, const struct raw_args *raw, struct err *err)
+{
+	char *end;
+	int ret;
+
+	if (raw->switch_output && (ret = flight_parse_switch(o, raw->switch_output, err)))
+		return ret;
+	if (raw->switch_max_files) {
+		o->switch_max_files = strtol(raw->switch_max_files, &end, 10);
+		if (end == raw->switch_max_files || *end || o->switch_max_files < 1)
+			return err_set(err, -EINVAL, "--switch-max-files %s: expected a number of "
+				       "files, 1 or more", raw->switch_max_files);
+	}
+	if (raw->max_size && flight_parse_size(raw->max_size, &o->max_size))
+		return err_set(err, -EINVAL, "--max-size %s: expected a size in bytes, or with a unit "
+			       "B, K, M or G (e.g. 100K, 2M)", raw->max_size);
+	if (o->switch_output && o->output && !strcmp(o->output, "-"))
+		return err_set(err, -EINVAL, "--switch-output cannot write to standard output (-o -)");
+	return o->overwrite ? flight_add_tracking_event(o, err) : 0;
 }
 
 static long max_sample_rate(void)
@@ -167,6 +200,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 	if (!ret)       /* probes' symbols, mem:SYMBOL's variable */
 		ret = probes_resolve(&o->events, o->argc ? o->argv : NULL,
 				     o->pids ? o->pids : o->tids, err);
+	if (!ret)
+		ret = check_flight(o, raw, err);
 	return ret;
 }
 
@@ -213,6 +248,16 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 				cb_cgroup),
 		OPTION_FLAG(0, "all-cgroups", &o->all_cgroups, "record each sample's cgroup and the "
 			    "cgroups' names (for prep --sort cgroup)"),
+		OPTION_FLAG(0, "overwrite", &o->overwrite, "flight recorder: keep only the newest "
+			    "samples of each ring buffer (-m), written at the end or at a switch"),
+		OPTION_CALLBACK_OPTARG(0, "switch-output", &raw, "signal|size|time",
+				       "start a new timestamped output file on SIGUSR2 (default), "
+				       "every SIZE (e.g. 100M) or every TIME (e.g. 30s)",
+				       cb_switch_output),
+		OPTION_STRING(0, "switch-max-files", &raw.switch_max_files, "n",
+			      "with --switch-output, keep only the newest n files"),
+		OPTION_STRING(0, "max-size", &raw.max_size, "size",
+			      "stop when the output file reaches this size (B, K, M, G)"),
 		OPTION_FLAG(0, "no-inherit", &o->no_inherit, "do not follow new threads and children"),
 		OPTION_FLAG('s', "stat", &o->stat, "per-thread counts at each thread's exit (inherit_stat; prep report -T)"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),

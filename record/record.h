@@ -53,6 +53,12 @@ struct record_opts {
 	bool stat;                      /* -s: per-thread counts (inherit_stat) */
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
+	bool overwrite;                 /* --overwrite: backward rings, read at a dump (flight.c) */
+	bool switch_output;             /* --switch-output given (any form) */
+	uint64_t switch_size;           /* --switch-output=SIZE: bytes, 0 none */
+	double switch_time;             /* --switch-output=TIME: seconds, 0 none */
+	long switch_max_files;          /* --switch-max-files: 0 keeps all */
+	uint64_t max_size;              /* --max-size: bytes, 0 none */
 	long delay_ms;                  /* -D: enable this long after the start; -1: on --control's enable */
 	const char *control;            /* --control fifo:CTL[,ACK] or fd:N[,M] */
 	struct sample_opts sample;      /* -d, -W, --user-regs, --clockid, -b/-j ... */
@@ -80,9 +86,10 @@ struct evfd {
 struct ring {
 	void *base;                     /* the control page, then the data pages */
 	size_t data_size;
-	uint64_t tail;                  /* how far we have copied */
+	uint64_t tail;                  /* how far we have copied (backward: head at the last dump) */
 	int cpu;
 	int fd;
+	bool backward;                  /* write_backward, mapped read-only (--overwrite) */
 };
 
 struct session {
@@ -106,6 +113,7 @@ struct session {
 	bool tried_user_only;           /* an event fell back to excluding the kernel */
 	struct dso_list *dsos;          /* binaries seen in MMAP/MMAP2 records */
 	struct record_layouts *layouts; /* the events as the decoder sees them */
+	pid_t workload_pid;             /* once started: what a switched file synthesizes again */
 	struct control *control;        /* --control, or NULL (control.h) */
 	double enable_at;               /* -D MSEC: when to enable (CLOCK_MONOTONIC s); 0: none */
 	bool disabled;                  /* -D or --control's disable holds the events off */
@@ -151,6 +159,9 @@ void stop_request(void);
  * take (true once per request). */
 void switch_output_request(void);
 bool switch_output_take(void);
+/* --switch-output: SIGUSR2 asks for a new file, as --control's snapshot
+ * does (switch_output_take). */
+void switch_signal_install(void);
 
 /* drain.c */
 /* Copy whatever every ring holds into the writer; returns bytes copied or a
@@ -160,6 +171,32 @@ long session_drain(struct session *s, struct err *err);
  * ring is hung up (the tasks followed have all exited), or negative. */
 int session_poll(struct session *s, int timeout_ms);
 
+/* flight.c: --overwrite, --switch-output, --switch-max-files, --max-size */
+/* "100K", "2M", "1G", "512" (bytes; B K M G, perf's units): 0 or -EINVAL. */
+int flight_parse_size(const char *arg, uint64_t *bytes);
+/* --switch-output[=signal|SIZE|TIME] into o: 0 or -EINVAL with err set. */
+int flight_parse_switch(struct record_opts *o, const char *arg, struct err *err);
+/* The tracking event that --overwrite adds, appended to o->events: 0 or
+ * negative with err set. Its index is o->events.nr - 1. */
+int flight_add_tracking_event(struct record_opts *o, struct err *err);
+/* Which event tracks tasks and mappings (mmap/comm/task bits): the first,
+ * or with --overwrite the dummy one on a forward ring. */
+size_t flight_tracking_event(const struct session *s);
+/* --overwrite: pause each backward ring, copy what it gained since the last
+ * dump into the writer (oldest record first), resume it. Bytes or negative. */
+long session_dump_backward(struct session *s, struct err *err);
+/* "PATH.YYYYMMDDHHMMSScc" (now, local time, as perf names them) into out. */
+void flight_timestamp_name(const char *path, char *out, size_t len);
+/* Rename the finished path to its timestamped name (out), remember it and,
+ * past --switch-max-files, delete the oldest one kept. 0 or -errno. */
+struct flight_files;
+int flight_files_rotate(struct flight_files **ff, const char *path, long max_files, char *out,
+			size_t len, struct err *err);
+void flight_files_free(struct flight_files *ff);
+/* Synthesize again the workload and its descendants (a switched file needs
+ * their COMM/MMAP2 records too). */
+struct synth_params;
+int flight_synth_workload(pid_t pid, const struct synth_params *p, struct err *err);
 /* control_record.c: -D and --control in prec's loop */
 /* As the workload starts: -D holds the events off ("Events disabled"). */
 void record_control_start(struct session *s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The stop flag of prec and prec stat. A signal handler can only set a flag
- * of its own, so this file holds the one pair of them; everything else asks
+ * of its own, so this file holds those flags; everything else asks
  * through the functions below.
  */
 #include "record.h"
@@ -10,6 +10,7 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
+static volatile sig_atomic_t switch_output;     /* SIGUSR2 or --control's snapshot */
 
 static void on_stop(int sig)
 {
@@ -55,8 +56,6 @@ void stop_request(void)
 /* --control's snapshot: perf's SIGUSR2, a switch of the output or a
  * snapshot, for --switch-output / --overwrite to take. Without them nothing
  * takes the flag and the command only gets its ack, as in perf. */
-static volatile sig_atomic_t switch_output;
-
 void switch_output_request(void)
 {
 	switch_output = 1;
@@ -65,4 +64,19 @@ void switch_output_request(void)
 bool switch_output_take(void)
 {
 	return __atomic_exchange_n(&switch_output, 0, __ATOMIC_SEQ_CST) != 0;
+}
+
+/* --switch-output: SIGUSR2 as perf takes it, a switch of the output. */
+static void on_switch(int sig)
+{
+	(void)sig;      /* ends a sleep in poll() too */
+	switch_output = 1;
+}
+
+void switch_signal_install(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_switch;
+	sigaction(SIGUSR2, &sa, NULL);
 }

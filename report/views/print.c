@@ -367,8 +367,14 @@ int print_report(FILE *out, struct load *l, struct hist *h, const struct print_o
 	if (po->group || print_has_groups(l))
 		return print_groups(out, l, h, po);
 	for (size_t e = 0; e < load_nr_events(l); e++) {
-		int ret = po->event && strcmp(po->event, load_event_name(l, (int)e)) ? 0 :
-			  print_event(out, l, h, po, (int)e);
+		int ret;
+
+		/* prec --overwrite's tracking event takes no samples: as perf, no
+		 * section for an empty dummy event */
+		if (!strncmp(load_event_name(l, (int)e), "dummy", 5) && !load_event_period(l, (int)e))
+			continue;
+		ret = po->event && strcmp(po->event, load_event_name(l, (int)e)) ? 0 :
+		      print_event(out, l, h, po, (int)e);
 
 		if (ret)
 			return ret;

@@ -110,6 +110,9 @@ prec | --output | -e cpu-clock -o /nonexistent/x -- true | cannot create '/nonex
 prec | --mmap-pages | -m 3 -- true | -m 3: the number of mmap data pages must be a power of two
 prec | --cgroup | -a -e cpu-clock -G nosuch-cgroup --duration 0.1 | -G nosuch-cgroup: (no access to cgroup .*/nosuch-cgroup|no cgroup file system)
 prec | --compression-level | --compression-level=13 -- true | --compression-level: 13 is not in 0\.\.12
+prec | --switch-output | --switch-output=abc -- true | --switch-output=abc: expected 'signal', a size
+prec | --switch-max-files | --switch-max-files 0 -- true | --switch-max-files 0: expected a number of files
+prec | --max-size | --max-size 12Q -- true | --max-size 12Q: expected a size
 prec | --delay | -D -2 -- true | --delay: -2 is not in -1\.\.
 prec | --control | --control bogus -- true | --control bogus: expected fifo:
 prec | --control | --control fifo:/nonexistent -- true | --control fifo:/nonexistent: cannot open '/nonexistent'

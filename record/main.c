@@ -595,6 +595,11 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 			fprintf(stderr, "prec: embedded %llu binaries (%llu addresses, %llu bytes)\n",
 				(unsigned long long)as.binaries, (unsigned long long)as.addresses,
 				(unsigned long long)as.file_growth);
+		if (s->opts->verbose)
+			fprintf(stderr, "prec: embedded the code of %llu functions (%llu bytes); "
+				"%llu left out (larger than the bound, or no file)\n",
+				(unsigned long long)as.code_functions,
+				(unsigned long long)as.code_bytes, (unsigned long long)as.code_left_out);
 	}
 	*file_bytes = bytes;
 	return 0;

@@ -22,6 +22,7 @@
 #include "format/embed.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
+#include "embed_code.h"
 #include "symbols.h"
 #include "unwind.h"
 
@@ -442,6 +443,22 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 	return ret;
 }
 
+/* The code of the functions hit (embed_code.h), added to b's ranges. */
+static int bin_code(struct arch *a, struct dso *d, struct bin *b, struct embed_stats *st)
+{
+	struct embed_code_stats cs = { 0 };
+	int ret;
+
+	(void)a;
+	st->unwind_bytes += b->e.bytes_len;
+	ret = embed_code_add(&b->e, &b->bytes, &b->cap_ranges, d->sym ? sym_dso_bin_path(d->sym) : NULL,
+			     &cs);
+	st->code_functions += cs.functions;
+	st->code_bytes += cs.bytes;
+	st->code_left_out += cs.too_big + cs.over_budget + cs.unreadable;
+	return ret;
+}
+
 static int write_blocks(struct arch *a, const char *path, int level,
 			struct embed_stats *st, struct err *err)
 {
@@ -472,6 +489,11 @@ static int write_blocks(struct arch *a, const char *path, int level,
 			break;
 		}
 		bin_finish(b);
+		ret = bin_code(a, d, b, st);
+		if (ret) {
+			err_set(err, ret, "%s: cannot embed its code", d->path);
+			break;
+		}
 		buf_reset(&payload);
 		ret = embed_encode(&b->e, &payload);
 		if (ret) {
@@ -482,7 +504,7 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		st->binaries++;
 		st->addresses += b->e.nr_addrs;
 		st->symbols += b->e.nr_syms;
-		st->unwind_bytes += b->e.bytes_len;
+
 		st->bytes += payload.len;
 	}
 	buf_free(&payload);

@@ -37,6 +37,9 @@ struct embed_stats {
 	uint64_t addresses;     /* hit addresses embedded */
 	uint64_t symbols;
 	uint64_t unwind_bytes;  /* bytes of unwind tables */
+	uint64_t code_functions; /* functions hit whose code was embedded (embed_code.h) */
+	uint64_t code_bytes;    /* their bytes */
+	uint64_t code_left_out; /* functions hit whose code was not: past the bound, unreadable */
 	uint64_t bytes;         /* SYMBOLS payload bytes, before compression */
 	uint64_t file_growth;   /* bytes the file grew by */
 };

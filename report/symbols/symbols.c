@@ -13,6 +13,7 @@
  *     -> symtab.h         arena, sorted tables, warnings
  */
 #include "symbols.h"
+#include "embed_code.h"
 #include "symbols_dwarf.h"
 #include "symbols_data.h"
 #include "symbols_elf.h"
@@ -232,6 +233,12 @@ int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, si
 	return embed_list_add(&s->embeds, v, n);
 }
 
+size_t symbolizer_embedded_code(const struct symbolizer *s, const uint8_t *id, size_t id_size,
+				uint64_t vaddr, size_t n, const uint8_t **out)
+{
+	return embed_code_find(&s->embeds, id, id_size, vaddr, n, out);
+}
+
 /* Take the dso's segments and symbols from what the recording embedded. */
 static int dso_from_embed(struct symbolizer *s, struct sym_dso *d, const struct embed_dso *e)
 {
@@ -313,6 +320,11 @@ static int dso_ensure(struct symbolizer *s, struct sym_dso *d)
 bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d)
 {
 	return !dso_ensure(s, d) && d->state == DSO_OK;
+}
+
+const char *sym_dso_bin_path(const struct sym_dso *d)
+{
+	return d->files.bin_path;
 }
 
 const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n)

@@ -131,6 +131,11 @@ int symbolizer_kernel_lookup_table(struct symbolizer *s, unsigned table, uint64_
  * call before the first lookup. 0 or -ENOMEM. */
 struct embed_dso;
 int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, size_t n);
+/* The code bytes the recording embedded at vaddr of the binary with this
+ * build id (embed_code.h): how many of the n bytes from vaddr on are there
+ * in one piece (0: none), *out pointing at them (valid while s is). */
+size_t symbolizer_embedded_code(const struct symbolizer *s, const uint8_t *id, size_t id_size,
+				uint64_t vaddr, size_t n, const uint8_t **out);
 
 struct symbolizer_stats {
 	uint64_t dsos;
@@ -154,6 +159,10 @@ bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d);
 /* The program headers the dso's addresses are converted with (after
  * sym_dso_usable; struct load_seg: sym_types.h). */
 const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n);
+
+/* The binary file found for the dso (after sym_dso_usable), NULL when
+ * none was (only a debug file, or the recording's embedded data). */
+const char *sym_dso_bin_path(const struct sym_dso *d);
 
 /* The dso's path and recorded build id (size 0 when unknown). */
 const char *sym_dso_path(const struct sym_dso *d);

@@ -19,6 +19,7 @@
 #include "format/perfdata.h"
 #include "report/core/load.h"
 #include "report/core/session.h"
+#include "report/symbols/embed_code.h"
 
 /* ---- perf.data to prec.data ------------------------------------------ */
 
@@ -188,6 +189,13 @@ static void print_embedded(const char *out, const char *input, const struct embe
 	       (unsigned long long)e->binaries, (unsigned long long)e->addresses,
 	       (unsigned long long)e->symbols, (unsigned long long)e->unwind_bytes,
 	       (unsigned long long)e->file_growth);
+	printf("%s: embedded the code of %llu functions hit (%llu bytes)\n", out,
+	       (unsigned long long)e->code_functions, (unsigned long long)e->code_bytes);
+	if (e->code_left_out)
+		printf("%s: the code of %llu functions hit was not embedded (larger than %u KiB, "
+		       "past %u MiB per binary, or not readable)\n", input,
+		       (unsigned long long)e->code_left_out, EMBED_CODE_FN_MAX / 1024,
+		       EMBED_CODE_BIN_MAX / (1024 * 1024));
 	if (e->no_file)
 		printf("%s: %llu binaries hit could not be read here (missing, or another "
 		       "build id)\n", input, (unsigned long long)e->no_file);

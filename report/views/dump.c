@@ -419,7 +419,7 @@ static void dump_symbols(struct dump *d, const struct container_block *b)
 	for (size_t i = 0; i < e->build_id_size; i++)
 		snprintf(id + 2 * i, 3, "%02x", e->build_id[i]);
 	fprintf(d->out, "  %s %s\n  %u segments, %u symbols, %u addresses, %u frames, "
-		"%u unwind ranges (%u bytes; .eh_frame_hdr %#" PRIx64 ", %" PRIu64 " entries)\n",
+		"%u byte ranges (code and unwind tables, %u bytes; .eh_frame_hdr %#" PRIx64 ", %" PRIu64 " entries)\n",
 		id, embed_str(e, e->path), e->nr_segs, e->nr_syms, e->nr_addrs, e->nr_frames,
 		e->nr_ranges, e->bytes_len, e->eh_frame_hdr, e->fde_count);
 	embed_free(e);

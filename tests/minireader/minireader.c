@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.5), written from the specification alone.
+ * (format/FORMAT.md, version 1.6), written from the specification alone.
  *
  * Usage: minireader FILE
  *
@@ -14,7 +14,7 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 5.  The file
+ *    for zero unless the file's minor version is newer than 6.  The file
  *    header's flags (offset 16) were reserved before 1.3: in a file of
  *    minor 0..2 all of it must be zero, from 1.3 on all but bit 0 (STREAM).
  *  - a stream (section 7) prints "stream" after the file line; it is
@@ -60,7 +60,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 5
+#define READER_MINOR 6
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)

@@ -132,15 +132,12 @@ static int read_functions(const struct embed_dso *e, int fd, const struct load_s
 
 		if (!s->size || s->start + s->size <= covered)
 			continue;       /* no extent, or inside one taken already */
-		if (!file_offset(g, ng, s->start, s->size, &off)) {
-			st->unreadable++;
-			continue;
-		}
 		if (!embed_code_take(s->size, &used, st))
 			continue;
 		if (buf_reserve(code, s->size))
 			return -ENOMEM;
-		if (pread(fd, code->data + at, s->size, (off_t)off) != (ssize_t)s->size) {
+		if (!file_offset(g, ng, s->start, s->size, &off) ||
+		    pread(fd, code->data + at, s->size, (off_t)off) != (ssize_t)s->size) {
 			used -= s->size;
 			st->unreadable++;
 			continue;
@@ -164,8 +161,10 @@ int embed_code_add(struct embed_dso *e, struct buf *bytes, size_t *cap, const ch
 	uint8_t id[SYM_BUILD_ID_MAX];
 	size_t ng = 0, npc = 0;
 	int fd = -1, ret = 0;
-	Elf *elf = bin_path ? elf_open_path(bin_path, &fd) : NULL;
+	Elf *elf;
 
+	elf_version(EV_CURRENT);
+	elf = bin_path ? elf_open_path(bin_path, &fd) : NULL;
 	if (!elf || elf_build_id(elf, id) != e->build_id_size ||
 	    memcmp(id, e->build_id, e->build_id_size)) {
 		for (uint32_t i = 0; i < e->nr_syms; i++)

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "format/blocks.h"
 #include "format/container.h"
+#include "format/header.h"
 #include "format/perfdata.h"
 #include "format/record.h"
 
@@ -422,6 +423,9 @@ static void dump_symbols(struct dump *d, const struct container_block *b)
 		"%u byte ranges (code and unwind tables, %u bytes; .eh_frame_hdr %#" PRIx64 ", %" PRIu64 " entries)\n",
 		id, embed_str(e, e->path), e->nr_segs, e->nr_syms, e->nr_addrs, e->nr_frames,
 		e->nr_ranges, e->bytes_len, e->eh_frame_hdr, e->fde_count);
+	for (uint32_t i = 0; i < e->nr_ranges; i++)
+		fprintf(d->out, "    bytes %#" PRIx64 " +%u crc32 %08x\n", e->ranges[i].vaddr,
+			e->ranges[i].len, crc32_of(e->bytes + e->ranges[i].data, e->ranges[i].len));
 	embed_free(e);
 }
 

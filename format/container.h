@@ -58,6 +58,7 @@ enum block_type {
 	BLOCK_KALLSYMS = 7,
 	BLOCK_SYMBOLS = 8,
 	BLOCK_END = 9,          /* a stream's last block: it ended cleanly (1.3) */
+	BLOCK_SOURCE = 10,      /* source lines around the hit lines (1.6) */
 	BLOCK_TYPE_MAX,
 };
 

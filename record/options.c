@@ -262,6 +262,7 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_FLAG('s', "stat", &o->stat, "per-thread counts at each thread's exit (inherit_stat; prep report -T)"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
 		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),
+		OPTION_FLAG(0, "embed-source", &o->embed_source, "also embed the source lines around the lines hit (prep annotate shows them without the files)"),
 		SAMPLE_OPTIONS(&o->sample),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),
 		OPTION_COUNT('v', "verbose", &o->verbose, "say more"),

@@ -23,6 +23,7 @@
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
 #include "embed_code.h"
+#include "embed_source.h"
 #include "symbols.h"
 #include "unwind.h"
 
@@ -459,10 +460,52 @@ static int bin_code(struct arch *a, struct dso *d, struct bin *b, struct embed_s
 	return ret;
 }
 
-static int write_blocks(struct arch *a, const char *path, int level,
+/* --embed-source: the SOURCE block, from the file and line of every frame
+ * of every hit address. Written before the SYMBOLS blocks, so that those
+ * still end the file (prep archive replaces them). */
+static int write_source(struct arch *a, struct container_writer *w, struct embed_stats *st,
+			struct err *err)
+{
+	struct embed_source_hit *h = NULL;
+	struct embed_source_stats ss = { 0 };
+	struct buf payload = BUF_INIT;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < a->nr_bins; i++) {
+		const struct bin *b = &a->bins[i];
+
+		for (uint32_t j = 0; !ret && j < b->e.nr_frames; j++) {
+			const struct embed_frame *f = &b->e.frames[j];
+
+			if (f->file == EMBED_NONE || !f->line)
+				continue;
+			if (array_grow((void **)&h, &cap, n + 1, sizeof(*h)))
+				ret = -ENOMEM;
+			else
+				h[n++] = (struct embed_source_hit){
+					(const char *)b->strings.data + f->file, f->line };
+		}
+	}
+	ret = ret ? ret : embed_source_build(h, n, &payload, &ss);
+	if (ret)
+		err_set(err, ret, "cannot embed the source lines: %s", ret == -ENOMEM ?
+			"out of memory" : "too large");
+	else if (payload.len)
+		ret = container_write_block(w, BLOCK_SOURCE, payload.data, payload.len, err);
+	st->source_files = ss.files;
+	st->source_lines = ss.lines;
+	st->source_unreadable = ss.unreadable;
+	st->source_left_out = ss.left_out;
+	free(h);
+	buf_free(&payload);
+	return ret;
+}
+
+static int write_blocks(struct arch *a, const char *path, const struct embed_opts *o,
 			struct embed_stats *st, struct err *err)
 {
-	struct container_writer_opts wo = { .level = level };
+	struct container_writer_opts wo = { .level = o ? o->level : -1 };
 	struct container_writer *w;
 	struct buf payload = BUF_INIT;
 	struct stat before, after;
@@ -477,6 +520,8 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
 	if (!ret)
 		ret = write_learned_ids(a, w, err);
+	if (!ret && o && o->embed_source)
+		ret = write_source(a, w, st, err);
 	for (size_t i = 0; !ret && i < load_machine(a->l)->nr_dsos; i++) {
 		struct dso *d = load_machine(a->l)->dsos[i];
 		struct bin *b = &a->bins[d->idx];
@@ -598,7 +643,7 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 	/* the reading is done: the file may now be changed under the mapping */
 	load_close_inputs(a.l);
 	if (want || had)
-		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
+		ret = write_blocks(&a, path, o, st, err);
 out:
 	arch_free(&a);
 	return ret;

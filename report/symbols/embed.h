@@ -28,6 +28,7 @@ struct embed_opts {
 	const char *symfs;      /* look for binaries under this folder (NULL: as recorded) */
 	bool quiet;             /* no warnings of the reading to the log */
 	int level;              /* compression of the blocks (container_writer_opts) */
+	bool embed_source;      /* also a SOURCE block (embed_source.h) */
 };
 
 struct embed_stats {
@@ -40,6 +41,10 @@ struct embed_stats {
 	uint64_t code_functions; /* functions hit whose code was embedded (embed_code.h) */
 	uint64_t code_bytes;    /* their bytes */
 	uint64_t code_left_out; /* functions hit whose code was not: past the bound, unreadable */
+	uint64_t source_files;  /* --embed-source: files with lines embedded */
+	uint64_t source_lines;
+	uint64_t source_unreadable; /* files hit that could not be read */
+	uint64_t source_left_out;   /* files past the bound */
 	uint64_t bytes;         /* SYMBOLS payload bytes, before compression */
 	uint64_t file_growth;   /* bytes the file grew by */
 };

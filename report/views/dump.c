@@ -7,6 +7,7 @@
  */
 #include "report/core/input.h"
 #include "format/embed.h"
+#include "format/source.h"
 #include "dump.h"
 #include "dump_int.h"
 
@@ -442,6 +443,27 @@ static void dump_end(struct dump *d, const struct container_block *b)
 	fprintf(d->out, "  end of the stream\n");
 }
 
+static void dump_source(struct dump *d, const struct container_block *b)
+{
+	struct source_block *s;
+
+	if (source_decode(b->data, b->len, &s, NULL))
+		return;
+	fprintf(d->out, "  %u files, %u lines\n", s->nr_files, s->nr_lines);
+	for (uint32_t i = 0; i < s->nr_files; i++) {
+		const struct source_file *f = &s->files[i];
+
+		fprintf(d->out, "    %s: %u lines", s->strings + f->path, f->nr);
+		if (f->nr)
+			fprintf(d->out, ", %u..%u", s->lines[f->first].line,
+				s->lines[f->first + f->nr - 1].line);
+		fputc('\n', d->out);
+		for (uint32_t j = f->first; j < f->first + f->nr; j++)
+			fprintf(d->out, "      %u: %s\n", s->lines[j].line, s->strings + s->lines[j].text);
+	}
+	source_free(s);
+}
+
 int dump_file(const char *path, FILE *out, struct err *err)
 {
 	static void (*const dumpers[BLOCK_TYPE_MAX])(struct dump *, const struct container_block *) = {
@@ -454,6 +476,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_KALLSYMS] = dump_kallsyms,
 		[BLOCK_SYMBOLS] = dump_symbols,
 		[BLOCK_END] = dump_end,
+		[BLOCK_SOURCE] = dump_source,
 	};
 	struct dump d = { .out = out, .path = path };
 	struct container_reader_opts o = { on_problem, &d };

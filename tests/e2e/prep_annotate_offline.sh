@@ -5,7 +5,9 @@
 # copy of a test program that is recorded, then deleted: every embedded
 # range matches the binary's bytes (crc32), every function hit is covered;
 # `prep annotate` (once there) prints the same with the binary deleted;
-# --no-embed embeds none and `prep archive` adds them; as an unprivileged
+# --no-embed embeds none and `prep archive` adds them; --embed-source keeps
+# the source lines around the lines hit (SOURCE block) once the source is
+# deleted, and `prep archive --embed-source` adds them; as an unprivileged
 # user at perf_event_paranoid 2 the same.
 . tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
@@ -98,6 +100,42 @@ grep -Eq "embedded the code of [1-9][0-9]* functions hit \([1-9][0-9]* bytes\)" 
 rm "$d/bin/tree"
 check_code "prep archive" "$d/n.data"
 
+# ---- --embed-source: the lines around the hit lines, the source file gone ---
+mkdir "$d/src"
+cp tests/programs/tree.c tests/programs/work.h "$d/src/"
+(cd "$d/src" && ${CC:-cc} -O1 -g -fno-omit-frame-pointer -o "$d/bin/tree_src" tree.c) ||
+	fail "cannot build tree.c"
+$PREC -q -F 999 --embed-source -o "$d/s.data" -- "$d/bin/tree_src" 200 >/dev/null 2>"$d/err" ||
+	fail "prec --embed-source: $(cat "$d/err")"
+[ -s "$d/err" ] && fail "prec --embed-source said: $(cat "$d/err")"
+cp "$d/src/tree.c" "$d/keep/tree.c"
+rm -r "$d/src" "$d/bin/tree_src"
+$PREP -D -i "$d/s.data" >"$d/sdump" 2>&1 || fail "prep -D of the --embed-source file failed"
+grep -q "^block .*: SOURCE, " "$d/sdump" || fail "--embed-source: no SOURCE block"
+# the lines of a1's loop, as they are in the file (each embedded line is
+# the file's line of that number)
+grep -q "^    $d/src/tree.c: [1-9][0-9]* lines" "$d/sdump" || fail "--embed-source: tree.c not there"
+awk -v f="    $d/src/tree.c: " 'index($0, f) == 1 { on = 1; next }
+	/^    [^ ]/ || /^block / { on = 0 }
+	on && /^      [0-9]+: / { sub(/^      /, ""); n = $1; sub(/:$/, "", n); sub(/^[0-9]+: /, ""); print n, $0 }' "$d/sdump" >"$d/lines"
+[ -s "$d/lines" ] || fail "--embed-source: no lines of tree.c"
+while read -r no text; do
+	[ "$(sed -n "${no}p" "$d/keep/tree.c" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')" = \
+	  "$(echo "$text" | sed 's/[[:space:]]*$//')" ] || { fail "--embed-source: line $no differs: $text"; break; }
+done <"$d/lines"
+a1=$(grep -n "^unsigned long a1(" "$d/keep/tree.c" | cut -d: -f1)
+grep -q "^$((a1 + 2)) " "$d/lines" || fail "--embed-source: the lines of a1 (from $a1) are not there"
+$PREP -D -i "$d/t.data" 2>&1 | grep -q ": SOURCE, " && fail "a SOURCE block without --embed-source"
+# prep archive --embed-source adds them to a file recorded without
+cp "$P/tree" "$d/bin/tree"
+$PREC -q -F 999 -o "$d/a.data" -- "$d/bin/tree" 200 >/dev/null 2>&1 || fail "prec (for archive)"
+$PREP archive --embed-source -i "$d/a.data" >"$d/arch" 2>&1 || fail "prep archive --embed-source: $(cat "$d/arch")"
+grep -Eq "embedded the lines of [1-9][0-9]* source files" "$d/arch" ||
+	fail "prep archive --embed-source said: $(cat "$d/arch")"
+$PREP -D -i "$d/a.data" 2>&1 | grep -q ": SOURCE, " || fail "prep archive --embed-source: no SOURCE block"
+$PREP archive -i "$d/a.data" >/dev/null 2>&1 || fail "prep archive again (SOURCE before SYMBOLS)"
+rm "$d/bin/tree"
+
 # ---- as a user, at perf_event_paranoid 2 ------------------------------------
 user_note=
 if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
@@ -105,6 +143,9 @@ if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
 	as_user $UPREC -q -F 999 -o u.data -- $UP/tree 200 >/dev/null 2>"$d/err" ||
 		fail "as a user: prec: $(cat "$d/err")"
 	check_code "as a user" "$d/t/u/u.data" "$UP/tree" "$UP/tree"
+	as_user $UPREC -q -F 999 --embed-source -o us.data -- $UP/tree 100 >/dev/null 2>"$d/err" ||
+		fail "as a user: prec --embed-source: $(cat "$d/err")"
+	$PREP -D -i "$d/t/u/us.data" 2>&1 | grep -q ": SOURCE, " || fail "as a user: no SOURCE block"
 	paranoid_restore
 else
 	user_note=" (not as a user: ${unpriv_why:-cannot set perf_event_paranoid})"

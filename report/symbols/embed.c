@@ -445,15 +445,14 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 }
 
 /* The code of the functions hit (embed_code.h), added to b's ranges. */
-static int bin_code(struct arch *a, struct dso *d, struct bin *b, struct embed_stats *st)
+static int bin_code(struct dso *d, struct bin *b, struct embed_stats *st)
 {
 	struct embed_code_stats cs = { 0 };
 	int ret;
 
-	(void)a;
 	st->unwind_bytes += b->e.bytes_len;
-	ret = embed_code_add(&b->e, &b->bytes, &b->cap_ranges, d->sym ? sym_dso_bin_path(d->sym) : NULL,
-			     &cs);
+	ret = embed_code_add(&b->e, &b->bytes, &b->cap_ranges,
+			     d->sym ? sym_dso_found_binary(d->sym) : NULL, &cs);
 	st->code_functions += cs.functions;
 	st->code_bytes += cs.bytes;
 	st->code_left_out += cs.too_big + cs.over_budget + cs.unreadable;
@@ -534,7 +533,7 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 			break;
 		}
 		bin_finish(b);
-		ret = bin_code(a, d, b, st);
+		ret = bin_code(d, b, st);
 		if (ret) {
 			err_set(err, ret, "%s: cannot embed its code", d->path);
 			break;

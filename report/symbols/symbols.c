@@ -322,11 +322,6 @@ bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d)
 	return !dso_ensure(s, d) && d->state == DSO_OK;
 }
 
-const char *sym_dso_bin_path(const struct sym_dso *d)
-{
-	return d->files.bin_path;
-}
-
 const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n)
 {
 	*n = d->files.nsegs;
@@ -612,4 +607,9 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 	st->lookups += ks.lookups;
 	st->unresolved += ks.unresolved;
 	st->kallsyms_cached = ks.cached;
+}
+
+const char *sym_dso_found_binary(const struct sym_dso *d)
+{
+	return d->files.bin_path;
 }

@@ -160,10 +160,6 @@ bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d);
  * sym_dso_usable; struct load_seg: sym_types.h). */
 const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n);
 
-/* The binary file found for the dso (after sym_dso_usable), NULL when
- * none was (only a debug file, or the recording's embedded data). */
-const char *sym_dso_bin_path(const struct sym_dso *d);
-
 /* The dso's path and recorded build id (size 0 when unknown). */
 const char *sym_dso_path(const struct sym_dso *d);
 const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);
@@ -171,5 +167,10 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);
 /* The build id of the ELF file at path, copied to out: its size, or 0 when
  * the file cannot be read, has none, or it is longer than size. */
 size_t sym_file_build_id(const char *path, uint8_t *out, size_t size);
+
+/* The binary file found for the dso by sym_dso_usable (not for one taken
+ * from a recording's embedded data), NULL when none was (only a debug
+ * file): what the code of its functions is embedded from (embed_code.h). */
+const char *sym_dso_found_binary(const struct sym_dso *d);
 
 #endif

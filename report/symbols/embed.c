@@ -444,6 +444,81 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 	return ret;
 }
 
+/* The file offset of a vaddr through b's segments. */
+static bool vaddr_offset(const struct embed_dso *e, uint64_t vaddr, uint64_t *off)
+{
+	for (uint32_t i = 0; i < e->nr_segs; i++)
+		if (vaddr >= e->segs[i].vaddr && vaddr - e->segs[i].vaddr < e->segs[i].filesz) {
+			*off = e->segs[i].offset + (vaddr - e->segs[i].vaddr);
+			return true;
+		}
+	return false;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_frames(const struct sym_frame *a, size_t na, const struct sym_frame *b,
+			size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].line != b[i].line || !same_str(a[i].function, b[i].function) ||
+		    !same_str(a[i].file, b[i].file))
+			return false;
+	return true;
+}
+
+/* For each function whose code is embedded, the source position at every
+ * line-table row in it (FORMAT.md 5.8.1): a reader takes an instruction's
+ * position from the row at or before it, as `prep annotate` shows every
+ * instruction's. Then sorted again. */
+static int bin_rows(struct arch *a, struct dso *d, struct bin *b)
+{
+	struct embed_dso *e = &b->e, sorted;
+	uint32_t nsyms = e->nr_syms, naddrs = e->nr_addrs;
+	int ret = 0;
+
+	for (uint32_t i = 0; !ret && i < nsyms; i++) {
+		const struct embed_sym s = e->syms[i];
+		uint64_t *rows = NULL, off;
+		size_t n = 0;
+
+		if (!s.size || !embed_find_bytes(e, s.start, s.size))
+			continue;
+		ret = sym_dso_line_rows(load_symbolizer(a->l), d->sym, s.start, s.start + s.size,
+					&rows, &n);
+		const struct sym_frame *prev = NULL;
+		size_t nprev = SIZE_MAX;
+
+		for (size_t k = 0; !ret && k < n; k++) {
+			const struct sym_frame *fr = NULL;
+			struct sym_info none = { 0 };
+			size_t nfr = 0;
+
+			sorted = *e;
+			sorted.nr_addrs = naddrs;       /* the hit addresses, sorted */
+			if (embed_find_addr(&sorted, rows[k]) || !vaddr_offset(e, rows[k], &off)) {
+				nprev = SIZE_MAX;
+				continue;
+			}
+			ret = sym_dso_srcline(load_symbolizer(a->l), d->sym, off, &fr, &nfr);
+			/* a row that changes nothing: the one before serves */
+			if (ret || same_frames(fr, nfr, prev, nprev))
+				continue;
+			prev = fr;
+			nprev = nfr;
+			ret = add_addr(b, rows[k], &none, fr, nfr);
+		}
+		free(rows);
+	}
+	bin_finish(b);
+	return ret;
+}
+
 /* The code of the functions hit (embed_code.h), added to b's ranges. */
 static int bin_code(struct dso *d, struct bin *b, struct embed_stats *st)
 {
@@ -534,6 +609,7 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 		}
 		bin_finish(b);
 		ret = bin_code(d, b, st);
+		ret = ret ? ret : bin_rows(a, d, b);
 		if (ret) {
 			err_set(err, ret, "%s: cannot embed its code", d->path);
 			break;

@@ -213,3 +213,42 @@ size_t embed_code_find(const struct embed_list *l, const uint8_t *id, size_t id_
 	*out = d->bytes + r->data + in;
 	return r->len - in < n ? (size_t)(r->len - in) : n;
 }
+
+/* The symbol of e covering vaddr (the greatest start at or below it that
+ * covers it), or NULL. */
+static const struct embed_sym *sym_at(const struct embed_dso *e, uint64_t vaddr)
+{
+	size_t lo = 0, hi = e->nr_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0)
+		if (vaddr - e->syms[lo].start < e->syms[lo].size)
+			return &e->syms[lo];
+	return NULL;
+}
+
+const struct embed_addr *embed_code_addr(const struct embed_dso *e, uint64_t vaddr)
+{
+	const struct embed_addr *a = embed_find_addr(e, vaddr);
+	const struct embed_sym *s;
+	size_t lo = 0, hi = e->nr_addrs;
+
+	if (a || !(s = sym_at(e, vaddr)) || !embed_find_bytes(e, s->start, s->size))
+		return a;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->addrs[mid].vaddr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && e->addrs[lo - 1].vaddr >= s->start ? &e->addrs[lo - 1] : NULL;
+}

@@ -65,4 +65,10 @@ int embed_code_add(struct embed_dso *e, struct buf *bytes, size_t *cap, const ch
 size_t embed_code_find(const struct embed_list *l, const uint8_t *id, size_t id_size,
 		       uint64_t vaddr, size_t n, const uint8_t **out);
 
+/* The source position entry of vaddr: its own hit-address entry, else,
+ * when vaddr is inside a symbol whose code is embedded (whole), the entry
+ * at or before it in that symbol (the writer put one at every line-table
+ * row of it, FORMAT.md 5.8.1); NULL when neither. */
+const struct embed_addr *embed_code_addr(const struct embed_dso *e, uint64_t vaddr);
+
 #endif

@@ -613,3 +613,21 @@ const char *sym_dso_found_binary(const struct sym_dso *d)
 {
 	return d->files.bin_path;
 }
+
+int sym_dso_line_rows(struct symbolizer *s, struct sym_dso *d, uint64_t lo, uint64_t hi,
+		      uint64_t **out, size_t *n)
+{
+	int ret = dso_ensure(s, d);
+
+	*out = NULL;
+	*n = 0;
+	if (ret || d->state != DSO_OK || d->embed)
+		return ret;
+	if (d->dwarf_state == DWARF_PENDING)
+		dwarf_prefetch_join(s);
+	if (!d->dwarf_state)
+		dwarf_open(s, d);
+	if (d->dwarf_state < 0)
+		return 0;
+	return srclines_rows(&d->lines, lo, hi, out, n);
+}

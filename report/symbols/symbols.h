@@ -173,4 +173,11 @@ size_t sym_file_build_id(const char *path, uint8_t *out, size_t size);
  * file): what the code of its functions is embedded from (embed_code.h). */
 const char *sym_dso_found_binary(const struct sym_dso *d);
 
+/* The vaddrs in [lo, hi) where the dso's DWARF line table has a row (its
+ * files, not embedded data), sorted, malloc'd: where the source position
+ * of an address may change (embed_code.h embeds them for the functions
+ * whose code it embeds). 0 or -ENOMEM; none without DWARF. */
+int sym_dso_line_rows(struct symbolizer *s, struct sym_dso *d, uint64_t lo, uint64_t hi,
+		      uint64_t **out, size_t *n);
+
 #endif

@@ -109,7 +109,18 @@ $PREC -q -F 999 --embed-source -o "$d/s.data" -- "$d/bin/tree_src" 200 >/dev/nul
 	fail "prec --embed-source: $(cat "$d/err")"
 [ -s "$d/err" ] && fail "prec --embed-source said: $(cat "$d/err")"
 cp "$d/src/tree.c" "$d/keep/tree.c"
+if [ -n "$annotate" ]; then
+	$PREP annotate -i "$d/s.data" --stdio -s a1 >"$d/sann.before" 2>&1 ||
+		fail "prep annotate with the source: $(cat "$d/sann.before")"
+	grep -q "x ^= x << 13;" "$d/sann.before" || fail "prep annotate shows no source of a1: $(head "$d/sann.before")"
+fi
 rm -r "$d/src" "$d/bin/tree_src"
+if [ -n "$annotate" ]; then
+	$PREP annotate -i "$d/s.data" --stdio -s a1 >"$d/sann.after" 2>&1 ||
+		fail "prep annotate without the source: $(cat "$d/sann.after")"
+	cmp -s "$d/sann.before" "$d/sann.after" ||
+		{ fail "prep annotate changed once the source and binary were deleted"; diff "$d/sann.before" "$d/sann.after" | head; }
+fi
 $PREP -D -i "$d/s.data" >"$d/sdump" 2>&1 || fail "prep -D of the --embed-source file failed"
 grep -q "^block .*: SOURCE, " "$d/sdump" || fail "--embed-source: no SOURCE block"
 # the lines of a1's loop, as they are in the file (each embedded line is

@@ -472,62 +472,70 @@ static bool same_frames(const struct sym_frame *a, size_t na, const struct sym_f
 	return true;
 }
 
-/* For each function whose code is embedded, the source position at every
- * line-table row in it (FORMAT.md 5.8.1): a reader takes an instruction's
- * position from the row at or before it, as `prep annotate` shows every
- * instruction's. Then sorted again. */
-static int bin_rows(struct arch *a, struct dso *d, struct bin *b)
+/* What embed_code_add asks of a function before taking its code: its line
+ * rows added first (FORMAT.md 5.8.1), within EMBED_CODE_ROWS_MAX. */
+struct rows_ctx {
+	struct arch *a;
+	struct dso *d;
+	struct bin *b;
+	uint32_t hits;          /* the hit addresses: b's first ones, sorted */
+	size_t rows;            /* row entries added */
+};
+
+/* The source position at every line-table row of function s that changes
+ * it: a reader takes an instruction's position from the row at or before
+ * it, as `prep annotate` shows every instruction's. 1 taken, 0 too many
+ * rows, or an error. */
+static int admit_rows(void *ctx, const struct embed_sym *s)
 {
-	struct embed_dso *e = &b->e, sorted;
-	uint32_t nsyms = e->nr_syms, naddrs = e->nr_addrs;
-	int ret = 0;
+	struct rows_ctx *rc = ctx;
+	struct embed_dso *e = &rc->b->e, sorted;
+	struct symbolizer *sz = load_symbolizer(rc->a->l);
+	const struct sym_frame *prev = NULL;
+	size_t n = 0, nprev = SIZE_MAX;
+	uint64_t *rows = NULL, off;
+	int ret = sym_dso_line_rows(sz, rc->d->sym, s->start, s->start + s->size, &rows, &n);
 
-	for (uint32_t i = 0; !ret && i < nsyms; i++) {
-		const struct embed_sym s = e->syms[i];
-		uint64_t *rows = NULL, off;
-		size_t n = 0;
-
-		if (!s.size || !embed_find_bytes(e, s.start, s.size))
-			continue;
-		ret = sym_dso_line_rows(load_symbolizer(a->l), d->sym, s.start, s.start + s.size,
-					&rows, &n);
-		const struct sym_frame *prev = NULL;
-		size_t nprev = SIZE_MAX;
-
-		for (size_t k = 0; !ret && k < n; k++) {
-			const struct sym_frame *fr = NULL;
-			struct sym_info none = { 0 };
-			size_t nfr = 0;
-
-			sorted = *e;
-			sorted.nr_addrs = naddrs;       /* the hit addresses, sorted */
-			if (embed_find_addr(&sorted, rows[k]) || !vaddr_offset(e, rows[k], &off)) {
-				nprev = SIZE_MAX;
-				continue;
-			}
-			ret = sym_dso_srcline(load_symbolizer(a->l), d->sym, off, &fr, &nfr);
-			/* a row that changes nothing: the one before serves */
-			if (ret || same_frames(fr, nfr, prev, nprev))
-				continue;
-			prev = fr;
-			nprev = nfr;
-			ret = add_addr(b, rows[k], &none, fr, nfr);
-		}
+	if (!ret && rc->rows + n > EMBED_CODE_ROWS_MAX) {
 		free(rows);
+		return 0;
 	}
-	bin_finish(b);
-	return ret;
+	for (size_t k = 0; !ret && k < n; k++) {
+		const struct sym_frame *fr = NULL;
+		struct sym_info none = { 0 };
+		size_t nfr = 0;
+
+		sorted = *e;
+		sorted.nr_addrs = rc->hits;
+		if (embed_find_addr(&sorted, rows[k]) || !vaddr_offset(e, rows[k], &off)) {
+			nprev = SIZE_MAX;
+			continue;
+		}
+		ret = sym_dso_srcline(sz, rc->d->sym, off, &fr, &nfr);
+		/* a row that changes nothing: the one before serves */
+		if (ret || same_frames(fr, nfr, prev, nprev))
+			continue;
+		prev = fr;
+		nprev = nfr;
+		ret = add_addr(rc->b, rows[k], &none, fr, nfr);
+		rc->rows++;
+	}
+	free(rows);
+	return ret ? ret : 1;
 }
 
-/* The code of the functions hit (embed_code.h), added to b's ranges. */
-static int bin_code(struct dso *d, struct bin *b, struct embed_stats *st)
+/* The code of the functions hit (embed_code.h), added to b's ranges, with
+ * their line rows; then b sorted again. */
+static int bin_code(struct arch *a, struct dso *d, struct bin *b, struct embed_stats *st)
 {
 	struct embed_code_stats cs = { 0 };
+	struct rows_ctx rc = { a, d, b, b->e.nr_addrs, 0 };
 	int ret;
 
 	st->unwind_bytes += b->e.bytes_len;
 	ret = embed_code_add(&b->e, &b->bytes, &b->cap_ranges,
-			     d->sym ? sym_dso_found_binary(d->sym) : NULL, &cs);
+			     d->sym ? sym_dso_found_binary(d->sym) : NULL, &cs, admit_rows, &rc);
+	bin_finish(b);
 	st->code_functions += cs.functions;
 	st->code_bytes += cs.bytes;
 	st->code_left_out += cs.too_big + cs.over_budget + cs.unreadable;
@@ -608,8 +616,7 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 			break;
 		}
 		bin_finish(b);
-		ret = bin_code(d, b, st);
-		ret = ret ? ret : bin_rows(a, d, b);
+		ret = bin_code(a, d, b, st);
 		if (ret) {
 			err_set(err, ret, "%s: cannot embed its code", d->path);
 			break;

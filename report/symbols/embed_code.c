@@ -121,9 +121,10 @@ static bool file_offset(const struct load_seg *g, size_t ng, uint64_t vaddr, uin
  * offsets into code until the reading is done). */
 static int read_functions(const struct embed_dso *e, int fd, const struct load_seg *g, size_t ng,
 			  struct buf *code, struct embed_code_piece *pc, size_t *npc,
-			  struct embed_code_stats *st)
+			  struct embed_code_stats *st, embed_code_admit_fn admit, void *ctx)
 {
 	uint64_t used = 0, covered = 0;
+	int ret;
 
 	for (uint32_t i = 0; i < e->nr_syms; i++) {
 		const struct embed_sym *s = &e->syms[i];
@@ -134,6 +135,14 @@ static int read_functions(const struct embed_dso *e, int fd, const struct load_s
 			continue;       /* no extent, or inside one taken already */
 		if (!embed_code_take(s->size, &used, st))
 			continue;
+		ret = admit ? admit(ctx, s) : 1;
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			used -= s->size;
+			st->over_budget++;
+			continue;
+		}
 		if (buf_reserve(code, s->size))
 			return -ENOMEM;
 		if (!file_offset(g, ng, s->start, s->size, &off) ||
@@ -153,7 +162,7 @@ static int read_functions(const struct embed_dso *e, int fd, const struct load_s
 }
 
 int embed_code_add(struct embed_dso *e, struct buf *bytes, size_t *cap, const char *bin_path,
-		   struct embed_code_stats *st)
+		   struct embed_code_stats *st, embed_code_admit_fn admit, void *ctx)
 {
 	struct embed_code_piece *pc = NULL;
 	struct load_seg *g = NULL;
@@ -176,7 +185,7 @@ int embed_code_add(struct embed_dso *e, struct buf *bytes, size_t *cap, const ch
 	pc = ret ? NULL : malloc((e->nr_syms ? e->nr_syms : 1) * sizeof(*pc));
 	if (!ret && !pc)
 		ret = -ENOMEM;
-	ret = ret ? ret : read_functions(e, fd, g, ng, &code, pc, &npc, st);
+	ret = ret ? ret : read_functions(e, fd, g, ng, &code, pc, &npc, st, admit, ctx);
 	for (size_t i = 0; !ret && i < npc; i++)
 		pc[i].data = code.data + (uintptr_t)pc[i].data;
 	ret = ret ? ret : embed_code_merge(e, bytes, cap, pc, npc);

@@ -11,8 +11,9 @@
  * whole when its size is 1..EMBED_CODE_FN_MAX bytes; a larger one is not
  * embedded at all. Per binary at most EMBED_CODE_BIN_MAX bytes of code are
  * added, functions taken in address order: those that would go past it are
- * left out. What was left out is counted in the stats (prec -v, prep
- * archive say it).
+ * left out, and so are those whose line rows (FORMAT.md 5.8.1) would take
+ * the binary past EMBED_CODE_ROWS_MAX. What was left out is counted in the
+ * stats (prec -v, prep archive say it).
  */
 #ifndef PREC_REPORT_SYMBOLS_EMBED_CODE_H
 #define PREC_REPORT_SYMBOLS_EMBED_CODE_H
@@ -26,6 +27,7 @@
 
 #define EMBED_CODE_FN_MAX (256u * 1024)          /* bytes of one function */
 #define EMBED_CODE_BIN_MAX (8u * 1024 * 1024)    /* bytes of code of one binary */
+#define EMBED_CODE_ROWS_MAX (256u * 1024)        /* line rows of one binary (FORMAT 5.8.1) */
 
 struct embed_code_stats {
 	uint64_t functions;     /* functions whose code was embedded */
@@ -53,11 +55,18 @@ bool embed_code_take(uint64_t size, uint64_t *used, struct embed_code_stats *st)
 int embed_code_merge(struct embed_dso *e, struct buf *bytes, size_t *cap,
 		     const struct embed_code_piece *p, size_t n);
 
+/* Asked for each function within the bound before its code is read: 1
+ * take it (the caller has added its line rows, FORMAT.md 5.8.1), 0 leave it
+ * out (counted as over_budget: its rows would pass the caller's bound), or
+ * a negative error. It must not change e's syms. */
+typedef int (*embed_code_admit_fn)(void *ctx, const struct embed_sym *s);
+
 /* Add the code of e's symbols (sorted, as bin_finish leaves them) read from
  * the binary at bin_path (NULL: none readable; its build id must be e's),
- * within the bound. 0, -ENOMEM or -E2BIG. */
+ * within the bound; admit (NULL: take all) may refuse some. 0, -ENOMEM,
+ * -E2BIG or admit's error. */
 int embed_code_add(struct embed_dso *e, struct buf *bytes, size_t *cap, const char *bin_path,
-		   struct embed_code_stats *st);
+		   struct embed_code_stats *st, embed_code_admit_fn admit, void *ctx);
 
 /* The embedded bytes at vaddr of the binary with this build id: how many
  * of the n bytes from vaddr on are there in one piece (0: none), *out

@@ -119,6 +119,52 @@ static void test_merge(void **state)
 	buf_free(&enc);
 }
 
+/* An address without its own entry takes the entry at or before it only
+ * inside a symbol whose code is embedded whole, and only from that symbol. */
+static void test_position(void **state)
+{
+	static const char st[] = "/usr/bin/app\0main\0f\0a.c";
+	struct embed_sym syms[2] = { { 0x1000, 0x40, 13 }, { 0x2000, 0x40, 18 } };
+	struct embed_addr addrs[4] = {
+		{ 0x0ff0, 0, 1 }, { 0x1000, 1, 1 }, { 0x1010, 2, 1 }, { 0x2008, 3, 1 },
+	};
+	struct embed_frame fr[4] = {
+		{ EMBED_NONE, 20, 1 }, { 13, 20, 10 }, { 13, 20, 11 }, { 18, 20, 30 },
+	};
+	struct embed_range r[1] = { { 0x1000, 0x40, 0 } };
+	uint8_t code[0x40] = { 0 };
+	struct embed_dso d;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.build_id_size = 1;
+	d.strings = st;
+	d.strings_len = sizeof(st);
+	d.syms = syms;
+	d.nr_syms = 2;
+	d.addrs = addrs;
+	d.nr_addrs = 4;
+	d.frames = fr;
+	d.nr_frames = 4;
+	d.ranges = r;
+	d.nr_ranges = 1;
+	d.bytes = code;
+	d.bytes_len = sizeof(code);
+	assert_ptr_equal(embed_code_addr(&d, 0x1000), &addrs[1]);
+	assert_ptr_equal(embed_code_addr(&d, 0x100f), &addrs[1]);
+	assert_ptr_equal(embed_code_addr(&d, 0x1010), &addrs[2]);
+	assert_ptr_equal(embed_code_addr(&d, 0x103f), &addrs[2]);
+	assert_null(embed_code_addr(&d, 0x1040));       /* past the symbol */
+	assert_null(embed_code_addr(&d, 0x0ff8));       /* in no symbol */
+	/* main's code is not embedded: exact entries only */
+	assert_ptr_equal(embed_code_addr(&d, 0x2008), &addrs[3]);
+	assert_null(embed_code_addr(&d, 0x2010));
+	/* the entry before the symbol is not taken */
+	addrs[1].vaddr = 0x1004;
+	assert_null(embed_code_addr(&d, 0x1002));
+	assert_ptr_equal(embed_code_addr(&d, 0x1006), &addrs[1]);
+}
+
 /* ---- the code of a real binary: this test's own ------------------------ */
 
 struct self {
@@ -169,7 +215,7 @@ static void test_add_from_file(void **state)
 	syms[1] = (struct embed_sym){ vaddr + 4, 4, 13 };       /* nested: adds nothing */
 	syms[2] = (struct embed_sym){ vaddr + 0x100, EMBED_CODE_FN_MAX + 1, 13 };
 	d.nr_syms = 3;
-	assert_int_equal(embed_code_add(&d, &bytes, &cap, self.path, &st), 0);
+	assert_int_equal(embed_code_add(&d, &bytes, &cap, self.path, &st, NULL, NULL), 0);
 	assert_int_equal(st.functions, 1);
 	assert_int_equal(st.bytes, 16);
 	assert_int_equal(st.too_big, 1);
@@ -185,10 +231,10 @@ static void test_add_from_file(void **state)
 	memset(&st, 0, sizeof(st));
 	base_dso(&d, syms);
 	cap = 0;
-	assert_int_equal(embed_code_add(&d, &bytes, &cap, NULL, &st), 0);
+	assert_int_equal(embed_code_add(&d, &bytes, &cap, NULL, &st, NULL, NULL), 0);
 	assert_int_equal(d.nr_ranges, 0);
 	assert_int_equal(st.unreadable, 1);
-	assert_int_equal(embed_code_add(&d, &bytes, &cap, self.path, &st), 0);
+	assert_int_equal(embed_code_add(&d, &bytes, &cap, self.path, &st, NULL, NULL), 0);
 	assert_int_equal(d.nr_ranges, 0);
 	assert_int_equal(st.unreadable, 2);
 	buf_free(&bytes);
@@ -199,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_position),
 		cmocka_unit_test(test_add_from_file),
 	};
 

@@ -601,8 +601,8 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 				"%llu left out (larger than the bound, or no file)\n",
 				(unsigned long long)as.code_functions,
 				(unsigned long long)as.code_bytes, (unsigned long long)as.code_left_out);
-		if (s->opts->embed_source && (s->opts->verbose || as.source_unreadable ||
-					      as.source_left_out))
+		if (s->opts->embed_source && (s->opts->verbose || (!s->opts->quiet &&
+					      (as.source_unreadable || as.source_left_out))))
 			fprintf(stderr, "prec: --embed-source: the lines of %llu source files embedded "
 				"(%llu lines); %llu could not be read, %llu past the bound\n",
 				(unsigned long long)as.source_files,

@@ -190,6 +190,9 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		return err_set(err, -EINVAL, "nothing to record: give a command, -p PID, -t TID or -a");
 	if (o->pids && o->tids)
 		return err_set(err, -EINVAL, "-p and -t cannot be used together");
+	if (o->embed_source && o->no_embed)
+		return err_set(err, -EINVAL, "--embed-source and --no-embed cannot be used together "
+			       "(the source lines are embedded with the rest)");
 	if (o->nr_cgroup_names && !o->all_cpus && !o->cpu_list)
 		return err_set(err, -EINVAL, "-G: cgroup monitoring needs system-wide mode: add -a "
 			       "(or -C CPUS)");

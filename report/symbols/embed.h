@@ -2,9 +2,11 @@
 /*
  * Making a recording self-contained: for every binary its samples hit, what
  * the report needs for the hit addresses (symbols, source lines and inline
- * chains, the unwind-table bytes that DWARF unwinding of its stacks reads)
+ * chains, the unwind-table bytes that DWARF unwinding of its stacks reads,
+ * and the code of the functions hit with their line rows: embed_code.h)
  * is added to the file as SYMBOLS blocks (format/embed.h), keyed by build
- * id; for a recording without kernel symbols, those of the kernel
+ * id; with embed_source, the source lines around the lines hit as a SOURCE
+ * block (embed_source.h); for a recording without kernel symbols, those of the kernel
  * functions hit (a KALLSYMS block). A report of the file elsewhere then
  * needs none of the binaries.
  *

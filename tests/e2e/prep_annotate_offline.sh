@@ -137,6 +137,10 @@ done <"$d/lines"
 a1=$(grep -n "^unsigned long a1(" "$d/keep/tree.c" | cut -d: -f1)
 grep -q "^$((a1 + 2)) " "$d/lines" || fail "--embed-source: the lines of a1 (from $a1) are not there"
 $PREP -D -i "$d/t.data" 2>&1 | grep -q ": SOURCE, " && fail "a SOURCE block without --embed-source"
+$PREC -q --embed-source --no-embed -o "$d/x.data" -- true >/dev/null 2>"$d/err"
+rc=$?
+[ $rc -eq 129 ] && grep -q "^prec: --embed-source and --no-embed cannot be used together" "$d/err" ||
+	fail "--embed-source --no-embed: exit $rc: $(cat "$d/err")"
 # prep archive --embed-source adds them to a file recorded without
 cp "$P/tree" "$d/bin/tree"
 $PREC -q -F 999 -o "$d/a.data" -- "$d/bin/tree" 200 >/dev/null 2>&1 || fail "prec (for archive)"

@@ -524,8 +524,50 @@ static int admit_rows(void *ctx, const struct embed_sym *s)
 	return ret ? ret : 1;
 }
 
+/* x86-64: the functions the embedded code calls or jumps to (rel32 call
+ * and jmp, e8/e9), so that an annotation names its call targets without the
+ * binary (FORMAT.md 5.8.1). Every byte is tried as an opcode: a false match
+ * can only add a real symbol of the binary, one that starts at the target. */
+static int bin_targets(struct arch *a, struct dso *d, struct bin *b)
+{
+#if defined(__x86_64__)
+	struct embed_dso *e = &b->e;
+	uint32_t nsyms = e->nr_syms;
+	int ret = 0;
+
+	for (uint32_t i = 0; !ret && i < nsyms; i++) {
+		const struct embed_sym s = e->syms[i];
+		const uint8_t *c = s.size ? embed_find_bytes(e, s.start, s.size) : NULL;
+
+		for (uint64_t k = 0; c && !ret && k + 5 <= s.size; k++) {
+			uint32_t rel = (uint32_t)c[k + 1] | (uint32_t)c[k + 2] << 8 |
+				       (uint32_t)c[k + 3] << 16 | (uint32_t)c[k + 4] << 24;
+			uint64_t t = s.start + k + 5 + (uint64_t)(int64_t)(int32_t)rel, off;
+			struct sym_info si;
+
+			if ((c[k] != 0xe8 && c[k] != 0xe9) || t - s.start < s.size ||
+			    !vaddr_offset(e, t, &off))
+				continue;
+			ret = sym_dso_lookup(load_symbolizer(a->l), d->sym, off, &si);
+			if (ret || !si.name || si.start != t)
+				continue;
+			if (array_grow((void **)&e->syms, &b->cap_syms, e->nr_syms + 1, sizeof(*e->syms)))
+				return -ENOMEM;
+			e->syms[e->nr_syms] = (struct embed_sym){ si.start, si.size, 0 };
+			ret = intern(b, si.name, &e->syms[e->nr_syms++].name);
+		}
+	}
+	return ret;
+#else
+	(void)a;
+	(void)d;
+	(void)b;
+	return 0;
+#endif
+}
+
 /* The code of the functions hit (embed_code.h), added to b's ranges, with
- * their line rows; then b sorted again. */
+ * their line rows and the functions they call; then b sorted again. */
 static int bin_code(struct arch *a, struct dso *d, struct bin *b, struct embed_stats *st)
 {
 	struct embed_code_stats cs = { 0 };
@@ -535,6 +577,8 @@ static int bin_code(struct arch *a, struct dso *d, struct bin *b, struct embed_s
 	st->unwind_bytes += b->e.bytes_len;
 	ret = embed_code_add(&b->e, &b->bytes, &b->cap_ranges,
 			     d->sym ? sym_dso_found_binary(d->sym) : NULL, &cs, admit_rows, &rc);
+	if (!ret)
+		ret = bin_targets(a, d, b);
 	bin_finish(b);
 	st->code_functions += cs.functions;
 	st->code_bytes += cs.bytes;

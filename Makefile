@@ -139,7 +139,10 @@ $(BUILD)/tests/programs/probed_nopie: tests/programs/probed.c
 $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
-PROGS += $(BUILD)/tests/programs/dataw
+PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
+$(BUILD)/tests/programs/annot: tests/programs/annot.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/swev: tests/programs/swev.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<

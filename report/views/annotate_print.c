@@ -26,6 +26,8 @@ struct sym_print {
 	struct annot_sym *s;
 	struct symbolizer *sz;
 	struct sym_dso *sd;
+	struct sym_dso *fd;     /* the binary's own file (sd may be the recording's
+				   embedded symbols of the functions hit only) */
 	struct annot_insn *insns;
 	size_t nr;
 	uint64_t (*count)[LOAD_MAX_EVENTS];     /* per instruction and column */
@@ -49,12 +51,28 @@ static uint64_t vaddr_off(const struct sym_dso *d, uint64_t vaddr)
 static const char *name_at(void *ctx, uint64_t addr, uint64_t *start)
 {
 	struct sym_print *p = ctx;
-	struct sym_info si;
+	struct sym_info si = { 0 };
 
-	if (p->s->kernel || sym_dso_lookup(p->sz, p->sd, vaddr_off(p->sd, addr), &si) || !si.name)
+	if (p->s->kernel)
 		return NULL;
+	if (sym_dso_lookup(p->sz, p->fd, vaddr_off(p->fd, addr), &si) || !si.name)
+		if (p->fd == p->sd ||
+		    sym_dso_lookup(p->sz, p->sd, vaddr_off(p->fd, addr), &si) || !si.name)
+			return NULL;
 	*start = si.start;
 	return si.name;
+}
+
+/* The inline chain and line of an instruction: from the binary's file,
+ * else from the recording's data. */
+static void src_at(struct sym_print *p, uint64_t vaddr, const struct sym_frame **fr, size_t *n)
+{
+	uint64_t off = vaddr_off(p->fd, vaddr);
+
+	*n = 0;
+	if (sym_dso_srcline(p->sz, p->fd, off, fr, n) || !*n)
+		if (p->fd == p->sd || sym_dso_srcline(p->sz, p->sd, off, fr, n))
+			*n = 0;
 }
 
 static int hit_cmp(const void *a, const void *b)
@@ -160,7 +178,10 @@ static void print_source(struct sym_print *p, uint64_t vaddr)
 	const char *text;
 	size_t n = 0, len;
 
-	if (p->s->kernel || sym_dso_srcline(p->sz, p->sd, vaddr_off(p->sd, vaddr), &fr, &n) || !n)
+	if (p->s->kernel)
+		return;
+	src_at(p, vaddr, &fr, &n);
+	if (!n)
 		return;
 	if (n > 1 && fr[0].function && fr[0].function != p->last_fn &&
 	    (!p->last_fn || !fr[0].function || strcmp(fr[0].function, p->last_fn))) {
@@ -266,8 +287,10 @@ static void print_lines(struct sym_print *p)
 		const struct sym_frame *fr;
 		size_t nf = 0, j;
 
-		if (h->event || sym_dso_srcline(p->sz, p->sd, vaddr_off(p->sd, h->vaddr), &fr, &nf) ||
-		    !nf)
+		if (h->event)
+			continue;
+		src_at(p, h->vaddr, &fr, &nf);
+		if (!nf)
 			continue;
 		for (j = 0; j < n && !(v[j].line == fr[0].line && v[j].file == fr[0].file); j++)
 			;
@@ -280,9 +303,11 @@ static void print_lines(struct sym_print *p)
 	fprintf(c->out, "----------------------------------------------\n\n");
 	for (size_t i = 0; i < n; i++) {
 		const char *base = v[i].file ? strrchr(v[i].file, '/') : NULL;
+		double pct = tot > 0 ? 100.0 * (double)v[i].v / tot : 0.0;
 
-		fprintf(c->out, " %7.2f %s:%u\n", tot > 0 ? 100.0 * (double)v[i].v / tot : 0.0,
-			base ? base + 1 : v[i].file ? v[i].file : "??", v[i].line);
+		if (pct <= 0.5)         /* perf leaves the lines under half a percent out */
+			continue;
+		fprintf(c->out, " %7.2f %s:%u\n", pct, base ? base + 1 : v[i].file ? v[i].file : "??", v[i].line);
 	}
 out:
 	free(v);
@@ -321,6 +346,14 @@ int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
 		p.sd = dso_sym(p.sz, load_options(c->l)->symfs, s->dso);
 	if (!s->kernel && !p.sd)
 		return err_set(err, 1, "no binary"), 1;
+	p.fd = p.sd;
+	if (p.sd) {
+		const char *bin = sym_dso_bin_path(p.sz, p.sd);
+		struct sym_dso *f = bin ? symbolizer_dso(p.sz, bin, NULL, 0) : NULL;
+
+		if (f && f != p.sd && sym_dso_usable(p.sz, f))
+			p.fd = f;
+	}
 	ret = disassemble(&p, err);
 	if (!ret)
 		ret = sum_hits(&p) ? err_set(err, -ENOMEM, "out of memory") : 0;

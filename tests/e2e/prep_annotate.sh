@@ -79,6 +79,24 @@ if $have_perf; then
 		fail "-l differs from perf's: $(tr '\n' ' ' <prep.lines) / $(tr '\n' ' ' <perf.lines)"
 fi
 
+# a real program: python3's top symbols (exported by libpython), per address
+if $have_perf && command -v python3 >/dev/null &&
+	perf record -q -e cpu-clock -F 4999 -o py.data -- python3 -c 'sum(i * i for i in range(1500000))' \
+		>/dev/null 2>&1; then
+	perf report -i py.data --stdio --sort sym 2>/dev/null |
+		awk '$2 == "[.]" && $3 !~ /^0x/ { print $3 }' | head -3 >py.syms
+	[ -s py.syms ] || fail "python3: perf report names no symbol"
+	while read -r sym; do
+		perf annotate -i py.data --stdio -s "$sym" 2>/dev/null | insns >perf.pct
+		$PREP annotate -i py.data -s "$sym" 2>err | insns >prep.pct
+		[ -s prep.pct ] || { fail "python3 $sym: prep printed nothing: $(head -1 err)"; continue; }
+		cmp -s <(cut -d' ' -f1 perf.pct) <(cut -d' ' -f1 prep.pct) ||
+			fail "python3 $sym: the addresses differ from perf's"
+		join perf.pct prep.pct | awk '{ d = $2 - $3; if (d > 0.01 || d < -0.01) print }' >diff
+		[ -s diff ] && fail "python3 $sym: percentages differ: $(head -3 diff | tr '\n' ';')"
+	done <py.syms
+fi
+
 # ---- prec.data ----------------------------------------------------------------
 $PREP annotate --stdio annot_hot >prec.txt 2>err || fail "on prec.data: $(cat err)"
 check_loops prec.txt "prec.data"

@@ -341,6 +341,7 @@ int cmd_annotate(int argc, char **argv)
 		OPTION_FLAG('n', "show-nr-samples", &o.nr_samples, "show sample counts instead of percentages"),
 		OPTION_FLAG(0, "show-total-period", &o.total_period, "show the period instead of percentages"),
 		OPTION_STRING(0, "percent-type", &pct, "type", "local-period (default), global-period, local-hits, global-hits"),
+		OPTION_FLAG(0, "group", &o.group, "several events: one column each (else one block each)"),
 		OPTION_FLAG('l', "print-line", &o.print_line, "totals per source line first"),
 		OPTION_FLAG(0, "no-source", &o.no_source, "instructions only, no source lines"),
 		OPTION_FLAG(0, "asm-raw", &o.asm_raw, "show the instruction bytes"),

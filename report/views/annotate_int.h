@@ -61,7 +61,7 @@ struct annot_opts {
 	const char *syms[64];
 	size_t nr_syms;
 	bool nr_samples, total_period, print_line, no_source, asm_raw, intel;
-	bool skip_missing, color;
+	bool skip_missing, color, group;
 	enum annot_pct pct;
 	double percent_limit;
 	const char *prefix;

@@ -32,6 +32,7 @@ struct sym_print {
 	size_t nr;
 	uint64_t (*count)[LOAD_MAX_EVENTS];     /* per instruction and column */
 	uint64_t (*period)[LOAD_MAX_EVENTS];
+	size_t col0, ncols;     /* the columns of this block */
 	const char *last_file, *last_fn;
 	unsigned last_line;
 };
@@ -136,9 +137,9 @@ static int col_width(const struct annot_ctx *c)
 }
 
 /* An empty column block (for source lines), then " :". */
-static void blank_cols(const struct annot_ctx *c)
+static void blank_cols(const struct sym_print *p)
 {
-	fprintf(c->out, "%*s :", col_width(c) * (int)c->nr_events, "");
+	fprintf(p->c->out, "%*s :", col_width(p->c) * (int)p->ncols, "");
 }
 
 static void print_header(struct sym_print *p)
@@ -151,18 +152,18 @@ static void print_header(struct sym_print *p)
 	char line[1024];
 	int n = 0, width;
 
-	for (size_t i = 0; i < c->nr_events; i++)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "%-*s", col_width(c), title);
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "%-*s", col_width(c) * (int)p->ncols,
+		      title);
 	n += snprintf(line + n, sizeof(line) - (size_t)n, " |");
 	width = ((n + 8) / 8) * 8;      /* the tab */
 	n += snprintf(line + n, sizeof(line) - (size_t)n, "\tSource code & Disassembly of %s for ",
 		      p->s->dso ? p->s->dso->short_name : "[unknown]");
-	for (size_t i = 0; i < c->nr_events && n < (int)sizeof(line); i++)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s", i ? ", " : "",
+	for (size_t i = p->col0; i < p->col0 + p->ncols && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s", i > p->col0 ? ", " : "",
 			      load_event_name(c->l, c->events[i]));
 	if (n < (int)sizeof(line))
 		snprintf(line + n, sizeof(line) - (size_t)n, " (%" PRIu64 " samples, percent: %s)",
-			 p->s->count[0], types[c->o->pct]);
+			 p->s->count[p->col0], types[c->o->pct]);
 	fprintf(c->out, "%s\n", line);
 	width += (int)strlen(strchr(line, '\t') + 1);
 	for (int i = 0; i < width; i++)
@@ -185,7 +186,7 @@ static void print_source(struct sym_print *p, uint64_t vaddr)
 		return;
 	if (n > 1 && fr[0].function && fr[0].function != p->last_fn &&
 	    (!p->last_fn || !fr[0].function || strcmp(fr[0].function, p->last_fn))) {
-		blank_cols(p->c);
+		blank_cols(p);
 		fprintf(p->c->out, "      %s() inlined into %s()\n", fr[0].function,
 			fr[n - 1].function ? fr[n - 1].function : p->s->name);
 	}
@@ -194,7 +195,7 @@ static void print_source(struct sym_print *p, uint64_t vaddr)
 		return;
 	p->last_line = fr[0].line;
 	p->last_file = fr[0].file;
-	blank_cols(p->c);
+	blank_cols(p);
 	text = srctext_line(p->c->src, fr[0].file, fr[0].line, &len);
 	while (text && len && (*text == ' ' || *text == '\t')) {
 		text++;
@@ -212,7 +213,7 @@ static void print_cols(struct sym_print *p, size_t i, double *maxp)
 	const struct annot_ctx *c = p->c;
 
 	*maxp = 0;
-	for (size_t e = 0; e < c->nr_events; e++) {
+	for (size_t e = p->col0; e < p->col0 + p->ncols; e++) {
 		double v = pct_of(p, i, e);
 		const char *color = !c->o->color ? NULL : v >= 5.0 ? COLOR_RED
 								: v > 0.5 ? COLOR_GREEN : NULL;
@@ -248,7 +249,7 @@ static void print_insn(struct sym_print *p, size_t i)
 		fprintf(out, b < in->size ? "%02x " : "   ", in->bytes[b]);
 	fprintf(out, "   %s\n", in->text);
 	for (size_t b = 7; b < in->size; b += 7) {
-		blank_cols(p->c);
+		blank_cols(p);
 		fprintf(out, "   %" PRIx64 ":   ", in->addr + b);
 		for (size_t k = b; k < in->size && k < b + 7; k++)
 			fprintf(out, "%02x ", in->bytes[k]);
@@ -275,8 +276,9 @@ static void print_lines(struct sym_print *p)
 	const struct annot_ctx *c = p->c;
 	bool hits = c->o->pct == PCT_LOCAL_HITS || c->o->pct == PCT_GLOBAL_HITS;
 	bool global = c->o->pct == PCT_GLOBAL_HITS || c->o->pct == PCT_GLOBAL_PERIOD;
-	double tot = (double)(hits ? (global ? c->total_count[0] : p->s->count[0])
-				   : (global ? c->total_period[0] : p->s->period[0]));
+	size_t k = p->col0;
+	double tot = (double)(hits ? (global ? c->total_count[k] : p->s->count[k])
+				   : (global ? c->total_period[k] : p->s->period[k]));
 	struct line_sum *v = calloc(p->s->nr_hits + 1, sizeof(*v));
 	size_t n = 0;
 
@@ -287,7 +289,7 @@ static void print_lines(struct sym_print *p)
 		const struct sym_frame *fr;
 		size_t nf = 0, j;
 
-		if (h->event)
+		if ((size_t)h->event != k)
 			continue;
 		src_at(p, h->vaddr, &fr, &nf);
 		if (!nf)
@@ -337,6 +339,26 @@ static int disassemble(struct sym_print *p, struct err *err)
 	return ret;
 }
 
+static void print_block(struct sym_print *p)
+{
+	const struct annot_ctx *c = p->c;
+
+	p->last_file = p->last_fn = NULL;
+	p->last_line = 0;
+	if (c->o->print_line)
+		print_lines(p);
+	print_header(p);
+	blank_cols(p);
+	fprintf(c->out, "\n");
+	blank_cols(p);
+	fprintf(c->out, "      %016" PRIx64 " <%s>:\n", p->s->start, p->s->name);
+	for (size_t i = 0; i < p->nr; i++) {
+		if (!c->o->no_source)
+			print_source(p, p->insns[i].addr);
+		print_insn(p, i);
+	}
+}
+
 int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
 {
 	struct sym_print p = { .c = c, .s = s, .sz = load_symbolizer(c->l) };
@@ -357,19 +379,17 @@ int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
 	ret = disassemble(&p, err);
 	if (!ret)
 		ret = sum_hits(&p) ? err_set(err, -ENOMEM, "out of memory") : 0;
-	if (!ret) {
-		if (c->o->print_line)
-			print_lines(&p);
-		print_header(&p);
-		blank_cols(c);
-		fprintf(c->out, "\n");
-		blank_cols(c);
-		fprintf(c->out, "      %016" PRIx64 " <%s>:\n", s->start, s->name);
-		for (size_t i = 0; i < p.nr; i++) {
-			if (!c->o->no_source)
-				print_source(&p, p.insns[i].addr);
-			print_insn(&p, i);
-		}
+	for (size_t k = 0; !ret && k < c->nr_events; k++) {
+		/* one block per event, or one with a column each (--group) */
+		bool cols = c->o->group || c->nr_events == 1;
+
+		if (!cols && !s->count[k])
+			continue;
+		p.col0 = cols ? 0 : k;
+		p.ncols = cols ? c->nr_events : 1;
+		print_block(&p);
+		if (cols)
+			break;
 	}
 	free(p.insns);
 	free(p.count);

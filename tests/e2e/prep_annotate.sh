@@ -5,7 +5,7 @@
 # perf annotate's; on both files the loops' shares are within 3 points of
 # the design. Then the options: -n, --show-total-period, --percent-type,
 # -l, --no-source, --asm-raw, -M intel, --percent-limit, --skip-missing, -d,
-# two events (two columns), colors, jump targets and callee names, a symbol
+# two events (two blocks; two columns with --group), colors, jump targets and callee names, a symbol
 # without samples.
 . tests/e2e/lib/common.sh
 trap e2e_cleanup EXIT
@@ -145,11 +145,20 @@ $PREP annotate --stdio-color never annot_hot | grep -q $'\033' && fail "--stdio-
 $PREP annotate nosuch_symbol >out 2>err; rc=$?
 [ $rc -eq 1 ] && grep -q "no samples in symbol nosuch_symbol" err || fail "nosuch_symbol: exit $rc: $(cat err)"
 
-# two events: two columns
+# two events: one block each, or one column each with --group (as perf)
 $PREC -q -e cpu-clock,task-clock -F 2999 -o two.data -- "$A" 30 >/dev/null 2>&1 || fail "prec two events"
 $PREP annotate -i two.data --no-source annot_hot >two.txt || fail "two events: exit $?"
-head -1 two.txt | grep -q '^ Percent Percent |.*cpu-clock, task-clock' || fail "two events: $(head -1 two.txt)"
-grep -qE '^ +[0-9.]+ +[0-9.]+ : +[0-9a-f]+:' two.txt || fail "two events: not two columns"
+[ "$(grep -c 'Source code & Disassembly of annot for [a-z-]* (' two.txt)" -eq 2 ] ||
+	fail "two events: not two blocks: $(grep 'Source code' two.txt)"
+$PREP annotate -i two.data --no-source --group annot_hot >two.txt || fail "--group: exit $?"
+head -1 two.txt | grep -q '^ Percent         |.*cpu-clock, task-clock' || fail "--group: $(head -1 two.txt)"
+grep -qE '^ +[0-9.]+ +[0-9.]+ : +[0-9a-f]+:' two.txt || fail "--group: not two columns"
+if $have_perf && perf record -q -e cpu-clock,task-clock -F 2999 -o ptwo.data -- "$A" 30 >/dev/null 2>&1; then
+	cols() { sed -nE 's/^ +([0-9.]+) +([0-9.]+) : +([0-9a-f]+):.*/\3 \1 \2/p'; }
+	perf annotate -i ptwo.data --stdio --group -n --no-source -s annot_hot 2>/dev/null | cols >perf.two
+	$PREP annotate -i ptwo.data --group -n --no-source annot_hot | cols >prep.two
+	[ -s prep.two ] && cmp -s perf.two prep.two || fail "--group -n differs from perf's"
+fi
 
 # a binary that is gone: named on stderr, or skipped silently with --skip-missing
 cp "$A" gone && $PREC -q -e cpu-clock -F 999 -o gone.data -- ./gone 10 >/dev/null 2>&1 ||

@@ -289,7 +289,9 @@ static void print_lines(struct sym_print *p)
 		const struct sym_frame *fr;
 		size_t nf = 0, j;
 
-		if ((size_t)h->event != k)
+		/* as perf: addresses of half a percent or less are left out */
+		if ((size_t)h->event != k ||
+		    (tot > 0 ? 100.0 * (double)(hits ? h->count : h->period) / tot : 0.0) <= 0.5)
 			continue;
 		src_at(p, h->vaddr, &fr, &nf);
 		if (!nf)
@@ -305,11 +307,7 @@ static void print_lines(struct sym_print *p)
 	fprintf(c->out, "----------------------------------------------\n\n");
 	for (size_t i = 0; i < n; i++) {
 		const char *base = v[i].file ? strrchr(v[i].file, '/') : NULL;
-		double pct = tot > 0 ? 100.0 * (double)v[i].v / tot : 0.0;
-
-		if (pct <= 0.5)         /* perf leaves the lines under half a percent out */
-			continue;
-		fprintf(c->out, " %7.2f %s:%u\n", pct, base ? base + 1 : v[i].file ? v[i].file : "??", v[i].line);
+		fprintf(c->out, " %7.2f %s:%u\n", tot > 0 ? 100.0 * (double)v[i].v / tot : 0.0, base ? base + 1 : v[i].file ? v[i].file : "??", v[i].line);
 	}
 out:
 	free(v);

@@ -277,14 +277,17 @@ out:
 
 static const char usage_line[] = "prep annotate [SYMBOL...] [-i FILE] [--stdio] [options]";
 
-static int add_sym(const struct opt *opt, const char *arg, struct err *err)
+static int append_sym(struct annot_opts *o, const char *arg, struct err *err)
 {
-	struct annot_opts *o = opt->dest;
-
 	if (o->nr_syms == sizeof(o->syms) / sizeof(o->syms[0]))
 		return err_set(err, -EINVAL, "too many symbols (at most 64)");
 	o->syms[o->nr_syms++] = arg;
 	return 0;
+}
+
+static int add_sym(const struct opt *opt, const char *arg, struct err *err)
+{
+	return append_sym(opt->dest, arg, err);
 }
 
 /* The values given as words: 0, or 129 after one line naming the value. */
@@ -359,6 +362,8 @@ int cmd_annotate(int argc, char **argv)
 	};
 	struct err err = { 0 };
 
+	/* options and symbols in any order (as perf): parse up to the next
+	 * word that is not an option, take it as a symbol, go on */
 	for (first = 1; first < argc;) {
 		ret = opts_parse(table, argc - first + 1, argv + first - 1, &err);
 		if (ret < 0) {
@@ -369,13 +374,13 @@ int cmd_annotate(int argc, char **argv)
 		first += ret - 1;
 		if (first >= argc || !strcmp(argv[first - 1], "--"))
 			break;
-		if (add_sym(&table[3], argv[first], &err)) {
+		if (append_sym(&o, argv[first], &err)) {
 			fprintf(stderr, "prep: %s\n", err.msg);
 			return 129;
 		}
 		first++;
 	}
-	while (first < argc && !add_sym(&table[3], argv[first], &err))
+	while (first < argc && !append_sym(&o, argv[first], &err))
 		first++;
 	if (help) {
 		opts_usage(stdout, usage_line, table);

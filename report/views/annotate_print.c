@@ -249,10 +249,13 @@ static void print_insn(struct sym_print *p, size_t i)
 		fprintf(out, b < in->size ? "%02x " : "   ", in->bytes[b]);
 	fprintf(out, "   %s\n", in->text);
 	for (size_t b = 7; b < in->size; b += 7) {
-		blank_cols(p);
-		fprintf(out, "   %" PRIx64 ":   ", in->addr + b);
+		/* the rest of the bytes: a line of their own, zero, as objdump's */
+		for (size_t e = 0; e < p->ncols; e++)
+			fputs(p->c->o->total_period ? "           0" : p->c->o->nr_samples ? "       0"
+			      : "    0.00", out);
+		fprintf(out, " :   %" PRIx64 ":   ", in->addr + b);
 		for (size_t k = b; k < in->size && k < b + 7; k++)
-			fprintf(out, "%02x ", in->bytes[k]);
+			fprintf(out, k > b ? " %02x" : "%02x", in->bytes[k]);
 		fputc('\n', out);
 	}
 }

@@ -68,6 +68,11 @@ if $have_perf; then
 	cmp -s perf.head prep.head || fail "header differs: $(head -1 prep.head)"
 	[ "$(head -1 perf.txt)" = "$(head -1 prep_perf.txt)" ] || fail "sample counts differ"
 	check_loops prep_perf.txt "perf.data"
+	# --asm-raw: the same bytes at the same addresses (objdump's seven a line)
+	raw() { sed -nE 's/^ +[0-9.]+ : +([0-9a-f]+): +(([0-9a-f]{2}( |$))+).*/\1 \2/p' | sed 's/ *$//'; }
+	perf annotate -i perf.data --stdio --asm-raw --no-source -s annot_hot 2>/dev/null | raw >perf.raw
+	$PREP annotate -i perf.data --asm-raw --no-source annot_hot | raw >prep.raw
+	[ -s prep.raw ] && cmp -s perf.raw prep.raw || fail "--asm-raw: bytes differ from perf's"
 	# -l: the same lines as perf's summary, the same shares
 	perf annotate -i perf.data --stdio -l -s annot_hot 2>/dev/null |
 		sed -nE 's/^ +([0-9.]+) (annot\.c:[0-9]+)$/\2 \1/p' | sort >perf.lines

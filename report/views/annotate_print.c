@@ -349,10 +349,19 @@ static void print_block(struct sym_print *p)
 	if (c->o->print_line)
 		print_lines(p);
 	print_header(p);
+	/* objdump's preamble, numbered by its output lines, as perf shows it */
+	for (int i = 0; i < 3; i++) {
+		blank_cols(p);
+		fputc('\n', c->out);
+	}
 	blank_cols(p);
-	fprintf(c->out, "\n");
+	fprintf(c->out, " 3    Disassembly of section .text:\n");
 	blank_cols(p);
-	fprintf(c->out, "      %016" PRIx64 " <%s>:\n", p->s->start, p->s->name);
+	fputc('\n', c->out);
+	blank_cols(p);
+	fprintf(c->out, " 5    %016" PRIx64 " <%s>:\n", p->s->start, p->s->name);
+	blank_cols(p);
+	fprintf(c->out, " 6    %s():\n", p->s->name);
 	for (size_t i = 0; i < p->nr; i++) {
 		if (!c->o->no_source)
 			print_source(p, p->insns[i].addr);

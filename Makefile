@@ -13,11 +13,11 @@ BUILD   ?= build
 PREFIX  ?= /usr/local
 # libdebuginfod is not linked: report/symbols/symbols_find.c loads it with dlopen
 # when first needed (its header comes from libdebuginfod-dev, see deps.sh).
-PKGS    := zlib libdeflate libzstd libelf libdw liblzma libunwind-generic
+PKGS    := zlib libdeflate libzstd libelf libdw liblzma libunwind-generic capstone
 FUZZ_SECONDS ?= 60
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lzstd -lelf -ldw -llzma -lunwind-generic -lunwind) -lpthread
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lzstd -lelf -ldw -llzma -lunwind-generic -lunwind -lcapstone) -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -139,7 +139,10 @@ $(BUILD)/tests/programs/probed_nopie: tests/programs/probed.c
 $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
-PROGS += $(BUILD)/tests/programs/dataw
+PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
+$(BUILD)/tests/programs/annot: tests/programs/annot.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
 $(BUILD)/tests/programs/swev: tests/programs/swev.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<

@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "common/opts.h"
+#include "report/views/annotate.h"
 #include "report/views/archive.h"
 #include "report/views/dump.h"
 #include "report/export/export.h"
@@ -73,6 +74,7 @@ struct command {
 static const struct command commands[] = {
 	{ "report", cmd_report, "the profile, as perf report --stdio prints it (the default)" },
 	{ "script", cmd_script, "one line per sample, as perf script prints them" },
+	{ "annotate", cmd_annotate, "per-instruction profiles of the hottest symbols, as perf annotate --stdio" },
 	{ "export", cmd_export, "write the samples for another tool: folded, pprof, speedscope or flamegraph" },
 	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG (prep export flamegraph)" },
 	{ "archive", cmd_archive, "embed what the report needs of the binaries hit; perf.data to prec.data" },

@@ -416,6 +416,15 @@ static int dso_data_files(struct symbolizer *s, struct sym_dso *d, const struct 
 	return 0;
 }
 
+const char *sym_dso_bin_path(struct symbolizer *s, struct sym_dso *d)
+{
+	const struct bin_files *f;
+
+	if (dso_data_files(s, d, &f) || !f)
+		return NULL;
+	return f->bin_path;
+}
+
 int sym_dso_lookup_data(struct symbolizer *s, struct sym_dso *d, uint64_t file_offset,
 			struct sym_info *out)
 {

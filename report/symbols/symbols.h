@@ -160,6 +160,12 @@ bool sym_dso_usable(struct symbolizer *s, struct sym_dso *d);
  * sym_dso_usable; struct load_seg: sym_types.h). */
 const struct load_seg *sym_dso_segs(const struct sym_dso *d, size_t *n);
 
+/* The binary found on this machine for the dso (by build id or path; also
+ * for one whose symbols the recording embedded): its path, valid until
+ * symbolizer_free; NULL when none (or only a debug file, which has no
+ * code). For its code bytes: code.h. */
+const char *sym_dso_bin_path(struct symbolizer *s, struct sym_dso *d);
+
 /* The dso's path and recorded build id (size 0 when unknown). */
 const char *sym_dso_path(const struct sym_dso *d);
 const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);

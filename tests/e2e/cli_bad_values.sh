@@ -89,6 +89,25 @@ prep flamegraph | --cgroup | --cgroup '' | --cgroup '': empty name
 prep flamegraph | --symbols | -S , | --symbols ',': empty name
 prep flamegraph | --cpu | -C 5-2 | --cpu '5-2': not a CPU list
 prep flamegraph | --time | --time 50%-10% | --time '50%-10%'
+prep annotate | --input | -i /nonexistent | cannot open '/nonexistent'
+prep annotate | --symbol | * | any text is a symbol name
+prep annotate | --dsos | -d , | --dso ',': empty name
+prep annotate | --percent-type | --percent-type bogus | invalid --percent-type 'bogus'
+prep annotate | --disassembler-style | -M bogus | invalid -M/--disassembler-style 'bogus'
+prep annotate | --percent-limit | --percent-limit x | invalid --percent-limit 'x'
+prep annotate | --stdio-color | --stdio-color bogus | invalid --stdio-color 'bogus'
+prep annotate | --prefix | * | any text is a folder to look in
+prep annotate | --prefix-strip | --prefix-strip x | --prefix-strip: 'x' is not a number
+prep annotate | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep annotate | --kallsyms | --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prep annotate | --comm | --comm '' | --comm '': empty name
+prep annotate | --pid | --pid abc | --pid 'abc': problems parsing pid list
+prep annotate | --tid | --tid x | --tid 'x': problems parsing tid list
+prep annotate | --dso | --dso '' | --dso '': empty name
+prep annotate | --cgroup | --cgroup , | --cgroup ',': empty name
+prep annotate | --symbols | -S '' | --symbols '': empty name
+prep annotate | --cpu | -C 99 | --cpu '99': CPU 99 is not in the recording
+prep annotate | --time | --time 5,1 | --time '5,1': invalid time string
 prep archive | --input | -i /nonexistent | cannot open '/nonexistent'
 prep archive | --output | -o other.data | -o 'other.data': only for a perf.data input
 prep archive | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
@@ -147,7 +166,7 @@ prec stat | --for-each-cgroup | -a -e task-clock --for-each-cgroup nosuch-cgroup
 EOF
 )
 
-COMMANDS=("prep" "prep script" "prep export" "prep flamegraph" "prep archive" "prep dump"
+COMMANDS=("prep" "prep script" "prep export" "prep flamegraph" "prep annotate" "prep archive" "prep dump"
 	  "prep stat report" "prec" "prec stat" "prec list")
 
 trim() { sed 's/^ *//; s/ *$//'; }

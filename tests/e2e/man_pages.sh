@@ -12,7 +12,7 @@ command -v man >/dev/null || { echo "man is not installed (make deps installs ma
 declare -A CMD=(
 	[prec]="prec" [prec-stat]="prec stat" [prec-list]="prec list"
 	[prep]="prep report" [prep-script]="prep script" [prep-export]="prep export"
-	[prep-flamegraph]="prep flamegraph" [prep-archive]="prep archive"
+	[prep-flamegraph]="prep flamegraph" [prep-archive]="prep archive" [prep-annotate]="prep annotate"
 	[prep-dump]="prep dump" [prep-stat-report]="prep stat report"
 )
 

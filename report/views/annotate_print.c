@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/*
+ * prep annotate's printer: one symbol as perf annotate --stdio prints it.
+ * Its code is read (report/symbols/code.h) and disassembled, the samples
+ * are summed per instruction, and each instruction is printed with one
+ * column per event, after the source line (report/symbols/srctext.h) where
+ * the line changes and a mark where an inlined function starts.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotate_int.h"
+#include "common/buf.h"
+#include "report/aggregate/hist.h"
+#include "report/symbols/code.h"
+
+#define CODE_MAX (1u << 20)     /* bytes of one symbol disassembled at most */
+#define COLOR_RED "\033[31m"
+#define COLOR_GREEN "\033[32m"
+#define COLOR_RESET "\033[m"
+
+struct sym_print {
+	struct annot_ctx *c;
+	struct annot_sym *s;
+	struct symbolizer *sz;
+	struct sym_dso *sd;
+	struct sym_dso *fd;     /* the binary's own file (sd may be the recording's
+				   embedded symbols of the functions hit only) */
+	struct annot_insn *insns;
+	size_t nr;
+	uint64_t (*count)[LOAD_MAX_EVENTS];     /* per instruction and column */
+	uint64_t (*period)[LOAD_MAX_EVENTS];
+	size_t col0, ncols;     /* the columns of this block */
+	const char *last_file, *last_fn;
+	unsigned last_line;
+};
+
+/* The file offset of a vaddr of the dso (its PT_LOAD headers). */
+static uint64_t vaddr_off(const struct sym_dso *d, uint64_t vaddr)
+{
+	size_t n;
+	const struct load_seg *g = sym_dso_segs(d, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (vaddr >= g[i].vaddr && vaddr < g[i].vaddr + g[i].memsz)
+			return vaddr - g[i].vaddr + g[i].offset;
+	return vaddr;
+}
+
+static const char *name_at(void *ctx, uint64_t addr, uint64_t *start)
+{
+	struct sym_print *p = ctx;
+	struct sym_info si = { 0 };
+
+	if (p->s->kernel)
+		return NULL;
+	if (sym_dso_lookup(p->sz, p->fd, vaddr_off(p->fd, addr), &si) || !si.name)
+		if (p->fd == p->sd ||
+		    sym_dso_lookup(p->sz, p->sd, vaddr_off(p->fd, addr), &si) || !si.name)
+			return NULL;
+	*start = si.start;
+	return si.name;
+}
+
+/* The inline chain and line of an instruction: from the binary's file,
+ * else from the recording's data. */
+static void src_at(struct sym_print *p, uint64_t vaddr, const struct sym_frame **fr, size_t *n)
+{
+	uint64_t off = vaddr_off(p->fd, vaddr);
+
+	*n = 0;
+	if (sym_dso_srcline(p->sz, p->fd, off, fr, n) || !*n)
+		if (p->fd == p->sd || sym_dso_srcline(p->sz, p->sd, off, fr, n))
+			*n = 0;
+}
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const struct annot_hit *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* The samples per instruction: a hit inside an instruction counts for it. */
+static int sum_hits(struct sym_print *p)
+{
+	size_t j = 0;
+
+	p->count = calloc(p->nr ? p->nr : 1, sizeof(*p->count));
+	p->period = calloc(p->nr ? p->nr : 1, sizeof(*p->period));
+	if (!p->count || !p->period)
+		return -ENOMEM;
+	qsort(p->s->hits, p->s->nr_hits, sizeof(*p->s->hits), hit_cmp);
+	for (size_t i = 0; i < p->s->nr_hits; i++) {
+		const struct annot_hit *h = &p->s->hits[i];
+
+		while (j + 1 < p->nr && p->insns[j + 1].addr <= h->vaddr)
+			j++;
+		if (!p->nr)
+			break;
+		p->count[j][h->event] += h->count;
+		p->period[j][h->event] += h->period;
+	}
+	return 0;
+}
+
+static double pct_of(const struct sym_print *p, size_t i, size_t col)
+{
+	const struct annot_ctx *c = p->c;
+	double v, tot;
+
+	switch (c->o->pct) {
+	case PCT_GLOBAL_PERIOD:
+		v = (double)p->period[i][col];
+		tot = (double)c->total_period[col];
+		break;
+	case PCT_LOCAL_HITS:
+		v = (double)p->count[i][col];
+		tot = (double)p->s->count[col];
+		break;
+	case PCT_GLOBAL_HITS:
+		v = (double)p->count[i][col];
+		tot = (double)c->total_count[col];
+		break;
+	default:
+		v = (double)p->period[i][col];
+		tot = (double)p->s->period[col];
+	}
+	return tot > 0 ? 100.0 * v / tot : 0.0;
+}
+
+static int col_width(const struct annot_ctx *c)
+{
+	return c->o->total_period ? 12 : 8;
+}
+
+/* An empty column block (for source lines), then " :". */
+static void blank_cols(const struct sym_print *p)
+{
+	fprintf(p->c->out, "%*s :", col_width(p->c) * (int)p->ncols, "");
+}
+
+static void print_header(struct sym_print *p)
+{
+	static const char *const types[] = { "local period", "global period", "local hits",
+					     "global hits" };
+	const struct annot_ctx *c = p->c;
+	const char *title = c->o->total_period ? " Period" : c->o->nr_samples ? " Samples"
+					       : " Percent";
+	char line[1024];
+	int n = 0, width;
+
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "%-*s", col_width(c) * (int)p->ncols,
+		      title);
+	n += snprintf(line + n, sizeof(line) - (size_t)n, " |");
+	width = ((n + 8) / 8) * 8;      /* the tab */
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "\tSource code & Disassembly of %s for ",
+		      p->s->dso ? p->s->dso->short_name : "[unknown]");
+	for (size_t i = p->col0; i < p->col0 + p->ncols && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s", i > p->col0 ? ", " : "",
+			      load_event_name(c->l, c->events[i]));
+	if (n < (int)sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, " (%" PRIu64 " samples, percent: %s)",
+			 p->s->count[p->col0], types[c->o->pct]);
+	fprintf(c->out, "%s\n", line);
+	width += (int)strlen(strchr(line, '\t') + 1);
+	for (int i = 0; i < width; i++)
+		fputc('-', c->out);
+	fputc('\n', c->out);
+}
+
+/* The source line of an instruction where it changes; an inlined
+ * function's name where one starts. */
+static void print_source(struct sym_print *p, uint64_t vaddr)
+{
+	const struct sym_frame *fr;
+	const char *text;
+	size_t n = 0, len;
+
+	if (p->s->kernel)
+		return;
+	src_at(p, vaddr, &fr, &n);
+	if (!n)
+		return;
+	if (n > 1 && fr[0].function && fr[0].function != p->last_fn &&
+	    (!p->last_fn || !fr[0].function || strcmp(fr[0].function, p->last_fn))) {
+		blank_cols(p);
+		fprintf(p->c->out, "      %s() inlined into %s()\n", fr[0].function,
+			fr[n - 1].function ? fr[n - 1].function : p->s->name);
+	}
+	p->last_fn = n > 1 ? fr[0].function : NULL;
+	if (fr[0].line == p->last_line && fr[0].file == p->last_file)
+		return;
+	p->last_line = fr[0].line;
+	p->last_file = fr[0].file;
+	blank_cols(p);
+	text = srctext_line(p->c->src, fr[0].file, fr[0].line, &len);
+	while (text && len && (*text == ' ' || *text == '\t')) {
+		text++;
+		len--;
+	}
+	if (text)
+		fprintf(p->c->out, " %-5u%.*s\n", fr[0].line, (int)len, text);
+	else
+		fprintf(p->c->out, " %-5u%s:%u\n", fr[0].line,
+			fr[0].file ? fr[0].file : "??", fr[0].line);
+}
+
+static void print_cols(struct sym_print *p, size_t i, double *maxp)
+{
+	const struct annot_ctx *c = p->c;
+
+	*maxp = 0;
+	for (size_t e = p->col0; e < p->col0 + p->ncols; e++) {
+		double v = pct_of(p, i, e);
+		const char *color = !c->o->color ? NULL : v >= 5.0 ? COLOR_RED
+								: v > 0.5 ? COLOR_GREEN : NULL;
+
+		if (v > *maxp)
+			*maxp = v;
+		if (color)
+			fputs(color, c->out);
+		if (c->o->total_period)
+			fprintf(c->out, " %11" PRIu64, p->period[i][e]);
+		else if (c->o->nr_samples)
+			fprintf(c->out, " %7" PRIu64, p->count[i][e]);
+		else
+			fprintf(c->out, " %7.2f", v);
+		if (color)
+			fputs(COLOR_RESET, c->out);
+	}
+}
+
+static void print_insn(struct sym_print *p, size_t i)
+{
+	const struct annot_insn *in = &p->insns[i];
+	FILE *out = p->c->out;
+	double maxp;
+
+	print_cols(p, i, &maxp);
+	fprintf(out, " :   %" PRIx64 ":   ", in->addr);
+	if (!p->c->o->asm_raw) {
+		fprintf(out, "%s\n", in->text);
+		return;
+	}
+	for (size_t b = 0; b < 7; b++)
+		fprintf(out, b < in->size ? "%02x " : "   ", in->bytes[b]);
+	fprintf(out, "   %s\n", in->text);
+	for (size_t b = 7; b < in->size; b += 7) {
+		/* the rest of the bytes: a line of their own, zero, as objdump's */
+		for (size_t e = 0; e < p->ncols; e++)
+			fputs(p->c->o->total_period ? "           0" : p->c->o->nr_samples ? "       0"
+			      : "    0.00", out);
+		fprintf(out, " :   %" PRIx64 ":   ", in->addr + b);
+		for (size_t k = b; k < in->size && k < b + 7; k++)
+			fprintf(out, k > b ? " %02x" : "%02x", in->bytes[k]);
+		fputc('\n', out);
+	}
+}
+
+struct line_sum {
+	const char *file;
+	unsigned line;
+	uint64_t v;
+};
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct line_sum *x = a, *y = b;
+
+	return x->v != y->v ? (x->v < y->v ? 1 : -1) : (x->line > y->line) - (x->line < y->line);
+}
+
+/* -l: the first column's share per source line, hottest first. */
+static void print_lines(struct sym_print *p)
+{
+	const struct annot_ctx *c = p->c;
+	bool hits = c->o->pct == PCT_LOCAL_HITS || c->o->pct == PCT_GLOBAL_HITS;
+	bool global = c->o->pct == PCT_GLOBAL_HITS || c->o->pct == PCT_GLOBAL_PERIOD;
+	size_t k = p->col0;
+	double tot = (double)(hits ? (global ? c->total_count[k] : p->s->count[k])
+				   : (global ? c->total_period[k] : p->s->period[k]));
+	struct line_sum *v = calloc(p->s->nr_hits + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v || p->s->kernel)
+		goto out;
+	for (size_t i = 0; i < p->s->nr_hits; i++) {
+		const struct annot_hit *h = &p->s->hits[i];
+		const struct sym_frame *fr;
+		size_t nf = 0, j;
+
+		/* as perf: addresses of half a percent or less are left out */
+		if ((size_t)h->event != k ||
+		    (tot > 0 ? 100.0 * (double)(hits ? h->count : h->period) / tot : 0.0) <= 0.5)
+			continue;
+		src_at(p, h->vaddr, &fr, &nf);
+		if (!nf)
+			continue;
+		for (j = 0; j < n && !(v[j].line == fr[0].line && v[j].file == fr[0].file); j++)
+			;
+		if (j == n)
+			v[n++] = (struct line_sum){ fr[0].file, fr[0].line, 0 };
+		v[j].v += hits ? h->count : h->period;
+	}
+	qsort(v, n, sizeof(*v), line_cmp);
+	fprintf(c->out, "\nSorted summary for file %s\n", p->s->dso->path);
+	fprintf(c->out, "----------------------------------------------\n\n");
+	for (size_t i = 0; i < n; i++) {
+		const char *base = v[i].file ? strrchr(v[i].file, '/') : NULL;
+		fprintf(c->out, " %7.2f %s:%u\n", tot > 0 ? 100.0 * (double)v[i].v / tot : 0.0, base ? base + 1 : v[i].file ? v[i].file : "??", v[i].line);
+	}
+out:
+	free(v);
+}
+
+/* The code of the symbol, disassembled: 1 (err says why) when none. */
+static int disassemble(struct sym_print *p, struct err *err)
+{
+	size_t len = p->s->size ? p->s->size : 1, got = 0;
+	uint8_t *code;
+	int ret;
+
+	if (p->s->kernel)
+		return err_set(err, 1, "no code of the kernel here"), 1;
+	if (len > CODE_MAX)
+		len = CODE_MAX;
+	code = malloc(len);
+	if (!code)
+		return err_set(err, -ENOMEM, "out of memory");
+	ret = code_read(p->sz, p->sd, p->s->start, len, code, &got, err);
+	if (!ret)
+		ret = annot_disasm(code, got, p->s->start, p->c->o->intel, name_at, p, &p->insns,
+				   &p->nr, err);
+	else
+		ret = 1;
+	free(code);
+	return ret;
+}
+
+static void print_block(struct sym_print *p)
+{
+	const struct annot_ctx *c = p->c;
+
+	p->last_file = p->last_fn = NULL;
+	p->last_line = 0;
+	if (c->o->print_line)
+		print_lines(p);
+	print_header(p);
+	/* objdump's preamble, numbered by its output lines, as perf shows it */
+	for (int i = 0; i < 3; i++) {
+		blank_cols(p);
+		fputc('\n', c->out);
+	}
+	blank_cols(p);
+	fprintf(c->out, " 3    Disassembly of section .text:\n");
+	blank_cols(p);
+	fputc('\n', c->out);
+	blank_cols(p);
+	fprintf(c->out, " 5    %016" PRIx64 " <%s>:\n", p->s->start, p->s->name);
+	blank_cols(p);
+	fprintf(c->out, " 6    %s():\n", p->s->name);
+	for (size_t i = 0; i < p->nr; i++) {
+		if (!c->o->no_source)
+			print_source(p, p->insns[i].addr);
+		print_insn(p, i);
+	}
+}
+
+int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
+{
+	struct sym_print p = { .c = c, .s = s, .sz = load_symbolizer(c->l) };
+	int ret;
+
+	if (!s->kernel && s->dso)
+		p.sd = dso_sym(p.sz, load_options(c->l)->symfs, s->dso);
+	if (!s->kernel && !p.sd)
+		return err_set(err, 1, "no binary"), 1;
+	p.fd = p.sd;
+	if (p.sd) {
+		const char *bin = sym_dso_bin_path(p.sz, p.sd);
+		struct sym_dso *f = bin ? symbolizer_dso(p.sz, bin, NULL, 0) : NULL;
+
+		if (f && f != p.sd && sym_dso_usable(p.sz, f))
+			p.fd = f;
+	}
+	ret = disassemble(&p, err);
+	if (!ret)
+		ret = sum_hits(&p) ? err_set(err, -ENOMEM, "out of memory") : 0;
+	for (size_t k = 0; !ret && k < c->nr_events; k++) {
+		/* one block per event, or one with a column each (--group) */
+		bool cols = c->o->group || c->nr_events == 1;
+
+		if (!cols && !s->count[k])
+			continue;
+		p.col0 = cols ? 0 : k;
+		p.ncols = cols ? c->nr_events : 1;
+		print_block(&p);
+		if (cols)
+			break;
+	}
+	free(p.insns);
+	free(p.count);
+	free(p.period);
+	return ret;
+}

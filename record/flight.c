@@ -220,6 +220,23 @@ long session_dump_backward(struct session *s, struct err *err)
 	return total;
 }
 
+/*
+ * The report takes deltas of the values read into samples (PERF_SAMPLE_READ)
+ * per id and thread, from 0 in each file; the counters go on, so without a
+ * reset a switched file's first sample would carry all the earlier files'
+ * counts. Called after the old file's last drain: a sample written between
+ * that drain and the reset still carries the old total.
+ */
+void flight_reset_read_counts(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_evfds; i++) {
+		const struct perf_event_attr *a = &s->attrs[s->evfds[i].event];
+
+		if ((a->sample_type & PERF_SAMPLE_READ) || a->inherit_stat)
+			ioctl(s->evfds[i].fd, PERF_EVENT_IOC_RESET, 0);
+	}
+}
+
 /* ---- switched files --------------------------------------------------- */
 
 void flight_timestamp_name(const char *path, char *out, size_t len)

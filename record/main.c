@@ -343,6 +343,7 @@ static int switch_output(struct run *run, struct err *err)
 		return -1;
 	if (session_drain(s, err) < 0)
 		return -1;
+	flight_reset_read_counts(s);
 	/* what runs now, read before the slow part (embedding): a workload
 	 * that ends meanwhile is still named in the new file */
 	ret = synthesize_into(s, &synth, err);

@@ -34,6 +34,15 @@ b=$(share ow.data phase_b)
 n=$($PREP -D -i ow.data 2>/dev/null | grep -c ' SAMPLE ')
 [ "$n" -ge 150 ] && [ "$n" -le 320 ] || fail "--overwrite: $n samples kept (a ring holds 292)"
 
+# the tracking event takes no samples: no column (--group), no section
+# beside a :S group, not counted in pprof's note on other events
+$PREP -i ow.data --stdio --group 2>&1 | grep -q "^# Samples: [0-9]*  of events 'cpu-clock'$" ||
+	fail "--overwrite: --group shows the tracking event: $($PREP -i ow.data --stdio --group 2>&1 | grep '^# Samples')"
+$PREP export pprof -i ow.data -o ow.pb.gz 2>&1 | grep "note:" && fail "--overwrite: pprof counts the tracking event"
+$PREC -q -e '{cpu-clock,page-faults}:S' -m 4 --overwrite -o owg.data -- $PH 100 100 >/dev/null 2>&1 ||
+	fail "--overwrite with a :S group: exit $?"
+$PREP -i owg.data --stdio 2>&1 | grep "^# Samples: .*'dummy'" && fail "--overwrite with :S: a dummy section"
+
 # ---- the flight recorder: --overwrite --switch-output, switched by SIGUSR2 ----------
 mkdir sw && cd sw || exit 1
 $PREC -e cpu-clock -F 1000 -m 4 --overwrite --switch-output -- $PH 1000 500 >/dev/null 2>../err &

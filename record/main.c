@@ -731,8 +731,10 @@ int main(int argc, char **argv)
 	run.s.dsos = dso_list_new();
 	run.s.layouts = record_layouts_new();
 	stop_signals_install();
-	if (o.switch_output)
-		switch_signal_install();
+	/* SIGUSR2 switches the output with --switch-output; without it, it is
+	 * ignored as perf does, not a death that loses an --overwrite
+	 * recording (a handler, unlike SIG_IGN, is not passed to the workload) */
+	switch_signal_install();
 	/* over the file size limit, write() fails with EFBIG: keep the file */
 	signal(SIGXFSZ, SIG_IGN);
 

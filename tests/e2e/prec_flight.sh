@@ -34,6 +34,15 @@ b=$(share ow.data phase_b)
 n=$($PREP -D -i ow.data 2>/dev/null | grep -c ' SAMPLE ')
 [ "$n" -ge 150 ] && [ "$n" -le 320 ] || fail "--overwrite: $n samples kept (a ring holds 292)"
 
+# SIGUSR2 without --switch-output: ignored, as perf (the rings are still dumped)
+$PREC -q -e cpu-clock -F 1000 -m 4 --overwrite -o usr2.data -- $PH 600 100 >/dev/null 2>usr2.err &
+pid=$!
+wait_for usr2.err phase_a || fail "--overwrite, SIGUSR2: phase_a did not start"
+kill -USR2 $pid
+wait $pid || fail "--overwrite, SIGUSR2: exit $?: $(cat usr2.err)"
+n=$($PREP -D -i usr2.data 2>/dev/null | grep -c ' SAMPLE ')
+[ "$n" -ge 100 ] || fail "--overwrite, SIGUSR2: $n samples"
+
 # the tracking event takes no samples: no column (--group), no section
 # beside a :S group, not counted in pprof's note on other events
 $PREP -i ow.data --stdio --group 2>&1 | grep -q "^# Samples: [0-9]*  of events 'cpu-clock'$" ||

@@ -155,7 +155,8 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 {
 	const struct record_opts *o = s->opts;
 	struct synth_params p = { .sample_type = s->attrs[0].sample_type, .id = s->evfds[0].id,
-				  .proc = "/proc", .emit = emit_synth, .ctx = out };
+				  .proc = "/proc", .emit = emit_synth, .ctx = out,
+				  .data = o->sample.data };
 	bool restricted = false;
 	int ret = synth_kernel(&p, &restricted, err);
 

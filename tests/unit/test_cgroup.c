@@ -36,6 +36,7 @@ static void test_assign(void **state)
 	assert_string_equal(names[1], "b");
 	assert_string_equal(names[2], "a");
 	assert_int_equal(given, 2);
+	cgroup_names_free(names, 4);
 }
 
 static void test_list(void **state)
@@ -52,11 +53,13 @@ static void test_list(void **state)
 	assert_string_equal(names[2], "c");
 	assert_null(names[3]);
 	assert_int_equal(given, 3);
+	cgroup_names_free(names, 4);
 	/* more names than events */
 	given = 0;
 	memset(names, 0, sizeof(names));
 	assert_int_equal(cgroup_list_assign("-G", "a,b,c", 2, names, &given, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "more cgroups than events"));
+	cgroup_names_free(names, 4);    /* what was taken before the refusal */
 }
 
 static void test_mount_option(void **state)

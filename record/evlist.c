@@ -155,7 +155,8 @@ static void setup_sample_read(const struct session *s, size_t i, struct perf_eve
 {
 	const struct event_spec *ev = &s->events[i];
 
-	if (s->opts->stat) {
+	/* not --overwrite's tracking event: it counts nothing (no -T column) */
+	if (s->opts->stat && !(s->opts->overwrite && i == flight_tracking_event(s))) {
 		a->inherit_stat = 1;
 		a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	}

@@ -51,6 +51,9 @@ $PREP export pprof -i ow.data -o ow.pb.gz 2>&1 | grep "note:" && fail "--overwri
 $PREC -q -e '{cpu-clock,page-faults}:S' -m 4 --overwrite -o owg.data -- $PH 100 100 >/dev/null 2>&1 ||
 	fail "--overwrite with a :S group: exit $?"
 $PREP -i owg.data --stdio 2>&1 | grep "^# Samples: .*'dummy'" && fail "--overwrite with :S: a dummy section"
+$PREC -q -s -e cpu-clock -m 4 --overwrite -o ows.data -- $P/threads >/dev/null 2>&1 || fail "--overwrite -s: exit $?"
+$PREP -i ows.data --stdio -T 2>&1 | grep -q "^#  *PID  *TID  *cpu-clock$" ||
+	fail "--overwrite -s: -T columns: $($PREP -i ows.data --stdio -T 2>&1 | grep '^#  *PID')"
 
 # ---- the flight recorder: --overwrite --switch-output, switched by SIGUSR2 ----------
 mkdir sw && cd sw || exit 1

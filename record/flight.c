@@ -117,6 +117,16 @@ int flight_add_tracking_event(struct record_opts *o, struct err *err)
 	return ret < 0 ? ret : 0;
 }
 
+/* The forward ring of --overwrite's tracking event: -m sizes the flight
+ * window of samples and may be small (-m 4), but tasks and mappings must
+ * not be lost while prec is busy at a switch (embedding, /proc), so that
+ * ring gets at least 64 pages (256 KiB), within a user's locked-memory
+ * allowance (perf_event_mlock_kb, 516 KiB per CPU) beside a -m 32 ring. */
+size_t flight_tracking_pages(size_t pages)
+{
+	return pages < 64 ? 64 : pages;
+}
+
 size_t flight_tracking_event(const struct session *s)
 {
 	return s->opts->overwrite && s->nr_events > 1 ? s->nr_events - 1 : 0;

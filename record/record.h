@@ -182,6 +182,8 @@ int flight_add_tracking_event(struct record_opts *o, struct err *err);
 /* Which event tracks tasks and mappings (mmap/comm/task bits): the first,
  * or with --overwrite the dummy one on a forward ring. */
 size_t flight_tracking_event(const struct session *s);
+/* The data pages of --overwrite's forward (tracking) rings for -m pages. */
+size_t flight_tracking_pages(size_t pages);
 /* --overwrite: pause each backward ring, copy what it gained since the last
  * dump into the writer (oldest record first), resume it. Bytes or negative. */
 long session_dump_backward(struct session *s, struct err *err);

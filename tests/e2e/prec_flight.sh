@@ -34,6 +34,14 @@ b=$(share ow.data phase_b)
 n=$($PREP -D -i ow.data 2>/dev/null | grep -c ' SAMPLE ')
 [ "$n" -ge 150 ] && [ "$n" -le 320 ] || fail "--overwrite: $n samples kept (a ring holds 292)"
 
+# a small -m sizes the samples' window, not the tracking ring: 150 execs
+# while prec is stopped (as busy at a switch) all keep their COMM
+$PREC -q -m 4 --overwrite -o trk.data -- \
+	sh -c 'kill -STOP $PPID; for i in $(seq 150); do /bin/true; done; kill -CONT $PPID' ||
+	fail "--overwrite -m 4, stopped: exit $?"
+n=$($PREP -D -i trk.data 2>/dev/null | grep -c 'COMM .*: true (exec)')
+[ "$n" -eq 150 ] || fail "--overwrite -m 4: $n of 150 execs kept their COMM"
+
 # SIGUSR2 without --switch-output: ignored, as perf (the rings are still dumped)
 $PREC -q -e cpu-clock -F 1000 -m 4 --overwrite -o usr2.data -- $PH 600 100 >/dev/null 2>usr2.err &
 pid=$!

@@ -6,6 +6,7 @@
 # faults, spin the CPU time. -T prints a line per thread. The same as an
 # unprivileged user at paranoid 2 (the :u fallback renames the events).
 # Bad modifiers, and --group on a file without groups (one group of all).
+# With --switch-output, each file counts only its own page faults.
 . tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; e2e_cleanup' EXIT
@@ -66,6 +67,21 @@ grep -Eq "^#  +PID  +TID  cpu-clock  page-faults$" "$d/t.rep" || fail "-T: no ti
 n=$(grep -Ec "^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$d/t.rep")
 [ "$n" -eq 2 ] || fail "-T: $n thread lines, want 2: $(tail -4 "$d/t.rep")"
 $PREP dump -i "$d/t.data" | grep -q " READ " || fail "-s: no READ records"
+
+# --switch-output: each file's deltas hold only its own counts (the counters
+# start again at a switch), so the page faults of all files add up as in one
+mkdir "$d/sw"
+(cd "$d/sw" && $PREC -q -F 1000 -e '{cpu-clock,page-faults}:S' --switch-output=0.2s -- \
+	$P/grpwork $PAGES 300 >/dev/null 2>"$d/err") || fail ":S --switch-output: $(cat "$d/err")"
+nf=0 pfsum=0
+for f in "$d"/sw/prec.data.*; do
+	n=$($PREP report -i "$f" --stdio --group -n --show-total-period --sort sym 2>/dev/null |
+		awk '$NF != "" && $1 ~ /%$/ { s += $6 } END { print s + 0 }')
+	nf=$((nf + 1)) pfsum=$((pfsum + n))
+done
+[ $nf -ge 2 ] || fail ":S --switch-output: $nf files"
+[ $pfsum -ge $PAGES ] && [ $pfsum -le $((PAGES + 500)) ] ||
+	fail ":S --switch-output: page faults of $nf files add up to $pfsum for $PAGES pages"
 
 # ---- perf.data: the same lines as perf report (:S, {a,b}, --group) -------------
 if command -v perf >/dev/null; then

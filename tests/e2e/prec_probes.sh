@@ -11,7 +11,7 @@
 # message and a breakpoint works (user space only).
 . tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
-trap 'paranoid_restore; e2e_cleanup' EXIT
+trap 'kill $pid 2>/dev/null; paranoid_restore; e2e_cleanup' EXIT
 need_perf_events 2
 PMUS=/sys/bus/event_source/devices
 [ -e $PMUS/breakpoint ] || { echo "no breakpoint PMU"; exit 77; }
@@ -73,7 +73,7 @@ grep -q "^# Samples: 400  of event 'mem:probed_var:w'$" "$d/rep" || fail "PIE me
 grep -q "100.00%.*\[\.\] probed_write$" "$d/rep" || fail "PIE mem: writer: $(cat "$d/rep")"
 
 # ---- -p: a PIE's variable from the running process ---------------------------
-$P/probed 4000000000 >/dev/null &
+$P/probed 400000000000 >/dev/null &   # runs for minutes: killed below
 pid=$!
 sleep 0.2
 $PREC -q -o "$d/p.data" -e mem:probed_var:w -p $pid --duration 0.2 2>"$d/err" ||

@@ -254,10 +254,12 @@ const struct embed_addr *embed_find_addr(const struct embed_dso *d, uint64_t vad
 	return lo < d->nr_addrs && d->addrs[lo].vaddr == vaddr ? &d->addrs[lo] : NULL;
 }
 
-const uint8_t *embed_find_bytes(const struct embed_dso *d, uint64_t vaddr, size_t n)
+size_t embed_range_at(const struct embed_dso *d, uint64_t vaddr, const uint8_t **out)
 {
 	size_t lo = 0, hi = d->nr_ranges;
+	const struct embed_range *r;
 
+	*out = NULL;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -267,12 +269,20 @@ const uint8_t *embed_find_bytes(const struct embed_dso *d, uint64_t vaddr, size_
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
-	lo--;
-	if (vaddr - d->ranges[lo].vaddr > d->ranges[lo].len ||
-	    n > d->ranges[lo].len - (vaddr - d->ranges[lo].vaddr))
-		return NULL;
-	return d->bytes + d->ranges[lo].data + (vaddr - d->ranges[lo].vaddr);
+		return 0;
+	r = &d->ranges[lo - 1];
+	if (vaddr - r->vaddr >= r->len)
+		return 0;
+	*out = d->bytes + r->data + (vaddr - r->vaddr);
+	return (size_t)(r->len - (vaddr - r->vaddr));
+}
+
+const uint8_t *embed_find_bytes(const struct embed_dso *d, uint64_t vaddr, size_t n)
+{
+	const uint8_t *p;
+	size_t have = embed_range_at(d, vaddr, &p);
+
+	return have && have >= n ? p : NULL;
 }
 
 int embed_list_add(struct embed_list *l, struct embed_dso *const *v, size_t n)

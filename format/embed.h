@@ -101,6 +101,10 @@ int embed_merge(const struct embed_dso *a, const struct embed_dso *b, struct emb
 const char *embed_str(const struct embed_dso *d, uint32_t off);
 /* The hit address entry at vaddr, or NULL. */
 const struct embed_addr *embed_find_addr(const struct embed_dso *d, uint64_t vaddr);
+/* The bytes of the range holding vaddr, from vaddr to the range's end:
+ * their number (*out points at them), or 0 (*out NULL) when no range holds
+ * vaddr. */
+size_t embed_range_at(const struct embed_dso *d, uint64_t vaddr, const uint8_t **out);
 /* n bytes at vaddr from the ranges, or NULL when not all of them are there. */
 const uint8_t *embed_find_bytes(const struct embed_dso *d, uint64_t vaddr, size_t n);
 

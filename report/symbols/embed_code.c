@@ -200,27 +200,11 @@ size_t embed_code_find(const struct embed_list *l, const uint8_t *id, size_t id_
 		       uint64_t vaddr, size_t n, const uint8_t **out)
 {
 	const struct embed_dso *d = id_size ? embed_list_find(l, id, id_size, NULL) : NULL;
-	size_t lo = 0, hi = d ? d->nr_ranges : 0;
-	const struct embed_range *r;
-	uint64_t in;
+	size_t have = d ? embed_range_at(d, vaddr, out) : 0;
 
-	*out = NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ranges[mid].vaddr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return 0;
-	r = &d->ranges[lo - 1];
-	in = vaddr - r->vaddr;
-	if (in >= r->len)
-		return 0;
-	*out = d->bytes + r->data + in;
-	return r->len - in < n ? (size_t)(r->len - in) : n;
+	if (!d)
+		*out = NULL;
+	return have < n ? have : n;
 }
 
 /* The symbol of e covering vaddr (the greatest start at or below it that

@@ -76,27 +76,7 @@ static int add_data_symbols(struct arena *names, Elf *e, uint32_t sh_type, struc
 int elf_read_data_symbols(const char *bin_path, const char *debug_path, struct arena *names,
 			  struct symtab *out)
 {
-	struct rawsyms r = { 0 };
-	int bfd = -1, dfd = -1, ret = 0;
-	Elf *bin = bin_path ? elf_open_path(bin_path, &bfd) : NULL;
-	Elf *dbg = debug_path ? elf_open_path(debug_path, &dfd) : NULL;
-	bool symtab = false, dyn = false;
-
-	out->v = NULL;
-	out->n = 0;
-	if (dbg)
-		ret = add_data_symbols(names, dbg, SHT_SYMTAB, &r, &symtab);
-	if (!ret && bin && !symtab)
-		ret = add_data_symbols(names, bin, SHT_SYMTAB, &r, &symtab);
-	if (!ret && bin)
-		ret = add_data_symbols(names, bin, SHT_DYNSYM, &r, &dyn);
-	elf_close(bin, bfd);
-	elf_close(dbg, dfd);
-	if (ret) {
-		free(r.v);
-		return ret;
-	}
-	return rawsyms_finish(&r, out, NULL);
+	return elf_read_tables(bin_path, debug_path, names, add_data_symbols, NULL, out);
 }
 
 uint64_t segs_data_vaddr(const struct load_seg *segs, size_t n, uint64_t off, bool *inside)

@@ -581,8 +581,8 @@ out:
 
 /* ---- a binary's table ------------------------------------------------ */
 
-int elf_read_symbols(const char *bin_path, const char *debug_path, struct arena *names,
-		     struct symtab *out)
+int elf_read_tables(const char *bin_path, const char *debug_path, struct arena *names,
+		    elf_table_fn add, elf_extra_fn extra, struct symtab *out)
 {
 	struct rawsyms r = { 0 };
 	int bfd = -1, dfd = -1, ret = 0;
@@ -593,15 +593,13 @@ int elf_read_symbols(const char *bin_path, const char *debug_path, struct arena 
 	out->v = NULL;
 	out->n = 0;
 	if (dbg)
-		ret = add_symbols(names, dbg, SHT_SYMTAB, &r, &symtab);
+		ret = add(names, dbg, SHT_SYMTAB, &r, &symtab);
 	if (!ret && bin && !symtab)
-		ret = add_symbols(names, bin, SHT_SYMTAB, &r, &symtab);
+		ret = add(names, bin, SHT_SYMTAB, &r, &symtab);
 	if (!ret && bin)
-		ret = add_symbols(names, bin, SHT_DYNSYM, &r, &dyn);
-	if (!ret && bin && !symtab)
-		ret = add_debugdata(names, bin, &r, &symtab);
-	if (!ret && bin)
-		ret = add_plt(names, bin, &r);
+		ret = add(names, bin, SHT_DYNSYM, &r, &dyn);
+	if (!ret && bin && extra)
+		ret = extra(names, bin, &r, symtab);
 	elf_close(bin, bfd);
 	elf_close(dbg, dfd);
 	if (ret) {
@@ -609,4 +607,21 @@ int elf_read_symbols(const char *bin_path, const char *debug_path, struct arena 
 		return ret;
 	}
 	return rawsyms_finish(&r, out, NULL);
+}
+
+/* What only function tables have: .gnu_debugdata without a .symtab, and
+ * the PLT entries. */
+static int add_function_extras(struct arena *names, Elf *bin, struct rawsyms *r, bool symtab)
+{
+	int ret = 0;
+
+	if (!symtab)
+		ret = add_debugdata(names, bin, r, &symtab);
+	return ret ? ret : add_plt(names, bin, r);
+}
+
+int elf_read_symbols(const char *bin_path, const char *debug_path, struct arena *names,
+		     struct symtab *out)
+{
+	return elf_read_tables(bin_path, debug_path, names, add_symbols, add_function_extras, out);
 }

@@ -33,6 +33,20 @@ char *elf_debuglink(Elf *e, uint32_t *crc);
 /* The PT_LOAD headers (malloc'd; NULL and 0 when none). 0 or -ENOMEM. */
 int elf_load_segs(Elf *e, struct load_seg **segs, size_t *n);
 
+/* Reading one kind of symbol table (symbols_elf.c, symbols_data.c): the
+ * symbols of every section of type sh_type (SHT_SYMTAB or SHT_DYNSYM) of e
+ * into r, *found set when such a table had any; and, for the binary, what
+ * else the kind has (symtab: a .symtab was found). 0 or -ENOMEM. */
+struct rawsyms;
+typedef int (*elf_table_fn)(struct arena *names, Elf *e, uint32_t sh_type, struct rawsyms *r,
+			    bool *found);
+typedef int (*elf_extra_fn)(struct arena *names, Elf *bin, struct rawsyms *r, bool symtab);
+/* The tables of a binary through add into *out (array malloc'd, names in
+ * the arena): .symtab of the debug file if it has one, else of the binary;
+ * .dynsym of the binary; then extra (may be NULL). Either path may be NULL. */
+int elf_read_tables(const char *bin_path, const char *debug_path, struct arena *names,
+		    elf_table_fn add, elf_extra_fn extra, struct symtab *out);
+
 /*
  * The function symbols of a binary into *out (its array malloc'd, names in
  * the arena): .symtab of the debug file if it has one, else of the binary;

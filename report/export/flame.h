@@ -29,12 +29,12 @@ struct flame_opts {
 
 /* The annotate pane's bounds: functions with at least this share (in
  * thousandths) of the samples as their own, the hottest first, at most
- * this many, each with at most this many instructions, and no function
- * more once the page holds this many lines. prep-flamegraph(1) says so. */
-#define FLAME_ANNOT_MIN_PERMILLE 5
-#define FLAME_ANNOT_MAX_FUNCS 50
+ * this many, each with at most this many instructions, and at most this
+ * many instructions in all (the last function cut to fit). prep-flamegraph(1) says so. */
+#define FLAME_ANNOT_MIN_PERMILLE 10
+#define FLAME_ANNOT_MAX_FUNCS 30
 #define FLAME_ANNOT_MAX_INSNS 2000
-#define FLAME_ANNOT_MAX_TOTAL 20000
+#define FLAME_ANNOT_MAX_TOTAL 10000
 
 /* The frames' labels as the page numbers them. */
 struct flame_labels {

@@ -23,7 +23,7 @@ struct cand {
 
 struct line_out {
 	FILE *out;
-	size_t n;
+	size_t n, insns;        /* lines, of which instructions */
 };
 
 static int cand_cmp(const void *a, const void *b)
@@ -46,18 +46,18 @@ static int put_line(void *ctx, const struct annot_line *ln)
 	if (ln->source)
 		fprintf(lo->out, "%u,", ln->line);
 	else
-		fprintf(lo->out, "%.2f,\"%" PRIx64 "\",", ln->pct, ln->addr);
+		fprintf(lo->out, "%.2f,\"%" PRIx64 "\",", ln->pct, ln->addr), lo->insns++;
 	json_string(lo->out, text);
 	fputc(']', lo->out);
 	return 0;
 }
 
 /* One function: its lines, or why there are none; *insns grows by its
- * lines. The lines go to memory first (out may be a pipe). */
+ * instructions. The lines go to memory first (out may be a pipe). */
 static int put_func(FILE *out, const struct flame_labels *fl, const struct cand *c,
 		    size_t *insns)
 {
-	struct line_out lo = { NULL, 0 };
+	struct line_out lo = { NULL, 0, 0 };
 	struct err err = { 0 };
 	bool cut = false;
 	char *buf = NULL;
@@ -73,7 +73,9 @@ static int put_func(FILE *out, const struct flame_labels *fl, const struct cand 
 	if (!lo.out)
 		return -ENOMEM;
 	ret = annot_pass_lines(fl->annot, fl->dsos[c->label], fl->names[c->label], fl->event,
-			       FLAME_ANNOT_MAX_INSNS, &cut, put_line, &lo, &err);
+			       FLAME_ANNOT_MAX_TOTAL - *insns < FLAME_ANNOT_MAX_INSNS
+			       ? FLAME_ANNOT_MAX_TOTAL - *insns : FLAME_ANNOT_MAX_INSNS,
+			       &cut, put_line, &lo, &err);
 	if (fclose(lo.out) && !ret)
 		ret = -ENOMEM;
 	if (ret == 1) {
@@ -85,7 +87,7 @@ static int put_func(FILE *out, const struct flame_labels *fl, const struct cand 
 		fputs("\"lines\":[", out);
 		fwrite(buf, 1, len, out);
 		fprintf(out, "],\"cut\":%s}", cut ? "true" : "false");
-		*insns += lo.n;
+		*insns += lo.insns;
 	}
 	free(buf);
 	return ret;

@@ -7,6 +7,7 @@
 # button closes it; the page fetched nothing. A kernel frame, and the
 # function of a binary that is gone, say why they are not annotated (unless
 # prep annotate can annotate it: then the page must show its lines too).
+# A source line holding "</script>" and markup shows as text in the pane.
 # --no-annotate leaves the data out (no pane). The page sizes are printed.
 . tests/e2e/lib/common.sh
 trap e2e_cleanup EXIT
@@ -69,6 +70,21 @@ if $PREP annotate -i gone.data annot_hot 2>&1 | grep -q 'cannot annotate'; then
 		fail "gone binary: '$(val why_why rg)' $(tr '\n' ' ' <rg)"
 else
 	[ "$(val why_lines rg)" -ge 10 ] || fail "prep annotate reads the gone binary; the page: $(tr '\n' ' ' <rg)"
+fi
+
+# markup in the data: annot's hot line with a comment that would end the
+# page's <script> element if it were not escaped, shown as text in the pane
+mark='/* </script><b>x</b><script>alert(1)</script> */'
+sed "27s|\$| $mark|" "$OLDPWD/tests/programs/annot.c" >mk.c
+if grep -qF "$mark" mk.c && cc -O2 -g -fno-omit-frame-pointer -o mk mk.c 2>err; then
+	$PREC -q -F 999 -g -o mk.data -- ./mk 60 >/dev/null 2>&1 || fail "prec mk"
+	$PREP flamegraph -i mk.data -o m.html 2>err || fail "flamegraph (mk): $(cat err)"
+	grep -qF '</script><b>' m.html && fail "the page has the source's </script> unescaped"
+	browser "file://$d/m.html#test&annotate=annot_hot&find=$(printf %s "$mark" | jq -sRr @uri)" | results >rm
+	[ "$(val annot_find rm)" = true ] && [ "$(val annot_elements rm)" = 0 ] ||
+		fail "markup in a source line: $(grep annot_ rm | tr '\n' ' ')"
+else
+	fail "cannot build a copy of annot.c with markup: $(cat err)"
 fi
 
 # --no-annotate

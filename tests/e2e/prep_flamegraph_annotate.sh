@@ -8,7 +8,8 @@
 # function of a binary that is gone, say why they are not annotated (unless
 # prep annotate can annotate it: then the page must show its lines too).
 # A source line holding "</script>" and markup shows as text in the pane.
-# --no-annotate leaves the data out (no pane). The page sizes are printed.
+# --no-annotate leaves the data out (no pane). The page sizes are printed;
+# a screenshot of the open pane is kept under $BUILD/test-logs/artifacts.
 . tests/e2e/lib/common.sh
 trap e2e_cleanup EXIT
 need_perf_events 2
@@ -16,6 +17,7 @@ A=$P/annot
 [ -x "$A" ] || { echo "$A is not built (make tests-build)"; exit 77; }
 CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
 	{ echo "chromium not installed (tools/deps.sh installs it)"; exit 77; }
+top=$PWD
 cd "$d" || exit 1
 
 browser() {
@@ -60,6 +62,16 @@ if [ -n "$kframe" ]; then
 	[ "$(val why_why r)" = "Not annotated: no code: kernel" ] || fail "kernel frame $kframe: '$(val why_why r)'"
 fi
 
+# a screenshot of the open pane, kept with prep_flamegraph.sh's
+ART=$top/$B/test-logs/artifacts
+mkdir -p "$ART" && rm -f "$ART/flamegraph-annotate.png"
+timeout -k 5 90 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$d/chrome" --host-resolver-rules='MAP * ~NOTFOUND' --window-size=1280,900 \
+	--hide-scrollbars --screenshot="$ART/flamegraph-annotate.png" \
+	"file://$d/a.html#test&keep=1&annotate=annot_hot" >/dev/null 2>>"$d/chrome.log"
+[ "$(stat -c %s "$ART/flamegraph-annotate.png" 2>/dev/null || echo 0)" -gt 10000 ] ||
+	fail "no screenshot in $ART/flamegraph-annotate.png"
+
 # a binary that is gone
 cp "$A" gone && $PREC -q -F 999 -g -o gone.data -- ./gone 30 >/dev/null 2>&1 || fail "prec gone"
 rm -f gone
@@ -75,7 +87,7 @@ fi
 # markup in the data: annot's hot line with a comment that would end the
 # page's <script> element if it were not escaped, shown as text in the pane
 mark='/* </script><b>x</b><script>alert(1)</script> */'
-sed "27s|\$| $mark|" "$OLDPWD/tests/programs/annot.c" >mk.c
+sed "27s|\$| $mark|" "$top/tests/programs/annot.c" >mk.c
 if grep -qF "$mark" mk.c && cc -O2 -g -fno-omit-frame-pointer -o mk mk.c 2>err; then
 	$PREC -q -F 999 -g -o mk.data -- ./mk 60 >/dev/null 2>&1 || fail "prec mk"
 	$PREP flamegraph -i mk.data -o m.html 2>err || fail "flamegraph (mk): $(cat err)"
@@ -93,7 +105,7 @@ grep -q '"annot":' n.html && fail "--no-annotate: the page has annotate data"
 browser "file://$d/n.html#test&annotate=annot_hot" | results >rn
 [ "$(val annot_open rn)" = false ] || fail "--no-annotate: a click opened the pane"
 [ "$(val zoom_after_reset rn)$(val nodes rn)" != "" ] || fail "--no-annotate: the page ran no checks"
-echo "page sizes (annot, $(grep -c . stdio.hot) hot line): $(stat -c %s a.html) bytes, $(stat -c %s n.html) with --no-annotate"
+echo "page of annot.data: $(stat -c %s a.html) bytes, $(stat -c %s n.html) with --no-annotate"
 
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
 echo ok

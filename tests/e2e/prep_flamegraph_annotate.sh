@@ -18,6 +18,7 @@ A=$P/annot
 CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
 	{ echo "chromium not installed (tools/deps.sh installs it)"; exit 77; }
 top=$PWD
+export PERF_BUILDID_DIR=$d/buildid     # no cache shared with other runs
 cd "$d" || exit 1
 
 browser() {

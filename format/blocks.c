@@ -4,6 +4,7 @@
 #include "container.h"
 #include "embed.h"
 #include "record.h"
+#include "source.h"
 #include "common/text.h"
 
 #include <errno.h>
@@ -556,6 +557,15 @@ static int validate_symbols(const uint8_t *p, size_t len, struct err *err)
 	return ret;
 }
 
+static int validate_source(const uint8_t *p, size_t len, struct err *err)
+{
+	struct source_block *b;
+	int ret = source_decode(p, len, &b, err);
+
+	source_free(b);
+	return ret;
+}
+
 /* 7.2: END carries nothing */
 static int validate_end(const uint8_t *p, size_t len, struct err *err)
 {
@@ -573,6 +583,7 @@ static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct e
 	[BLOCK_KALLSYMS] = validate_kallsyms,
 	[BLOCK_SYMBOLS] = validate_symbols,
 	[BLOCK_END] = validate_end,
+	[BLOCK_SOURCE] = validate_source,
 };
 
 int block_payload_validate(unsigned type, const uint8_t *p, size_t len, struct err *err)

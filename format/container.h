@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 5
+#define CONTAINER_VERSION_MINOR 6
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -58,6 +58,7 @@ enum block_type {
 	BLOCK_KALLSYMS = 7,
 	BLOCK_SYMBOLS = 8,
 	BLOCK_END = 9,          /* a stream's last block: it ended cleanly (1.3) */
+	BLOCK_SOURCE = 10,      /* source lines around the hit lines (1.6) */
 	BLOCK_TYPE_MAX,
 };
 

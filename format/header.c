@@ -154,6 +154,7 @@ const char *block_type_name(unsigned type)
 		[BLOCK_KALLSYMS] = "KALLSYMS",
 		[BLOCK_SYMBOLS] = "SYMBOLS",
 		[BLOCK_END] = "END",
+		[BLOCK_SOURCE] = "SOURCE",
 	};
 
 	return type < BLOCK_TYPE_MAX ? names[type] : NULL;

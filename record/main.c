@@ -581,7 +581,8 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 		return ret;
 	}
 	if (!s->opts->no_embed) {
-		struct embed_opts eo = { .quiet = true, .level = s->opts->level };
+		struct embed_opts eo = { .quiet = true, .level = s->opts->level,
+					 .embed_source = s->opts->embed_source };
 		struct embed_stats as;
 		struct err e2 = { 0 };
 
@@ -595,6 +596,19 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 			fprintf(stderr, "prec: embedded %llu binaries (%llu addresses, %llu bytes)\n",
 				(unsigned long long)as.binaries, (unsigned long long)as.addresses,
 				(unsigned long long)as.file_growth);
+		if (s->opts->verbose)
+			fprintf(stderr, "prec: embedded the code of %llu functions (%llu bytes); "
+				"%llu left out (larger than the bound, or no file)\n",
+				(unsigned long long)as.code_functions,
+				(unsigned long long)as.code_bytes, (unsigned long long)as.code_left_out);
+		if (s->opts->embed_source && (s->opts->verbose || (!s->opts->quiet &&
+					      (as.source_unreadable || as.source_left_out))))
+			fprintf(stderr, "prec: --embed-source: the lines of %llu source files embedded "
+				"(%llu lines); %llu could not be read, %llu past the bound\n",
+				(unsigned long long)as.source_files,
+				(unsigned long long)as.source_lines,
+				(unsigned long long)as.source_unreadable,
+				(unsigned long long)as.source_left_out);
 	}
 	*file_bytes = bytes;
 	return 0;

@@ -190,6 +190,9 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		return err_set(err, -EINVAL, "nothing to record: give a command, -p PID, -t TID or -a");
 	if (o->pids && o->tids)
 		return err_set(err, -EINVAL, "-p and -t cannot be used together");
+	if (o->embed_source && o->no_embed)
+		return err_set(err, -EINVAL, "--embed-source and --no-embed cannot be used together "
+			       "(the source lines are embedded with the rest)");
 	if (o->nr_cgroup_names && !o->all_cpus && !o->cpu_list)
 		return err_set(err, -EINVAL, "-G: cgroup monitoring needs system-wide mode: add -a "
 			       "(or -C CPUS)");
@@ -262,6 +265,7 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_FLAG('s', "stat", &o->stat, "per-thread counts at each thread's exit (inherit_stat; prep report -T)"),
 		OPTION_FLAG('B', "no-buildid", &o->no_buildid, "do not collect build ids"),
 		OPTION_FLAG(0, "no-embed", &o->no_embed, "do not embed what the report needs of the binaries hit (symbols, lines, unwind tables)"),
+		OPTION_FLAG(0, "embed-source", &o->embed_source, "also embed the source lines around the lines hit (prep annotate shows them without the files)"),
 		SAMPLE_OPTIONS(&o->sample),
 		OPTION_COUNT('q', "quiet", &o->quiet, "print no messages but errors"),
 		OPTION_COUNT('v', "verbose", &o->verbose, "say more"),

@@ -53,6 +53,7 @@ struct record_opts {
 	bool stat;                      /* -s: per-thread counts (inherit_stat) */
 	bool no_buildid;
 	bool no_embed;          /* --no-embed */
+	bool embed_source;      /* --embed-source */
 	bool overwrite;                 /* --overwrite: backward rings, read at a dump (flight.c) */
 	bool switch_output;             /* --switch-output given (any form) */
 	uint64_t switch_size;           /* --switch-output=SIZE: bytes, 0 none */

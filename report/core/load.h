@@ -148,6 +148,10 @@ struct symbolizer *load_symbolizer(const struct load *l);
 struct unwinder *load_unwinder(const struct load *l);
 size_t load_nr_sessions(const struct load *l);
 const struct session *load_session(const struct load *l, size_t i);     /* NULL past the end */
+/* The text of line `line` of the source file at path as a file's SOURCE
+ * block (prec --embed-source) holds it, or NULL: the later files first,
+ * in a file its later blocks first. Valid until load_free. */
+const char *load_source_line(const struct load *l, const char *path, uint32_t line);
 /* Some event of some file records call chains (PERF_SAMPLE_CALLCHAIN). */
 bool load_has_callchains(const struct load *l);
 uint64_t load_lost_samples(const struct load *l);       /* LOST records, all files */

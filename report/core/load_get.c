@@ -108,3 +108,18 @@ int load_event_group_leader(const struct load *l, int event)
 {
 	return event_ok(l, event) ? l->group_leader[event] - 1 : -1;
 }
+
+const char *load_source_line(const struct load *l, const char *path, uint32_t line)
+{
+	for (size_t i = l->nr_sessions; i-- > 0;) {
+		const struct session *s = &l->sessions[i];
+
+		for (size_t j = s->nr_sources; j-- > 0;) {
+			const char *t = source_find(s->sources[j], path, line);
+
+			if (t)
+				return t;
+		}
+	}
+	return NULL;
+}

@@ -64,6 +64,22 @@ static int add_embed(struct session *s, const struct container_block *b, struct 
 	return 0;
 }
 
+static int add_source(struct session *s, const struct container_block *b, struct err *err)
+{
+	struct source_block *d, **all;
+
+	if (source_decode(b->data, b->len, &d, NULL))
+		return 0;       /* the reader checked it: only out of memory is left */
+	all = array_realloc(s->sources, s->nr_sources + 1, sizeof(*all));
+	if (!all) {
+		source_free(d);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	s->sources = all;
+	s->sources[s->nr_sources++] = d;
+	return 0;
+}
+
 static int add_build_ids(struct session *s, const struct container_block *b, struct err *err)
 {
 	struct build_id_entry *e, *all;
@@ -107,11 +123,12 @@ static int early_blocks(struct session *s, struct err *err)
 		struct container_block b;
 
 		if (e[i].type != BLOCK_SYMBOLS && e[i].type != BLOCK_BUILD_IDS &&
-		    e[i].type != BLOCK_KALLSYMS)
+		    e[i].type != BLOCK_KALLSYMS && e[i].type != BLOCK_SOURCE)
 			continue;
 		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
 		if (ret > 0)
 			ret = (b.type == BLOCK_SYMBOLS ? add_embed(s, &b, err) :
+			       b.type == BLOCK_SOURCE ? add_source(s, &b, err) :
 			       b.type == BLOCK_KALLSYMS ? set_kallsyms(s, &b, err) :
 							  add_build_ids(s, &b, err)) ? -ENOMEM : 1;
 		else if (!ret)
@@ -227,6 +244,9 @@ void session_close(struct session *s)
 	for (size_t i = 0; i < s->nr_embeds; i++)
 		embed_free(s->embeds[i]);
 	free(s->embeds);
+	for (size_t i = 0; i < s->nr_sources; i++)
+		source_free(s->sources[i]);
+	free(s->sources);
 	container_reader_close(s->r);
 	perfdata_close(s->pd);
 	memset(s, 0, sizeof(*s));
@@ -579,6 +599,10 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 		case BLOCK_SYMBOLS:
 			if (!s->early)
 				ret = add_embed(s, &b, err);
+			break;
+		case BLOCK_SOURCE:
+			if (!s->early)
+				ret = add_source(s, &b, err);
 			break;
 		case BLOCK_DATA:
 			ret = read_data(s, &o, &b, fn, ctx, err);

@@ -23,6 +23,7 @@
 #include "format/blocks.h"
 #include "format/container.h"
 #include "format/embed.h"
+#include "format/source.h"
 #include "format/perfdata.h"
 #include "format/record.h"
 
@@ -60,6 +61,8 @@ struct session {
 	size_t nr_build_ids;
 	struct embed_dso **embeds;      /* the SYMBOLS blocks (format/embed.h) */
 	size_t nr_embeds;
+	struct source_block **sources;  /* the SOURCE blocks (format/source.h) */
+	size_t nr_sources;
 	bool early;                     /* BUILD_IDS, KALLSYMS and SYMBOLS read through the
 					   index at open */
 	uint8_t *kallsyms;              /* the KALLSYMS block's text, or NULL */

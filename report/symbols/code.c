@@ -37,15 +37,32 @@ static int seg_offset(Elf *e, uint64_t addr, uint64_t *off, uint64_t *avail)
 int code_read(struct symbolizer *sz, struct sym_dso *dso, uint64_t addr, size_t len,
 	      uint8_t *out, size_t *got, struct err *err)
 {
-	const char *path = sym_dso_bin_path(sz, dso);
+	const char *path;
 	uint64_t off = 0, avail = 0;
+	size_t id_size = 0, emb = 0;
+	const uint8_t *id = sym_dso_build_id(dso, &id_size), *p = NULL;
 	Elf *e = NULL;
 	ssize_t r;
 	int fd, ret;
 
 	*got = 0;
+	/* what the recording embedded first (embed_code.h): the bytes it ran */
+	if (id_size)
+		emb = symbolizer_embedded_code(sz, id, id_size, addr, len, &p);
+	if (emb == len) {
+		memcpy(out, p, emb);
+		*got = emb;
+		return 0;
+	}
+	path = sym_dso_bin_path(sz, dso);
+	if (!path && emb) {
+		memcpy(out, p, emb);    /* a part embedded, no binary here */
+		*got = emb;
+		return 0;
+	}
 	if (!path)
-		return err_set(err, -ENOENT, "no binary of %s on this machine", sym_dso_path(dso));
+		return err_set(err, -ENOENT, "no binary of %s on this machine, and the recording "
+			       "did not embed its code", sym_dso_path(dso));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(err, -errno, "cannot open '%s': %s", path, strerror(errno));

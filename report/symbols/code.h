@@ -2,9 +2,10 @@
 /*
  * The code bytes of a binary, for disassembly (prep annotate): one function
  * so that where they come from can change without its callers changing.
- * Today they are read from the binary found on this machine for the dso
- * (by build id or path, under --symfs, as the symbolizer finds binaries);
- * a recording's embedded code may be looked up first later.
+ * They come from the recording's embedded code when it holds them all
+ * (embed_code.h: prec embeds the functions hit), else from the binary found
+ * on this machine for the dso (by build id or path, under --symfs, as the
+ * symbolizer finds binaries), else from what the recording embedded of them.
  */
 #ifndef PREC_REPORT_CODE_H
 #define PREC_REPORT_CODE_H

@@ -22,6 +22,8 @@
 #include "format/embed.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
+#include "embed_code.h"
+#include "embed_source.h"
 #include "symbols.h"
 #include "unwind.h"
 
@@ -442,10 +444,194 @@ static int write_learned_ids(struct arch *a, struct container_writer *w, struct 
 	return ret;
 }
 
-static int write_blocks(struct arch *a, const char *path, int level,
+/* The file offset of a vaddr through b's segments. */
+static bool vaddr_offset(const struct embed_dso *e, uint64_t vaddr, uint64_t *off)
+{
+	for (uint32_t i = 0; i < e->nr_segs; i++)
+		if (vaddr >= e->segs[i].vaddr && vaddr - e->segs[i].vaddr < e->segs[i].filesz) {
+			*off = e->segs[i].offset + (vaddr - e->segs[i].vaddr);
+			return true;
+		}
+	return false;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_frames(const struct sym_frame *a, size_t na, const struct sym_frame *b,
+			size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].line != b[i].line || !same_str(a[i].function, b[i].function) ||
+		    !same_str(a[i].file, b[i].file))
+			return false;
+	return true;
+}
+
+/* What embed_code_add asks of a function before taking its code: its line
+ * rows added first (FORMAT.md 5.8.1), within EMBED_CODE_ROWS_MAX. */
+struct rows_ctx {
+	struct arch *a;
+	struct dso *d;
+	struct bin *b;
+	uint32_t hits;          /* the hit addresses: b's first ones, sorted */
+	size_t rows;            /* row entries added */
+};
+
+/* The source position at every line-table row of function s that changes
+ * it: a reader takes an instruction's position from the row at or before
+ * it, as `prep annotate` shows every instruction's. 1 taken, 0 too many
+ * rows, or an error. */
+static int admit_rows(void *ctx, const struct embed_sym *s)
+{
+	struct rows_ctx *rc = ctx;
+	struct embed_dso *e = &rc->b->e, sorted;
+	struct symbolizer *sz = load_symbolizer(rc->a->l);
+	const struct sym_frame *prev = NULL;
+	size_t n = 0, nprev = SIZE_MAX;
+	uint64_t *rows = NULL, off;
+	int ret = sym_dso_line_rows(sz, rc->d->sym, s->start, s->start + s->size, &rows, &n);
+
+	if (!ret && rc->rows + n > EMBED_CODE_ROWS_MAX) {
+		free(rows);
+		return 0;
+	}
+	for (size_t k = 0; !ret && k < n; k++) {
+		const struct sym_frame *fr = NULL;
+		struct sym_info none = { 0 };
+		size_t nfr = 0;
+
+		sorted = *e;
+		sorted.nr_addrs = rc->hits;
+		if (embed_find_addr(&sorted, rows[k]) || !vaddr_offset(e, rows[k], &off)) {
+			nprev = SIZE_MAX;
+			continue;
+		}
+		ret = sym_dso_srcline(sz, rc->d->sym, off, &fr, &nfr);
+		/* a row that changes nothing: the one before serves */
+		if (ret || same_frames(fr, nfr, prev, nprev))
+			continue;
+		prev = fr;
+		nprev = nfr;
+		ret = add_addr(rc->b, rows[k], &none, fr, nfr);
+		rc->rows++;
+	}
+	free(rows);
+	return ret ? ret : 1;
+}
+
+/* x86-64: the functions the embedded code calls or jumps to (rel32 call
+ * and jmp, e8/e9), so that an annotation names its call targets without the
+ * binary (FORMAT.md 5.8.1). Every byte is tried as an opcode: a false match
+ * can only add a real symbol of the binary, one that starts at the target. */
+static int bin_targets(struct arch *a, struct dso *d, struct bin *b)
+{
+#if defined(__x86_64__)
+	struct embed_dso *e = &b->e;
+	uint32_t nsyms = e->nr_syms;
+	int ret = 0;
+
+	for (uint32_t i = 0; !ret && i < nsyms; i++) {
+		const struct embed_sym s = e->syms[i];
+		const uint8_t *c = s.size ? embed_find_bytes(e, s.start, s.size) : NULL;
+
+		for (uint64_t k = 0; c && !ret && k + 5 <= s.size; k++) {
+			uint32_t rel = (uint32_t)c[k + 1] | (uint32_t)c[k + 2] << 8 |
+				       (uint32_t)c[k + 3] << 16 | (uint32_t)c[k + 4] << 24;
+			uint64_t t = s.start + k + 5 + (uint64_t)(int64_t)(int32_t)rel, off;
+			struct sym_info si;
+
+			if ((c[k] != 0xe8 && c[k] != 0xe9) || t - s.start < s.size ||
+			    !vaddr_offset(e, t, &off))
+				continue;
+			ret = sym_dso_lookup(load_symbolizer(a->l), d->sym, off, &si);
+			if (ret || !si.name || si.start != t)
+				continue;
+			if (array_grow((void **)&e->syms, &b->cap_syms, e->nr_syms + 1, sizeof(*e->syms)))
+				return -ENOMEM;
+			e->syms[e->nr_syms] = (struct embed_sym){ si.start, si.size, 0 };
+			ret = intern(b, si.name, &e->syms[e->nr_syms++].name);
+		}
+	}
+	return ret;
+#else
+	(void)a;
+	(void)d;
+	(void)b;
+	return 0;
+#endif
+}
+
+/* The code of the functions hit (embed_code.h), added to b's ranges, with
+ * their line rows and the functions they call; then b sorted again. */
+static int bin_code(struct arch *a, struct dso *d, struct bin *b, struct embed_stats *st)
+{
+	struct embed_code_stats cs = { 0 };
+	struct rows_ctx rc = { a, d, b, b->e.nr_addrs, 0 };
+	int ret;
+
+	st->unwind_bytes += b->e.bytes_len;
+	ret = embed_code_add(&b->e, &b->bytes, &b->cap_ranges,
+			     d->sym ? sym_dso_found_binary(d->sym) : NULL, &cs, admit_rows, &rc);
+	if (!ret)
+		ret = bin_targets(a, d, b);
+	bin_finish(b);
+	st->code_functions += cs.functions;
+	st->code_bytes += cs.bytes;
+	st->code_left_out += cs.too_big + cs.over_budget + cs.unreadable;
+	return ret;
+}
+
+/* --embed-source: the SOURCE block, from the file and line of every frame
+ * of every hit address. Written before the SYMBOLS blocks, so that those
+ * still end the file (prep archive replaces them). */
+static int write_source(struct arch *a, struct container_writer *w, struct embed_stats *st,
+			struct err *err)
+{
+	struct embed_source_hit *h = NULL;
+	struct embed_source_stats ss = { 0 };
+	struct buf payload = BUF_INIT;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < a->nr_bins; i++) {
+		const struct bin *b = &a->bins[i];
+
+		for (uint32_t j = 0; !ret && j < b->e.nr_frames; j++) {
+			const struct embed_frame *f = &b->e.frames[j];
+
+			if (f->file == EMBED_NONE || !f->line)
+				continue;
+			if (array_grow((void **)&h, &cap, n + 1, sizeof(*h)))
+				ret = -ENOMEM;
+			else
+				h[n++] = (struct embed_source_hit){
+					(const char *)b->strings.data + f->file, f->line };
+		}
+	}
+	ret = ret ? ret : embed_source_build(h, n, &payload, &ss);
+	if (ret)
+		err_set(err, ret, "cannot embed the source lines: %s", ret == -ENOMEM ?
+			"out of memory" : "too large");
+	else if (payload.len)
+		ret = container_write_block(w, BLOCK_SOURCE, payload.data, payload.len, err);
+	st->source_files = ss.files;
+	st->source_lines = ss.lines;
+	st->source_unreadable = ss.unreadable;
+	st->source_left_out = ss.left_out;
+	free(h);
+	buf_free(&payload);
+	return ret;
+}
+
+static int write_blocks(struct arch *a, const char *path, const struct embed_opts *o,
 			struct embed_stats *st, struct err *err)
 {
-	struct container_writer_opts wo = { .level = level };
+	struct container_writer_opts wo = { .level = o ? o->level : -1 };
 	struct container_writer *w;
 	struct buf payload = BUF_INIT;
 	struct stat before, after;
@@ -460,6 +646,8 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		ret = container_write_block(w, BLOCK_KALLSYMS, a->kallsyms.data, a->kallsyms.len, err);
 	if (!ret)
 		ret = write_learned_ids(a, w, err);
+	if (!ret && o && o->embed_source)
+		ret = write_source(a, w, st, err);
 	for (size_t i = 0; !ret && i < load_machine(a->l)->nr_dsos; i++) {
 		struct dso *d = load_machine(a->l)->dsos[i];
 		struct bin *b = &a->bins[d->idx];
@@ -472,6 +660,11 @@ static int write_blocks(struct arch *a, const char *path, int level,
 			break;
 		}
 		bin_finish(b);
+		ret = bin_code(a, d, b, st);
+		if (ret) {
+			err_set(err, ret, "%s: cannot embed its code", d->path);
+			break;
+		}
 		buf_reset(&payload);
 		ret = embed_encode(&b->e, &payload);
 		if (ret) {
@@ -482,7 +675,7 @@ static int write_blocks(struct arch *a, const char *path, int level,
 		st->binaries++;
 		st->addresses += b->e.nr_addrs;
 		st->symbols += b->e.nr_syms;
-		st->unwind_bytes += b->e.bytes_len;
+
 		st->bytes += payload.len;
 	}
 	buf_free(&payload);
@@ -576,7 +769,7 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 	/* the reading is done: the file may now be changed under the mapping */
 	load_close_inputs(a.l);
 	if (want || had)
-		ret = write_blocks(&a, path, o ? o->level : -1, st, err);
+		ret = write_blocks(&a, path, o, st, err);
 out:
 	arch_free(&a);
 	return ret;

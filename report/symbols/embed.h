@@ -2,9 +2,11 @@
 /*
  * Making a recording self-contained: for every binary its samples hit, what
  * the report needs for the hit addresses (symbols, source lines and inline
- * chains, the unwind-table bytes that DWARF unwinding of its stacks reads)
+ * chains, the unwind-table bytes that DWARF unwinding of its stacks reads,
+ * and the code of the functions hit with their line rows: embed_code.h)
  * is added to the file as SYMBOLS blocks (format/embed.h), keyed by build
- * id; for a recording without kernel symbols, those of the kernel
+ * id; with embed_source, the source lines around the lines hit as a SOURCE
+ * block (embed_source.h); for a recording without kernel symbols, those of the kernel
  * functions hit (a KALLSYMS block). A report of the file elsewhere then
  * needs none of the binaries.
  *
@@ -28,6 +30,7 @@ struct embed_opts {
 	const char *symfs;      /* look for binaries under this folder (NULL: as recorded) */
 	bool quiet;             /* no warnings of the reading to the log */
 	int level;              /* compression of the blocks (container_writer_opts) */
+	bool embed_source;      /* also a SOURCE block (embed_source.h) */
 };
 
 struct embed_stats {
@@ -37,6 +40,13 @@ struct embed_stats {
 	uint64_t addresses;     /* hit addresses embedded */
 	uint64_t symbols;
 	uint64_t unwind_bytes;  /* bytes of unwind tables */
+	uint64_t code_functions; /* functions hit whose code was embedded (embed_code.h) */
+	uint64_t code_bytes;    /* their bytes */
+	uint64_t code_left_out; /* functions hit whose code was not: past the bound, unreadable */
+	uint64_t source_files;  /* --embed-source: files with lines embedded */
+	uint64_t source_lines;
+	uint64_t source_unreadable; /* files hit that could not be read */
+	uint64_t source_left_out;   /* files past the bound */
 	uint64_t bytes;         /* SYMBOLS payload bytes, before compression */
 	uint64_t file_growth;   /* bytes the file grew by */
 };

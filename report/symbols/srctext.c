@@ -23,6 +23,8 @@ struct srctext {
 	unsigned strip;
 	struct src_file *files;
 	size_t nr, cap;
+	srctext_embedded_fn embedded;   /* lines the recording embedded */
+	const void *embedded_ctx;
 };
 
 struct srctext *srctext_new(const char *prefix, unsigned strip)
@@ -120,11 +122,23 @@ static struct src_file *src_find(struct srctext *st, const char *path)
 	return f;
 }
 
+void srctext_set_embedded(struct srctext *st, srctext_embedded_fn fn, const void *ctx)
+{
+	st->embedded = fn;
+	st->embedded_ctx = ctx;
+}
+
 const char *srctext_line(struct srctext *st, const char *path, unsigned line, size_t *len)
 {
-	struct src_file *f = path ? src_find(st, path) : NULL;
+	const char *t = st->embedded && path ? st->embedded(st->embedded_ctx, path, line) : NULL;
+	struct src_file *f;
 	size_t a, b;
 
+	if (t) {
+		*len = strlen(t);
+		return t;
+	}
+	f = path ? src_find(st, path) : NULL;
 	if (!f || !f->text || !line || line >= f->nr_lines)
 		return NULL;
 	a = f->starts[line - 1];

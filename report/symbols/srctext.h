@@ -25,4 +25,11 @@ void srctext_free(struct srctext *st);  /* NULL: nothing */
  * the file cannot be read or is shorter. */
 const char *srctext_line(struct srctext *st, const char *path, unsigned line, size_t *len);
 
+/* Lines a recording embedded (prec --embed-source, load_source_line):
+ * srctext_line asks fn(ctx, path, line) first, with the path as DWARF
+ * names it (before --prefix), and reads the file only for a line it does
+ * not have. */
+typedef const char *(*srctext_embedded_fn)(const void *ctx, const char *path, unsigned line);
+void srctext_set_embedded(struct srctext *st, srctext_embedded_fn fn, const void *ctx);
+
 #endif

@@ -13,6 +13,7 @@
  *     -> symtab.h         arena, sorted tables, warnings
  */
 #include "symbols.h"
+#include "embed_code.h"
 #include "symbols_dwarf.h"
 #include "symbols_data.h"
 #include "symbols_elf.h"
@@ -230,6 +231,12 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size)
 int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, size_t n)
 {
 	return embed_list_add(&s->embeds, v, n);
+}
+
+size_t symbolizer_embedded_code(const struct symbolizer *s, const uint8_t *id, size_t id_size,
+				uint64_t vaddr, size_t n, const uint8_t **out)
+{
+	return embed_code_find(&s->embeds, id, id_size, vaddr, n, out);
 }
 
 /* Take the dso's segments and symbols from what the recording embedded. */
@@ -609,4 +616,27 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 	st->lookups += ks.lookups;
 	st->unresolved += ks.unresolved;
 	st->kallsyms_cached = ks.cached;
+}
+
+const char *sym_dso_found_binary(const struct sym_dso *d)
+{
+	return d->files.bin_path;
+}
+
+int sym_dso_line_rows(struct symbolizer *s, struct sym_dso *d, uint64_t lo, uint64_t hi,
+		      uint64_t **out, size_t *n)
+{
+	int ret = dso_ensure(s, d);
+
+	*out = NULL;
+	*n = 0;
+	if (ret || d->state != DSO_OK || d->embed)
+		return ret;
+	if (d->dwarf_state == DWARF_PENDING)
+		dwarf_prefetch_join(s);
+	if (!d->dwarf_state)
+		dwarf_open(s, d);
+	if (d->dwarf_state < 0)
+		return 0;
+	return srclines_rows(&d->lines, lo, hi, out, n);
 }

@@ -131,6 +131,11 @@ int symbolizer_kernel_lookup_table(struct symbolizer *s, unsigned table, uint64_
  * call before the first lookup. 0 or -ENOMEM. */
 struct embed_dso;
 int symbolizer_add_embedded(struct symbolizer *s, struct embed_dso *const *v, size_t n);
+/* The code bytes the recording embedded at vaddr of the binary with this
+ * build id (embed_code.h): how many of the n bytes from vaddr on are there
+ * in one piece (0: none), *out pointing at them (valid while s is). */
+size_t symbolizer_embedded_code(const struct symbolizer *s, const uint8_t *id, size_t id_size,
+				uint64_t vaddr, size_t n, const uint8_t **out);
 
 struct symbolizer_stats {
 	uint64_t dsos;
@@ -168,5 +173,17 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);
 /* The build id of the ELF file at path, copied to out: its size, or 0 when
  * the file cannot be read, has none, or it is longer than size. */
 size_t sym_file_build_id(const char *path, uint8_t *out, size_t size);
+
+/* The binary file found for the dso by sym_dso_usable (not for one taken
+ * from a recording's embedded data), NULL when none was (only a debug
+ * file): what the code of its functions is embedded from (embed_code.h). */
+const char *sym_dso_found_binary(const struct sym_dso *d);
+
+/* The vaddrs in [lo, hi) where the dso's DWARF line table has a row (its
+ * files, not embedded data), sorted, malloc'd: where the source position
+ * of an address may change (embed_code.h embeds them for the functions
+ * whose code it embeds). 0 or -ENOMEM; none without DWARF. */
+int sym_dso_line_rows(struct symbolizer *s, struct sym_dso *d, uint64_t lo, uint64_t hi,
+		      uint64_t **out, size_t *n);
 
 #endif

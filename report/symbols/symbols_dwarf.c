@@ -7,6 +7,7 @@
  * answer is cached per address in an open-addressing table.
  */
 #include "symbols_dwarf.h"
+#include "embed_code.h"
 #include "symbols_elf.h"
 
 #include <dirent.h>
@@ -714,7 +715,7 @@ int srclines_embedded(struct srclines *d, struct arena *names, const struct embe
 		*n = sl->n;
 		return 0;
 	}
-	a = embed_find_addr(e, addr);
+	a = embed_code_addr(e, addr);
 	if (!a || !a->nr)
 		return 0;
 	f = arena_alloc(names, a->nr * sizeof(*f));
@@ -731,5 +732,45 @@ int srclines_embedded(struct srclines *d, struct arena *names, const struct embe
 		return -ENOMEM;
 	*frames = f;
 	*n = a->nr;
+	return 0;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+int srclines_rows(struct srclines *d, uint64_t lo, uint64_t hi, uint64_t **out, size_t *n)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Die cu;
+	size_t nl = 0, cap = 0, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d->dw || !dwarf_addrdie(d->dw, lo, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
+		return 0;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+
+		if (!l || dwarf_lineaddr(l, &a) || a < lo || a >= hi)
+			continue;
+		if (array_grow((void **)out, &cap, *n + 1, sizeof(**out))) {
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -ENOMEM;
+		}
+		(*out)[(*n)++] = a;
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_u64);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || (*out)[i] != (*out)[k - 1])
+			(*out)[k++] = (*out)[i];
+	*n = k;
 	return 0;
 }

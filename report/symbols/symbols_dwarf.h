@@ -52,6 +52,10 @@ int srclines_open(struct srclines *l, const char *debug_path, const char *bin_pa
  * names; 0 or -ENOMEM. */
 int srclines_find(struct srclines *l, struct arena *names, uint64_t addr,
 		  const struct sym_frame **frames, size_t *n);
+/* The addresses of the line-table rows in [lo, hi) of the CU holding lo
+ * (sorted, unique; malloc'd): where the source position may change. 0 or
+ * -ENOMEM; none without DWARF. */
+int srclines_rows(struct srclines *l, uint64_t lo, uint64_t hi, uint64_t **out, size_t *n);
 int srclines_embedded(struct srclines *l, struct arena *names, const struct embed_dso *e,
 		      uint64_t addr, const struct sym_frame **frames, size_t *n);
 

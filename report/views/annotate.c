@@ -241,6 +241,12 @@ static void run_free(struct annot_run *r)
 	hmap_free(&r->sym_idx);
 }
 
+/* srctext's source of embedded lines: the recording's SOURCE blocks */
+static const char *embedded_line(const void *ctx, const char *path, unsigned line)
+{
+	return load_source_line(ctx, path, line);
+}
+
 static int annotate_run(struct annot_opts *o, struct load_opts *lo)
 {
 	struct annot_run r = { .idx = HMAP_INIT, .sym_idx = HMAP_INIT };
@@ -255,6 +261,8 @@ static int annotate_run(struct annot_opts *o, struct load_opts *lo)
 		return err.code == -EINVAL ? 129 : 1;
 	}
 	c.src = srctext_new(o->prefix, o->prefix_strip);
+	if (c.src)
+		srctext_set_embedded(c.src, embedded_line, c.l);
 	if (!c.src || load_run(c.l, on_sample, NULL, &r, &err)) {
 		fprintf(stderr, "prep: %s\n", c.src ? err.msg : "out of memory");
 		goto out;

@@ -19,6 +19,7 @@
 #include "format/perfdata.h"
 #include "report/core/load.h"
 #include "report/core/session.h"
+#include "report/symbols/embed_code.h"
 
 /* ---- perf.data to prec.data ------------------------------------------ */
 
@@ -140,7 +141,7 @@ int archive_file(const char *path, const struct archive_opts *o, struct archive_
 		 struct err *err)
 {
 	struct embed_opts eo = { .symfs = o ? o->symfs : NULL, .quiet = o && o->quiet,
-				 .level = o ? o->level : -1 };
+				 .level = o ? o->level : -1, .embed_source = o && o->embed_source };
 	struct archive_stats dummy;
 	int ret;
 
@@ -188,6 +189,19 @@ static void print_embedded(const char *out, const char *input, const struct embe
 	       (unsigned long long)e->binaries, (unsigned long long)e->addresses,
 	       (unsigned long long)e->symbols, (unsigned long long)e->unwind_bytes,
 	       (unsigned long long)e->file_growth);
+	printf("%s: embedded the code of %llu functions hit (%llu bytes)\n", out,
+	       (unsigned long long)e->code_functions, (unsigned long long)e->code_bytes);
+	if (e->code_left_out)
+		printf("%s: the code of %llu functions hit was not embedded (larger than %u KiB, "
+		       "past %u MiB per binary, or not readable)\n", input,
+		       (unsigned long long)e->code_left_out, EMBED_CODE_FN_MAX / 1024,
+		       EMBED_CODE_BIN_MAX / (1024 * 1024));
+	if (e->source_files || e->source_unreadable || e->source_left_out)
+		printf("%s: embedded the lines of %llu source files (%llu lines); %llu could not "
+		       "be read, %llu past the bound\n", out, (unsigned long long)e->source_files,
+		       (unsigned long long)e->source_lines,
+		       (unsigned long long)e->source_unreadable,
+		       (unsigned long long)e->source_left_out);
 	if (e->no_file)
 		printf("%s: %llu binaries hit could not be read here (missing, or another "
 		       "build id)\n", input, (unsigned long long)e->no_file);
@@ -198,7 +212,7 @@ static void print_embedded(const char *out, const char *input, const struct embe
 
 int cmd_archive(int argc, char **argv)
 {
-	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]";
+	static const char usage_line[] = "prep archive [-i FILE] [-o FILE] [--symfs DIR] [--embed-source] [-q]";
 	struct load_opts lo = { 0 };
 	const char *input;
 	struct archive_opts o = { .level = -1 };
@@ -208,6 +222,7 @@ int cmd_archive(int argc, char **argv)
 		LOAD_OPT_INPUT(&lo),
 		OPTION_STRING('o', "output", &o.output, "file", "for a perf.data input: the self-contained prec.data file to write"),
 		LOAD_OPT_SYMFS(&lo),
+		OPTION_FLAG(0, "embed-source", &o.embed_source, "also embed the source lines around the lines hit"),
 		OPTION_FLAG('q', "quiet", &o.quiet, "print nothing but errors"),
 		OPTION_FLAG('h', "help", &help, "show this help"),
 		OPTION_END,

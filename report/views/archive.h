@@ -21,6 +21,7 @@ struct archive_opts {
 	bool quiet;             /* no warnings to the log */
 	int level;              /* compression of the blocks (container_writer_opts) */
 	const char *output;     /* a perf.data input is converted to this prec.data file */
+	bool embed_source;      /* --embed-source */
 };
 
 struct archive_stats {
@@ -38,7 +39,7 @@ struct archive_stats {
 int archive_file(const char *path, const struct archive_opts *o, struct archive_stats *st,
 		 struct err *err);
 
-/* `prep archive [-i FILE] [-o FILE] [--symfs DIR] [-q]` */
+/* `prep archive [-i FILE] [-o FILE] [--symfs DIR] [--embed-source] [-q]` */
 int cmd_archive(int argc, char **argv);
 
 #endif

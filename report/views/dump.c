@@ -7,6 +7,7 @@
  */
 #include "report/core/input.h"
 #include "format/embed.h"
+#include "format/source.h"
 #include "dump.h"
 #include "dump_int.h"
 
@@ -18,6 +19,7 @@
 #include "common/log.h"
 #include "format/blocks.h"
 #include "format/container.h"
+#include "format/header.h"
 #include "format/perfdata.h"
 #include "format/record.h"
 
@@ -419,9 +421,12 @@ static void dump_symbols(struct dump *d, const struct container_block *b)
 	for (size_t i = 0; i < e->build_id_size; i++)
 		snprintf(id + 2 * i, 3, "%02x", e->build_id[i]);
 	fprintf(d->out, "  %s %s\n  %u segments, %u symbols, %u addresses, %u frames, "
-		"%u unwind ranges (%u bytes; .eh_frame_hdr %#" PRIx64 ", %" PRIu64 " entries)\n",
+		"%u byte ranges (code and unwind tables, %u bytes; .eh_frame_hdr %#" PRIx64 ", %" PRIu64 " entries)\n",
 		id, embed_str(e, e->path), e->nr_segs, e->nr_syms, e->nr_addrs, e->nr_frames,
 		e->nr_ranges, e->bytes_len, e->eh_frame_hdr, e->fde_count);
+	for (uint32_t i = 0; i < e->nr_ranges; i++)
+		fprintf(d->out, "    bytes %#" PRIx64 " +%u crc32 %08x\n", e->ranges[i].vaddr,
+			e->ranges[i].len, crc32_of(e->bytes + e->ranges[i].data, e->ranges[i].len));
 	embed_free(e);
 }
 
@@ -438,6 +443,27 @@ static void dump_end(struct dump *d, const struct container_block *b)
 	fprintf(d->out, "  end of the stream\n");
 }
 
+static void dump_source(struct dump *d, const struct container_block *b)
+{
+	struct source_block *s;
+
+	if (source_decode(b->data, b->len, &s, NULL))
+		return;
+	fprintf(d->out, "  %u files, %u lines\n", s->nr_files, s->nr_lines);
+	for (uint32_t i = 0; i < s->nr_files; i++) {
+		const struct source_file *f = &s->files[i];
+
+		fprintf(d->out, "    %s: %u lines", s->strings + f->path, f->nr);
+		if (f->nr)
+			fprintf(d->out, ", %u..%u", s->lines[f->first].line,
+				s->lines[f->first + f->nr - 1].line);
+		fputc('\n', d->out);
+		for (uint32_t j = f->first; j < f->first + f->nr; j++)
+			fprintf(d->out, "      %u: %s\n", s->lines[j].line, s->strings + s->lines[j].text);
+	}
+	source_free(s);
+}
+
 int dump_file(const char *path, FILE *out, struct err *err)
 {
 	static void (*const dumpers[BLOCK_TYPE_MAX])(struct dump *, const struct container_block *) = {
@@ -450,6 +476,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_KALLSYMS] = dump_kallsyms,
 		[BLOCK_SYMBOLS] = dump_symbols,
 		[BLOCK_END] = dump_end,
+		[BLOCK_SOURCE] = dump_source,
 	};
 	struct dump d = { .out = out, .path = path };
 	struct container_reader_opts o = { on_problem, &d };

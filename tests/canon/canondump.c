@@ -14,6 +14,7 @@
 #include "format/container.h"
 #include "format/embed.h"
 #include "format/record.h"
+#include "format/source.h"
 
 struct counts {
 	unsigned long blocks, corrupt, skipped;
@@ -271,6 +272,31 @@ static void dump_symbols(const struct container_block *b)
 	embed_free(d);
 }
 
+static void dump_source(const struct container_block *b)
+{
+	struct source_block *s;
+
+	if (source_decode(b->data, b->len, &s, NULL))
+		return;
+	printf("  source files=%u lines=%u strings=%u\n", s->nr_files, s->nr_lines,
+	       s->strings_len);
+	for (uint32_t i = 0; i < s->nr_files; i++) {
+		const struct source_file *f = &s->files[i];
+		size_t plen = strlen(s->strings + f->path);
+
+		printf("    file first=%u nr=%u path_len=%zu path_crc=%08lx\n", f->first, f->nr, plen,
+		       crc32(0, (const Bytef *)s->strings + f->path, (uInt)plen));
+		for (uint32_t j = f->first; j < f->first + f->nr; j++) {
+			const char *t = s->strings + s->lines[j].text;
+			size_t tlen = strlen(t);
+
+			printf("    line line=%u len=%zu crc=%08lx\n", s->lines[j].line, tlen,
+			       crc32(0, (const Bytef *)t, (uInt)tlen));
+		}
+	}
+	source_free(s);
+}
+
 static void dump_end(const struct container_block *b)
 {
 	(void)b;
@@ -288,6 +314,7 @@ int main(int argc, char **argv)
 		[BLOCK_KALLSYMS] = dump_kallsyms,
 		[BLOCK_SYMBOLS] = dump_symbols,
 		[BLOCK_END] = dump_end,
+		[BLOCK_SOURCE] = dump_source,
 	};
 	struct counts n = { 0, 0, 0 };
 	struct container_reader_opts opts = { on_problem, &n };

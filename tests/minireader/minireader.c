@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.5), written from the specification alone.
+ * (format/FORMAT.md, version 1.6), written from the specification alone.
  *
  * Usage: minireader FILE
  *
@@ -14,7 +14,7 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 5.  The file
+ *    for zero unless the file's minor version is newer than 6.  The file
  *    header's flags (offset 16) were reserved before 1.3: in a file of
  *    minor 0..2 all of it must be zero, from 1.3 on all but bit 0 (STREAM).
  *  - a stream (section 7) prints "stream" after the file line; it is
@@ -60,7 +60,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 5
+#define READER_MINOR 6
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)
@@ -614,6 +614,56 @@ static int parse_symbols(FILE *o, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* 5.10: a 16-byte header, then files (12 bytes), lines (8 bytes) and
+ * strings.  Paths sorted byte-wise, each once; a file's lines strictly
+ * increasing from 1.  Strings are printed as their length and CRC. */
+static int parse_source(FILE *o, const uint8_t *p, size_t n)
+{
+	uint32_t nf, nl, ns;
+	const uint8_t *files, *lines, *strs;
+
+	if (n < 16)
+		return -1;
+	nf = le32(p);
+	nl = le32(p + 4);
+	ns = le32(p + 8);
+	if ((uint64_t)16 + 12ull * nf + 8ull * nl + ns != n)
+		return -1;
+	if (g_check_reserved && le32(p + 12) != 0)
+		return -1;
+	files = p + 16;
+	lines = files + 12ull * nf;
+	strs = lines + 8ull * nl;
+	if (ns && strs[ns - 1] != 0)
+		return -1;
+	fprintf(o, "  source files=%" PRIu32 " lines=%" PRIu32 " strings=%" PRIu32 "\n", nf, nl, ns);
+	for (uint32_t i = 0; i < nf; i++) {
+		const uint8_t *f = files + 12ull * i;
+		uint32_t path = le32(f), first = le32(f + 4), nr = le32(f + 8);
+		size_t plen;
+
+		if (path >= ns || first > nl || nr > nl - first)
+			return -1;
+		plen = strlen((const char *)strs + path);
+		if (i > 0 && strcmp((const char *)strs + le32(f - 12), (const char *)strs + path) >= 0)
+			return -1;
+		fprintf(o, "    file first=%" PRIu32 " nr=%" PRIu32 " path_len=%zu path_crc=%08" PRIx32
+			"\n", first, nr, plen, crc(strs + path, plen));
+		for (uint32_t j = first; j < first + nr; j++) {
+			const uint8_t *l = lines + 8ull * j;
+			uint32_t line = le32(l), text = le32(l + 4);
+			size_t tlen;
+
+			if (text >= ns || line == 0 || (j > first && line <= le32(l - 8)))
+				return -1;
+			tlen = strlen((const char *)strs + text);
+			fprintf(o, "    line line=%" PRIu32 " len=%zu crc=%08" PRIx32 "\n", line, tlen,
+				crc(strs + text, tlen));
+		}
+	}
+	return 0;
+}
+
 static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 {
 	switch (type) {
@@ -626,6 +676,7 @@ static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 	case 7: return parse_kallsyms(o, p, n);
 	case 8: return parse_symbols(o, p, n);
 	case 9: return n != 0; /* END: an empty payload */
+	case 10: return parse_source(o, p, n);
 	default: return -1; /* not reached: unknown types are skipped earlier */
 	}
 }
@@ -1182,7 +1233,7 @@ int main(int argc, char **argv)
 			skip = "transformed";
 		else if (h.flags & ~1u)
 			skip = "unknown-flags";
-		else if (h.type < 1 || h.type > 9)
+		else if (h.type < 1 || h.type > 10)
 			skip = "unknown-type";
 		if (skip) {
 			printf("skip off=%zu reason=%s\n", off, skip);

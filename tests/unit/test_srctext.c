@@ -97,11 +97,44 @@ static void test_prefix(void **state)
 	srctext_free(NULL);
 }
 
+/* What a recording embedded (prec --embed-source): line 2 of /gone/a.c and
+ * of the real file, asked by the path as DWARF names it. */
+static const char *embedded(const void *ctx, const char *path, unsigned line)
+{
+	(void)ctx;
+	if (line == 2 && (!strcmp(path, "/gone/a.c") || strstr(path, "/a.c")))
+		return "embedded two";
+	return NULL;
+}
+
+static void test_embedded(void **state)
+{
+	struct srctext *st = srctext_new(dir, 1);
+	char path[128];
+
+	(void)state;
+	srctext_set_embedded(st, embedded, NULL);
+	/* the file is gone: the embedded line, nothing else */
+	expect_line(st, "/gone/a.c", 2, "embedded two");
+	expect_line(st, "/nonexistent/a.c", 2, "embedded two");
+	expect_line(st, "/gone/b.c", 2, NULL);
+	/* the embedded line first; the others from the file (under --prefix) */
+	expect_line(st, "/src/a.c", 2, "embedded two");
+	expect_line(st, "/src/a.c", 1, "one");
+	srctext_free(st);
+	st = srctext_new(NULL, 0);
+	snprintf(path, sizeof(path), "%s/a.c", dir);
+	srctext_set_embedded(st, embedded, NULL);
+	expect_line(st, path, 3, "three");
+	srctext_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_prefix),
+		cmocka_unit_test(test_embedded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -439,6 +439,7 @@ struct annot_pass *annot_pass_new(struct load *l)
 		free(p);
 		return NULL;
 	}
+	srctext_set_embedded(p->c.src, embedded_line, l);
 	return p;
 }
 

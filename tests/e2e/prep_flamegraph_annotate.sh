@@ -4,10 +4,10 @@
 # annot_hot (tests/programs/annot: its first loop has 75% of its samples by
 # design) opens the pane, whose hottest line is the address and percentage
 # prep annotate --stdio gives (near 75, red), with source lines; the close
-# button closes it; the page fetched nothing. A kernel frame, and the
-# function of a binary that is gone, say why they are not annotated (unless
-# prep annotate can annotate it: then the page must show its lines too).
-# A source line holding "</script>" and markup shows as text in the pane.
+# button closes it; the page fetched nothing. A kernel frame says why it is
+# not annotated. A binary and source that are gone: the pane shows what the
+# recording embedded, a source line holding "</script>" and markup as text,
+# and with --no-embedded says "binary not available".
 # --no-annotate leaves the data out (no pane). The page sizes are printed;
 # a screenshot of the open pane is kept under $BUILD/test-logs/artifacts.
 . tests/e2e/lib/common.sh
@@ -73,29 +73,33 @@ timeout -k 5 90 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first
 [ "$(stat -c %s "$ART/flamegraph-annotate.png" 2>/dev/null || echo 0)" -gt 10000 ] ||
 	fail "no screenshot in $ART/flamegraph-annotate.png"
 
-# a binary that is gone
-cp "$A" gone && $PREC -q -F 999 -g -o gone.data -- ./gone 30 >/dev/null 2>&1 || fail "prec gone"
-rm -f gone
-$PREP flamegraph -i gone.data -o g.html 2>err || fail "flamegraph (gone): $(cat err)"
-browser "file://$d/g.html#test&why=annot_hot" | results >rg
-if $PREP annotate -i gone.data annot_hot 2>&1 | grep -q 'cannot annotate'; then
-	[ "$(val why_why rg)" = "Not annotated: binary not available" ] ||
-		fail "gone binary: '$(val why_why rg)' $(tr '\n' ' ' <rg)"
-else
-	[ "$(val why_lines rg)" -ge 10 ] || fail "prep annotate reads the gone binary; the page: $(tr '\n' ' ' <rg)"
-fi
-
-# markup in the data: annot's hot line with a comment that would end the
-# page's <script> element if it were not escaped, shown as text in the pane
+# markup in the data, and a binary and source that are gone: a copy of
+# annot.c whose hot line ends in a comment that would end the page's
+# <script> element if it were not escaped, recorded with --embed-source,
+# then deleted with its binary. The pane shows the embedded code and the
+# hot line's text (as text); with --no-embedded and only a debug file
+# (symbols, no code) under --symfs, "binary not available".
 mark='/* </script><b>x</b><script>alert(1)</script> */'
 sed "27s|\$| $mark|" "$top/tests/programs/annot.c" >mk.c
 if grep -qF "$mark" mk.c && cc -O2 -g -fno-omit-frame-pointer -o mk mk.c 2>err; then
-	$PREC -q -F 999 -g -o mk.data -- ./mk 60 >/dev/null 2>&1 || fail "prec mk"
+	# its symbols in a debug file only (no code) for the --no-embedded page
+	id=$(readelf -n mk | awk '/Build ID/ { print $3 }')
+	mkdir -p "sfs/usr/lib/debug/.build-id/${id:0:2}"
+	objcopy --only-keep-debug mk "sfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ||
+		fail "objcopy --only-keep-debug"
+	$PREC -q -F 999 -g --embed-source -o mk.data -- ./mk 60 >/dev/null 2>err || fail "prec mk: $(cat err)"
+	rm -f mk mk.c
 	$PREP flamegraph -i mk.data -o m.html 2>err || fail "flamegraph (mk): $(cat err)"
 	grep -qF '</script><b>' m.html && fail "the page has the source's </script> unescaped"
 	browser "file://$d/m.html#test&annotate=annot_hot&find=$(printf %s "$mark" | jq -sRr @uri)" | results >rm
-	[ "$(val annot_find rm)" = true ] && [ "$(val annot_elements rm)" = 0 ] ||
-		fail "markup in a source line: $(grep annot_ rm | tr '\n' ' ')"
+	[ "$(val annot_lines rm)" -ge 10 ] && [ "$(val annot_find rm)" = true ] &&
+		[ "$(val annot_elements rm)" = 0 ] ||
+		fail "embedded code and source with markup: $(grep annot_ rm | tr '\n' ' ')"
+	$PREP flamegraph --no-embedded --symfs "$d/sfs" -i mk.data -o g.html 2>err ||
+		fail "flamegraph --no-embedded: $(cat err)"
+	browser "file://$d/g.html#test&why=annot_hot" | results >rg
+	[ "$(val why_why rg)" = "Not annotated: binary not available" ] ||
+		fail "gone binary, --no-embedded: $(tr '\n' ' ' <rg)"
 else
 	fail "cannot build a copy of annot.c with markup: $(cat err)"
 fi

@@ -41,7 +41,7 @@ static int emit(void *ctx, const void *rec, size_t len)
 static void resynthesize(struct session *s)
 {
 	struct synth_params p = { .sample_type = s->attrs[0].sample_type, .id = s->evfds[0].id,
-				  .proc = "/proc", .emit = emit };
+				  .proc = "/proc", .emit = emit, .data = s->opts->sample.data };
 	struct buf out = BUF_INIT;
 	struct err err = { 0 };
 	int ret;

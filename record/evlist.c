@@ -155,7 +155,8 @@ static void setup_sample_read(const struct session *s, size_t i, struct perf_eve
 {
 	const struct event_spec *ev = &s->events[i];
 
-	if (s->opts->stat) {
+	/* not --overwrite's tracking event: it counts nothing (no -T column) */
+	if (s->opts->stat && !(s->opts->overwrite && i == flight_tracking_event(s))) {
 		a->inherit_stat = 1;
 		a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	}
@@ -407,8 +408,7 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 
 int session_mmap(struct session *s, struct err *err)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = s->ring_pages;
-	size_t len = (pages + 1) * page;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = s->ring_pages, n;
 
 	/* with --overwrite, two per CPU: backward for samples, forward for tracking */
 	s->rings = calloc(s->nr_cpus * 2, sizeof(*s->rings));
@@ -429,9 +429,10 @@ int session_mmap(struct session *s, struct err *err)
 			continue;
 		}
 		r = &s->rings[s->nr_rings];
+		n = !backward && s->opts->overwrite ? flight_tracking_pages(pages) : pages;
 		/* read-only: the kernel overwrites what we have not read */
-		r->base = mmap(NULL, len, backward ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
-			       e->fd, 0);
+		r->base = mmap(NULL, (n + 1) * page, backward ? PROT_READ : PROT_READ | PROT_WRITE,
+			       MAP_SHARED, e->fd, 0);
 		if (r->base == MAP_FAILED) {
 			int ret = -errno;
 
@@ -441,7 +442,7 @@ int session_mmap(struct session *s, struct err *err)
 			return err_set(err, ret, "cannot map the ring buffer of CPU %d: %s", e->cpu,
 				       strerror(-ret));
 		}
-		r->data_size = pages * page;
+		r->data_size = n * page;
 		r->cpu = e->cpu;
 		r->fd = e->fd;
 		r->backward = backward;

@@ -117,6 +117,16 @@ int flight_add_tracking_event(struct record_opts *o, struct err *err)
 	return ret < 0 ? ret : 0;
 }
 
+/* The forward ring of --overwrite's tracking event: -m sizes the flight
+ * window of samples and may be small (-m 4), but tasks and mappings must
+ * not be lost while prec is busy at a switch (embedding, /proc), so that
+ * ring gets at least 64 pages (256 KiB), within a user's locked-memory
+ * allowance (perf_event_mlock_kb, 516 KiB per CPU) beside a -m 32 ring. */
+size_t flight_tracking_pages(size_t pages)
+{
+	return pages < 64 ? 64 : pages;
+}
+
 size_t flight_tracking_event(const struct session *s)
 {
 	return s->opts->overwrite && s->nr_events > 1 ? s->nr_events - 1 : 0;
@@ -218,6 +228,23 @@ long session_dump_backward(struct session *s, struct err *err)
 	if (total > 0)
 		s->bytes_drained += (uint64_t)total;
 	return total;
+}
+
+/*
+ * The report takes deltas of the values read into samples (PERF_SAMPLE_READ)
+ * per id and thread, from 0 in each file; the counters go on, so without a
+ * reset a switched file's first sample would carry all the earlier files'
+ * counts. Called after the old file's last drain: a sample written between
+ * that drain and the reset still carries the old total.
+ */
+void flight_reset_read_counts(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_evfds; i++) {
+		const struct perf_event_attr *a = &s->attrs[s->evfds[i].event];
+
+		if ((a->sample_type & PERF_SAMPLE_READ) || a->inherit_stat)
+			ioctl(s->evfds[i].fd, PERF_EVENT_IOC_RESET, 0);
+	}
 }
 
 /* ---- switched files --------------------------------------------------- */

@@ -155,7 +155,8 @@ static int synthesize_into(struct session *s, struct buf *out, struct err *err)
 {
 	const struct record_opts *o = s->opts;
 	struct synth_params p = { .sample_type = s->attrs[0].sample_type, .id = s->evfds[0].id,
-				  .proc = "/proc", .emit = emit_synth, .ctx = out };
+				  .proc = "/proc", .emit = emit_synth, .ctx = out,
+				  .data = o->sample.data };
 	bool restricted = false;
 	int ret = synth_kernel(&p, &restricted, err);
 
@@ -343,6 +344,7 @@ static int switch_output(struct run *run, struct err *err)
 		return -1;
 	if (session_drain(s, err) < 0)
 		return -1;
+	flight_reset_read_counts(s);
 	/* what runs now, read before the slow part (embedding): a workload
 	 * that ends meanwhile is still named in the new file */
 	ret = synthesize_into(s, &synth, err);
@@ -744,8 +746,10 @@ int main(int argc, char **argv)
 	run.s.dsos = dso_list_new();
 	run.s.layouts = record_layouts_new();
 	stop_signals_install();
-	if (o.switch_output)
-		switch_signal_install();
+	/* SIGUSR2 switches the output with --switch-output; without it, it is
+	 * ignored as perf does, not a death that loses an --overwrite
+	 * recording (a handler, unlike SIG_IGN, is not passed to the workload) */
+	switch_signal_install();
 	/* over the file size limit, write() fails with EFBIG: keep the file */
 	signal(SIGXFSZ, SIG_IGN);
 

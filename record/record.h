@@ -183,9 +183,14 @@ int flight_add_tracking_event(struct record_opts *o, struct err *err);
 /* Which event tracks tasks and mappings (mmap/comm/task bits): the first,
  * or with --overwrite the dummy one on a forward ring. */
 size_t flight_tracking_event(const struct session *s);
+/* The data pages of --overwrite's forward (tracking) rings for -m pages. */
+size_t flight_tracking_pages(size_t pages);
 /* --overwrite: pause each backward ring, copy what it gained since the last
  * dump into the writer (oldest record first), resume it. Bytes or negative. */
 long session_dump_backward(struct session *s, struct err *err);
+/* --switch-output: the counters read into samples (:S groups, -s) start
+ * again from 0, so that a new file's first deltas hold only its own counts. */
+void flight_reset_read_counts(struct session *s);
 /* "PATH.YYYYMMDDHHMMSScc" (now, local time, as perf names them) into out. */
 void flight_timestamp_name(const char *path, char *out, size_t len);
 /* Rename the finished path to its timestamped name (out), remember it and,

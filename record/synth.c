@@ -455,10 +455,12 @@ static int maps_line(struct walk *w, const char *line, size_t len, void *arg)
 	const struct maps_owner *o = arg;
 	struct map_line m;
 
-	if (!parse_maps_line(line, len, &m) || !m.exec || m.name_len >= PATH_MAX)
+	if (!parse_maps_line(line, len, &m) || m.name_len >= PATH_MAX ||
+	    (!m.exec && (!w->p->data || !(m.prot & PROT_READ))))
 		return 0;
 	map_name(&m);
-	rec_begin(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	rec_begin(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
+		  (m.exec ? 0 : PERF_RECORD_MISC_MMAP_DATA));
 	put32(w, (uint32_t)o->pid);
 	put32(w, (uint32_t)o->tid);
 	put64(w, m.start);
@@ -474,7 +476,7 @@ static int maps_line(struct walk *w, const char *line, size_t len, void *arg)
 	return rec_emit(w, (uint32_t)o->pid, (uint32_t)o->tid);
 }
 
-/* MMAP2 of every executable mapping of tgid, as pid/tid. */
+/* MMAP2 of every executable mapping of tgid (and data ones for -d), as pid/tid. */
 static int emit_maps(struct walk *w, pid_t tgid, pid_t tid)
 {
 	struct maps_owner o = { tgid, tid };

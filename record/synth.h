@@ -43,12 +43,15 @@ struct synth_params {
 	const char *proc;       /* "/proc" unless a test points elsewhere; NULL means "/proc" */
 	int (*emit)(void *ctx, const void *rec, size_t len);   /* 0 or negative code; stops the walk */
 	void *ctx;
+	bool data;              /* -d: the readable data mappings too, as the kernel's
+				   mmap_data gives them (misc PERF_RECORD_MISC_MMAP_DATA) */
 };
 
 /*
  * The process `pid` (the process of `pid` when it names a thread):
  *   COMM of the leader (pid = tid = tgid), then
- *   MMAP2 of every mapping with PROT_EXEC in /proc/PID/maps (pid = tid =
+ *   MMAP2 of every mapping with PROT_EXEC in /proc/PID/maps (with p->data,
+ *     every readable one too, as perf does for -d; pid = tid =
  *     tgid; anonymous ones as "//anon", "[vdso]" and the like as named, a
  *     " (deleted)" suffix kept as the kernel does; maj/min/ino from the maps
  *     line, ino_generation 0, prot/flags from its permissions), then

@@ -489,7 +489,10 @@ int pprof_export(struct load *l, const struct pprof_opts *o, struct pprof_result
 		goto out;
 	p.event = ret;
 	res->event = load_event_name(l, p.event);
-	res->nr_events = load_nr_events(l);
+	/* the note names the others: not prec --overwrite's empty tracking event */
+	for (size_t i = 0; i < load_nr_events(l); i++)
+		res->nr_events += strncmp(load_event_name(l, (int)i), "dummy", 5) ||
+				  load_event_samples(l, (int)i);
 	if (hist_resolve(&h) || build(&p, res)) {
 		ret = err_set(err, -ENOMEM, "out of memory");
 		goto out;

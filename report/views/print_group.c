@@ -270,6 +270,13 @@ static int print_one_group(FILE *out, struct load *l, struct hist *h,
 	return ret ? -1 : 0;
 }
 
+/* prec --overwrite's tracking event: no section and no column, as in
+ * print_report (perf skips empty events too) */
+static bool empty_dummy(struct load *l, int e)
+{
+	return !strncmp(load_event_name(l, e), "dummy", 5) && !load_event_period(l, e);
+}
+
 int print_groups(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)
 {
 	size_t nr = load_nr_events(l);
@@ -283,12 +290,16 @@ int print_groups(FILE *out, struct load *l, struct hist *h, const struct print_o
 		if (any && leader >= 0 && leader != (int)e)
 			continue;       /* printed with its leader */
 		if (any && leader < 0) {
-			ret = print_event(out, l, h, po, (int)e);
+			if (!empty_dummy(l, (int)e))
+				ret = print_event(out, l, h, po, (int)e);
 			continue;
 		}
 		for (size_t m = e; m < nr && gr.nr < GROUP_MAX; m++)
-			if (!any || load_event_group_leader(l, (int)m) == (int)e)
+			if ((!any && !empty_dummy(l, (int)m)) ||
+			    (any && load_event_group_leader(l, (int)m) == (int)e))
 				gr.ev[gr.nr++] = (int)m;
+		if (!gr.nr)
+			continue;
 		if (po->event && strcmp(po->event, load_event_name(l, gr.ev[0])))
 			continue;
 		ret = print_one_group(out, l, h, po, &gr);

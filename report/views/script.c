@@ -203,7 +203,8 @@ static void script_regs(struct script *sc, const struct sample *smp)
 }
 
 /* -F addr: the data address, named (with sym) by the data symbol covering
- * it, else by the function there (an instruction fetch), else [unknown] */
+ * it, else by the function there (an instruction fetch), else [unknown];
+ * address 0 is not named */
 static int print_daddr(struct script *sc, const struct load_sample *s, uint64_t addr)
 {
 	struct load *l = sc->l;
@@ -214,7 +215,8 @@ static int print_daddr(struct script *sc, const struct load_sample *s, uint64_t 
 	if (ret)
 		return ret;
 	ob_hex(sc->out, addr, 16);
-	if (!(sc->fields & (SF_SYM | SF_SYMOFF | SF_DSO)))
+	/* 0: no data address (a timer event with -d): no name, as perf */
+	if (!addr || !(sc->fields & (SF_SYM | SF_SYMOFF | SF_DSO)))
 		return 0;
 	if (!d.sym) {
 		unsigned keep = sc->fields;

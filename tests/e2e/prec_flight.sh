@@ -34,6 +34,35 @@ b=$(share ow.data phase_b)
 n=$($PREP -D -i ow.data 2>/dev/null | grep -c ' SAMPLE ')
 [ "$n" -ge 150 ] && [ "$n" -le 320 ] || fail "--overwrite: $n samples kept (a ring holds 292)"
 
+# a small -m sizes the samples' window, not the tracking ring: 150 execs
+# while prec is stopped (as busy at a switch) all keep their COMM
+$PREC -q -m 4 --overwrite -o trk.data -- \
+	sh -c 'kill -STOP $PPID; for i in $(seq 150); do /bin/true; done; kill -CONT $PPID' ||
+	fail "--overwrite -m 4, stopped: exit $?"
+n=$($PREP -D -i trk.data 2>/dev/null | grep -c 'COMM .*: true (exec)')
+[ "$n" -eq 150 ] || fail "--overwrite -m 4: $n of 150 execs kept their COMM"
+
+# SIGUSR2 without --switch-output: ignored, as perf (the rings are still dumped)
+$PREC -q -e cpu-clock -F 1000 -m 4 --overwrite -o usr2.data -- $PH 600 100 >/dev/null 2>usr2.err &
+pid=$!
+wait_for usr2.err phase_a || fail "--overwrite, SIGUSR2: phase_a did not start"
+kill -USR2 $pid
+wait $pid || fail "--overwrite, SIGUSR2: exit $?: $(cat usr2.err)"
+n=$($PREP -D -i usr2.data 2>/dev/null | grep -c ' SAMPLE ')
+[ "$n" -ge 100 ] || fail "--overwrite, SIGUSR2: $n samples"
+
+# the tracking event takes no samples: no column (--group), no section
+# beside a :S group, not counted in pprof's note on other events
+$PREP -i ow.data --stdio --group 2>&1 | grep -q "^# Samples: [0-9]*  of events 'cpu-clock'$" ||
+	fail "--overwrite: --group shows the tracking event: $($PREP -i ow.data --stdio --group 2>&1 | grep '^# Samples')"
+$PREP export pprof -i ow.data -o ow.pb.gz 2>&1 | grep "note:" && fail "--overwrite: pprof counts the tracking event"
+$PREC -q -e '{cpu-clock,page-faults}:S' -m 4 --overwrite -o owg.data -- $PH 100 100 >/dev/null 2>&1 ||
+	fail "--overwrite with a :S group: exit $?"
+$PREP -i owg.data --stdio 2>&1 | grep "^# Samples: .*'dummy'" && fail "--overwrite with :S: a dummy section"
+$PREC -q -s -e cpu-clock -m 4 --overwrite -o ows.data -- $P/threads >/dev/null 2>&1 || fail "--overwrite -s: exit $?"
+$PREP -i ows.data --stdio -T 2>&1 | grep -q "^#  *PID  *TID  *cpu-clock$" ||
+	fail "--overwrite -s: -T columns: $($PREP -i ows.data --stdio -T 2>&1 | grep '^#  *PID')"
+
 # ---- the flight recorder: --overwrite --switch-output, switched by SIGUSR2 ----------
 mkdir sw && cd sw || exit 1
 $PREC -e cpu-clock -F 1000 -m 4 --overwrite --switch-output -- $PH 1000 500 >/dev/null 2>../err &

@@ -6,11 +6,18 @@
 # faults, spin the CPU time. -T prints a line per thread. The same as an
 # unprivileged user at paranoid 2 (the :u fallback renames the events).
 # Bad modifiers, and --group on a file without groups (one group of all).
+# With --switch-output, each file counts only its own page faults.
 . tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; e2e_cleanup' EXIT
 need_perf_events 2
 PAGES=10000
+# The first spin() sample reads the faults since the last sample in
+# touch_pages(): on a loaded machine (timer samples late, user-only samples
+# skipped while the kernel handles a fault) that can be several hundred
+# faults. Counting whole counter values instead of deltas would give spin()
+# most of them.
+SPIN_PF_MAX=15
 
 # share of column $2 (1 = leader) on the line of symbol $1
 share() { awk -v s="$1" -v c="$2" '$NF == s { v = $c; sub(/%/, "", v); print int(v); exit }' "$3"; }
@@ -20,9 +27,11 @@ check_report() {	# $1 tag, $2 report file, $3 leader name, $4 member name
 		fail "$1: no group title: $(grep '^# Samples' "$2")"
 	grep -q "^#         Overhead  Command" "$2" || fail "$1: not two overhead columns"
 	pf=$(share touch_pages 2 "$2"); sc=$(share spin 1 "$2"); spf=$(share spin 2 "$2")
-	[ "${pf:-0}" -ge 90 ] || fail "$1: touch_pages has ${pf:-0}% of page faults (want >= 90)"
+	[ "${pf:-0}" -ge $((100 - SPIN_PF_MAX)) ] ||
+		fail "$1: touch_pages has ${pf:-0}% of page faults (want >= $((100 - SPIN_PF_MAX)))"
 	[ "${sc:-0}" -ge 60 ] || fail "$1: spin has ${sc:-0}% of cpu-clock (want >= 60)"
-	[ "${spf:-0}" -le 5 ] || fail "$1: spin has ${spf:-0}% of page faults (want <= 5)"
+	[ "${spf:-0}" -le $SPIN_PF_MAX ] ||
+		fail "$1: spin has ${spf:-0}% of page faults (want <= $SPIN_PF_MAX)"
 }
 
 # ---- as root: {cpu-clock,page-faults}:S, and :uS for user-space samples ----
@@ -31,14 +40,17 @@ $PREC -q -F 1000 -o "$d/s.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork $PA
 $PREP report -i "$d/s.data" --stdio --sort sym >"$d/s.rep" 2>"$d/err" || fail "report: $(cat "$d/err")"
 grep -q "^# Samples: .* of events 'anon group { cpu-clock, page-faults }'$" "$d/s.rep" ||
 	fail ":S: not shown as a group"
-# the page-fault deltas add up to the pages touched (and a few more)
+# the page-fault deltas add up to the pages touched (and a few more): each
+# CPU's counter is read only by that CPU's samples, so the faults after a
+# CPU's last sample are never read; with migrations under load that is up to
+# a few percent
 ev=$(awk '/^# Event count/ { print $NF; exit }' "$d/s.rep")
 $PREP report -i "$d/s.data" --stdio --group -n --show-total-period --sort sym >"$d/n.rep"
 pfsum=$(awk '$NF != "" && $1 ~ /%$/ { s += $6 } END { print s }' "$d/n.rep")
-[ "${pfsum:-0}" -ge $PAGES ] && [ "${pfsum:-0}" -le $((PAGES + 500)) ] ||
+[ "${pfsum:-0}" -ge $((PAGES * 97 / 100)) ] && [ "${pfsum:-0}" -le $((PAGES + 500)) ] ||
 	fail ":S: page-fault deltas add up to ${pfsum:-0} for $PAGES pages"
 spf=$(share spin 2 "$d/s.rep")
-[ "${spf:-0}" -le 5 ] || fail ":S: spin has ${spf:-0}% of page faults"
+[ "${spf:-0}" -le $SPIN_PF_MAX ] || fail ":S: spin has ${spf:-0}% of page faults"
 [ "${ev:-0}" -gt 0 ] || fail ":S: no event count"
 
 $PREC -q -F 1000 -o "$d/u.data" -e '{cpu-clock,page-faults}:uS' -- $P/grpwork $PAGES 200 \
@@ -55,6 +67,21 @@ grep -Eq "^#  +PID  +TID  cpu-clock  page-faults$" "$d/t.rep" || fail "-T: no ti
 n=$(grep -Ec "^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$d/t.rep")
 [ "$n" -eq 2 ] || fail "-T: $n thread lines, want 2: $(tail -4 "$d/t.rep")"
 $PREP dump -i "$d/t.data" | grep -q " READ " || fail "-s: no READ records"
+
+# --switch-output: each file's deltas hold only its own counts (the counters
+# start again at a switch), so the page faults of all files add up as in one
+mkdir "$d/sw"
+(cd "$d/sw" && $PREC -q -F 1000 -e '{cpu-clock,page-faults}:S' --switch-output=0.2s -- \
+	$P/grpwork $PAGES 300 >/dev/null 2>"$d/err") || fail ":S --switch-output: $(cat "$d/err")"
+nf=0 pfsum=0
+for f in "$d"/sw/prec.data.*; do
+	n=$($PREP report -i "$f" --stdio --group -n --show-total-period --sort sym 2>/dev/null |
+		awk '$NF != "" && $1 ~ /%$/ { s += $6 } END { print s + 0 }')
+	nf=$((nf + 1)) pfsum=$((pfsum + n))
+done
+[ $nf -ge 2 ] || fail ":S --switch-output: $nf files"
+[ $pfsum -ge $PAGES ] && [ $pfsum -le $((PAGES + 500)) ] ||
+	fail ":S --switch-output: page faults of $nf files add up to $pfsum for $PAGES pages"
 
 # ---- perf.data: the same lines as perf report (:S, {a,b}, --group) -------------
 if command -v perf >/dev/null; then

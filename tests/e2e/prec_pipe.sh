@@ -100,8 +100,8 @@ grep -q "Broken pipe" "$d/epipe.err" || fail "reader gone: no message: $(cat "$d
 # 6. perf's pipe mode: prep -i - gives what perf report -i - gives
 if command -v perf >/dev/null && perf record -q -F 999 -g -o - -- "$P/tree" 300 >"$d/perf.data" 2>/dev/null &&
 	[ -s "$d/perf.data" ]; then
-	perf report -i - --stdio --no-children --sort sym <"$d/perf.data" 2>/dev/null | grep '%' >"$d/perf.txt"
-	$PREP -i - --no-children --sort sym <"$d/perf.data" 2>"$d/pp.err" | grep '%' >"$d/prep.txt"
+	perf report -i - --stdio --no-children --sort sym <"$d/perf.data" 2>/dev/null | grep -v "^#" | grep "%" >"$d/perf.txt"
+	$PREP -i - --no-children --sort sym <"$d/perf.data" 2>"$d/pp.err" | grep -v "^#" | grep "%" >"$d/prep.txt"
 	[ -s "$d/prep.txt" ] || fail "perf pipe: prep printed nothing: $(cat "$d/pp.err")"
 	awk '{ print $1, $NF }' "$d/perf.txt" >"$d/perf.cols"
 	awk '{ print $1, $NF }' "$d/prep.txt" >"$d/prep.cols"

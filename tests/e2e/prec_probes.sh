@@ -3,7 +3,8 @@
 # through the uprobe PMU count a function's calls exactly in prec stat and
 # sample them in prec (prep names the events as spelled); mem:SYMBOL counts
 # a variable's writes exactly and prep shows the writing function; -p takes
-# a PIE's variable from the running process, and a PIE command's once it
+# a PIE's variable from the running process (with -d the data address is
+# the variable, in each --switch-output file too), and a PIE command's once it
 # has exec'd; bad binaries, symbols and offsets and the missing kprobe PMU
 # get one line and 129; prec list shows the syntax;
 # as a user at perf_event_paranoid 2 a uprobe is refused with a clear
@@ -79,6 +80,18 @@ $PREC -q -o "$d/p.data" -e mem:probed_var:w -p $pid --duration 0.2 2>"$d/err" ||
 	fail "-p mem:probed_var:w: $(cat "$d/err")"
 $PREP -i "$d/p.data" --stdio --sort sym 2>&1 | grep -q "100.00%.*probed_write$" ||
 	fail "-p: writes not in probed_write"
+# -d: the data address is the variable, also where the mappings were
+# synthesized (-p, and each file after a switch)
+mkdir "$d/sw"
+(cd "$d/sw" && $PREC -q -d -e mem:probed_var:w -p $pid --duration 0.5 --switch-output=0.2s 2>"$d/err") ||
+	fail "-d -p --switch-output: $(cat "$d/err")"
+n=0
+for f in "$d"/sw/prec.data.*; do
+	n=$((n + 1))
+	$PREP -i "$f" --stdio --sort symbol_daddr 2>&1 | grep -q "100.00%  \[\.\] probed_var$" ||
+		fail "-d -p --switch-output: ${f##*/}: $($PREP -i "$f" --stdio --sort symbol_daddr 2>&1 | grep %)"
+done
+[ $n -ge 2 ] || fail "-d -p --switch-output: $n files"
 kill $pid
 
 # ---- bad input: one line naming it, 129 --------------------------------------

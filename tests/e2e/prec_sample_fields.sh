@@ -105,6 +105,11 @@ if command -v perf >/dev/null; then
 		fail "script -F addr,sym,ip: $bad lines differ from perf's"
 	$PREP -i "$d/perf.data" --sort symbol_daddr | grep -v '^#' | grep -m1 . | grep -q 'big_array' ||
 		fail "perf.data: symbol_daddr does not put big_array first"
+	# -d on a timer event: address 0, not named (perf prints no [unknown])
+	perf record -q -d -e cpu-clock -F 999 -o "$d/pc.data" -- $P/dataw 8 >/dev/null 2>&1
+	perf script -i "$d/pc.data" -F addr,ip,sym >"$d/p.txt" 2>/dev/null
+	$PREP script -i "$d/pc.data" -F addr,ip,sym >"$d/q.txt" 2>/dev/null
+	cmp -s "$d/p.txt" "$d/q.txt" || fail "-d cpu-clock: script -F addr,ip,sym: $(diff "$d/p.txt" "$d/q.txt" | head -3)"
 fi
 
 # ---- an unprivileged user at paranoid 2 -------------------------------------

@@ -105,7 +105,7 @@ static const uint64_t sample_types[] = {
 static struct synth_params params(struct sink *s, uint64_t st, const char *proc)
 {
 	memset(s, 0, sizeof(*s));
-	return (struct synth_params){ st, TEST_ID, proc, sink_emit, s };
+	return (struct synth_params){ st, TEST_ID, proc, sink_emit, s, false };
 }
 
 /* ---- decoding and checking every record -------------------------------- */
@@ -528,6 +528,46 @@ static void test_fake_thread(void **state)
 		decoded_free(&d);
 		sink_free(&s);
 	}
+}
+
+/* -d (p.data): the readable data mappings too, between the executable
+ * ones in maps order, marked MMAP_DATA; unreadable ones never */
+static void test_fake_thread_data(void **state)
+{
+	static const struct { uint64_t start; uint32_t prot; const char *name; } data[] = {
+		{ 0x400000, PROT_READ, "/usr/bin/fake" },
+		{ 0x405000, PROT_READ | PROT_WRITE, "/usr/bin/fake" },
+		{ 0x7ffd00000000, PROT_READ | PROT_WRITE, "[stack]" },
+	};
+	struct sink s;
+	struct synth_params p = params(&s, PERF_SAMPLE_TID, root);
+	struct err err = { 0 };
+	struct decoded d;
+	size_t exec = 0, nd = 0;
+
+	(void)state;
+	p.data = true;
+	if (synth_thread(1001, &p, &err))
+		fail_msg("%s", err.msg);
+	decode_all(&s, PERF_SAMPLE_TID, &d);
+	assert_int_equal(d.n, 1 + NR_FAKE_MAPS + 3);
+	for (size_t i = 1; i < d.n; i++) {
+		const struct record *r = &d.r[i];
+
+		assert_int_equal(r->type, PERF_RECORD_MMAP2);
+		if (r->misc == PERF_RECORD_MISC_USER) {
+			check_mmap2(r, 1000, 1001, &fake_exp[exec++]);
+			continue;
+		}
+		assert_int_equal(r->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+		assert_int_equal(r->u.mmap2.addr, data[nd].start);
+		assert_int_equal(r->u.mmap2.prot, data[nd].prot);
+		assert_string_equal(r->u.mmap2.filename, data[nd].name);
+		nd++;
+	}
+	assert_int_equal(exec, NR_FAKE_MAPS);
+	decoded_free(&d);
+	sink_free(&s);
 }
 
 /* 255-byte comm, a PATH_MAX - 1 name kept */
@@ -1012,6 +1052,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fake_process),
 	cmocka_unit_test(test_fake_process_of_thread),
 	cmocka_unit_test(test_fake_thread),
+	cmocka_unit_test(test_fake_thread_data),
 	cmocka_unit_test(test_fake_long),
 	cmocka_unit_test(test_fake_vanished),
 	cmocka_unit_test(test_fake_bad_status),

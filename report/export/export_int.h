@@ -27,6 +27,7 @@ struct export_opts {
 	const char *with;       /* folded: period,pid,tid,kernel,inline,no-comm */
 	long level;             /* pprof: the gzip level */
 	bool svg, icicle, no_comm;      /* flamegraph */
+	bool no_annotate;
 	const char *title;
 	long width;
 	/* the old spelling prep export --speedscope|--pprof */

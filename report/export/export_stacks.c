@@ -15,6 +15,7 @@
 #include "folded.h"
 #include "report/aggregate/stacks.h"
 #include "report/core/progress.h"
+#include "report/views/annotate_lines.h"
 #include "speedscope.h"
 
 #define NR_OPTS(v) (sizeof(v) / sizeof((v)[0]))
@@ -26,7 +27,18 @@ struct job {
 	struct hist h;
 	struct stacks st;
 	FILE *out;
+	bool annotate;          /* also count per address for the annotate pane */
+	struct annot_pass *ap;
 };
+
+/* The loader's callback with the annotate pass: each sample to both. */
+static int job_sample(void *ctx, struct load *l, const struct load_sample *s)
+{
+	struct job *j = ctx;
+	int ret = load_add_to_hist(&j->h, l, s);
+
+	return ret ? ret : annot_pass_sample(j->ap, l, s);
+}
 
 /* Which events go out: all, one, or one if any has samples (else none). */
 enum pick { ALL_EVENTS, ONE_EVENT, ONE_EVENT_OR_NONE };
@@ -68,9 +80,21 @@ static int job_read(struct job *j, enum pick how, bool src)
 	ho.keys[ho.nr_keys++] = SORT_SYM;
 	progress_install(&pg, &o->lo);
 	if (!(j->l = load_new(&o->lo, &err)) ||
-	    hist_init(&j->h, &ho, load_machine(j->l), load_symbolizer(j->l)) ||
-	    load_run(j->l, load_add_to_hist, NULL, &j->h, &err)) {
+	    hist_init(&j->h, &ho, load_machine(j->l), load_symbolizer(j->l))) {
 		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
+	if (j->annotate && !(j->ap = annot_pass_new(j->l))) {
+		fprintf(stderr, "prep: out of memory\n");
+		return 1;
+	}
+	if (j->ap ? load_run(j->l, job_sample, NULL, j, &err)
+		  : load_run(j->l, load_add_to_hist, NULL, &j->h, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
+	if (j->ap && annot_pass_group(j->ap)) {
+		fprintf(stderr, "prep: out of memory\n");
 		return 1;
 	}
 	so.l = j->l;
@@ -120,6 +144,7 @@ static int job_close(struct job *j, int ret)
 
 static void job_free(struct job *j)
 {
+	annot_pass_free(j->ap);
 	stacks_free(&j->st);
 	hist_free(&j->h);
 	load_free(j->l);
@@ -221,6 +246,7 @@ size_t flame_options(struct export_opts *o, struct opt *t)
 		OPTION_FLAG(0, "icicle", &o->icicle, "root at the top (the page can switch)"),
 		OPTION_FLAG(0, "no-comm", &o->no_comm, "no level of command names under the root"),
 		OPTION_INT(0, "width", &o->width, "px", "SVG width (default 1200)", 200, 100000),
+		OPTION_FLAG(0, "no-annotate", &o->no_annotate, "page: no annotate pane (no per-instruction data)"),
 		COMMON_OPTIONS(*o),
 	};
 
@@ -240,10 +266,13 @@ int flame_run(const struct exporter *x, struct export_opts *o)
 	/* with --svg, the default output is an SVG file */
 	if (o->svg && o->output == x->output)
 		o->output = "flamegraph.svg";
+	j.annotate = !o->svg && !o->no_annotate;
 	ret = job_read(&j, ONE_EVENT, false);
 	if (!ret)
 		ret = job_open(&j);
 	if (!ret) {
+		fo.annot = j.ap;
+		fo.event = j.st.nr_stacks ? j.st.stacks[0].event : 0;
 		snprintf(sub, sizeof(sub), "%s, %s",
 			 load_event_name(j.l, j.st.nr_stacks ? j.st.stacks[0].event : 0), o->lo.inputs[0]);
 		fo.subtitle = sub;

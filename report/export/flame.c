@@ -296,6 +296,18 @@ static int write_data(FILE *out, const struct ftree *t, const struct flame_opts 
 		json_string(out, dsos[i]->kernel ? dsos[i]->short_name : dsos[i]->path);
 	}
 	fputc(']', out);
+	if (o->annot) {
+		struct flame_labels fl = { (const char *const *)t->names, t->kinds,
+					   (const struct dso *const *)t->dsos, t->nr_labels,
+					   o->annot, o->event };
+		int ret = flame_write_annot(out, &fl, t->n[0].value);
+
+		if (ret) {
+			free(dsos);
+			free(v);
+			return ret;
+		}
+	}
 	for (size_t i = 0; i < t->nr; i++)
 		v[i] = t->n[t->order[i]].label;
 	put_u32s(out, "label", v, t->nr);

@@ -10,9 +10,12 @@
 #define PREC_REPORT_FLAME_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "report/aggregate/stacks.h"
+
+struct annot_pass;
 
 struct flame_opts {
 	const char *title;      /* NULL: "Flame Graph" */
@@ -20,7 +23,33 @@ struct flame_opts {
 	bool no_comm;           /* no command-name level under the root */
 	bool icicle;            /* root at the top (the page can toggle it) */
 	int width;              /* SVG: pixels (default 1200) */
+	struct annot_pass *annot;       /* the page's annotate pane data; NULL: none */
+	int event;              /* the load event index of the stacks (for annot) */
 };
+
+/* The annotate pane's bounds: functions with at least this share (in
+ * thousandths) of the samples as their own, the hottest first, at most
+ * this many, each with at most this many instructions, and at most this
+ * many instructions in all (the last function cut to fit). prep-flamegraph(1) says so. */
+#define FLAME_ANNOT_MIN_PERMILLE 10
+#define FLAME_ANNOT_MAX_FUNCS 30
+#define FLAME_ANNOT_MAX_INSNS 2000
+#define FLAME_ANNOT_MAX_TOTAL 10000
+
+/* The frames' labels as the page numbers them. */
+struct flame_labels {
+	const char *const *names;
+	const uint8_t *kinds;           /* enum sframe_kind; larger: not a function */
+	const struct dso *const *dsos;
+	size_t nr;
+	struct annot_pass *annot;
+	int event;
+};
+
+/* ,"annot":{...} into the page's data (flame_annot.c): per label index,
+ * {"n":SAMPLES,"lines":[[PCT,"ADDR","TEXT"] or [LINE,"SOURCE"],...],
+ * "cut":BOOL} or {"n":SAMPLES,"why":"REASON"}. 0, -ENOMEM. */
+int flame_write_annot(FILE *out, const struct flame_labels *fl, uint64_t total);
 
 /* 0, -ENOMEM, or -EIO when out reports a write error. */
 int flame_write_html(FILE *out, const struct stacks *s, const struct flame_opts *o);

@@ -13,6 +13,7 @@
 
 #include "annotate.h"
 #include "annotate_int.h"
+#include "annotate_lines.h"
 #include "common/buf.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -409,4 +410,119 @@ int cmd_annotate(int argc, char **argv)
 		return 129;
 	}
 	return annotate_run(&o, &lo);
+}
+
+/* ---- the engine for other outputs (annotate_lines.h) ---- */
+
+struct annot_pass {
+	struct annot_run r;
+	struct annot_opts o;
+	struct annot_ctx c;
+	int cols[LOAD_MAX_EVENTS];
+	struct hmap name_idx;   /* (dso, name) -> syms */
+	const struct dso *kdso;
+	const char *kname;
+};
+
+struct annot_pass *annot_pass_new(struct load *l)
+{
+	struct annot_pass *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->r = (struct annot_run){ .idx = HMAP_INIT, .sym_idx = HMAP_INIT };
+	p->name_idx = (struct hmap)HMAP_INIT;
+	p->c.o = &p->o;
+	p->c.l = l;
+	p->c.src = srctext_new(NULL, 0);
+	if (!p->c.src) {
+		free(p);
+		return NULL;
+	}
+	srctext_set_embedded(p->c.src, embedded_line, l);
+	return p;
+}
+
+void annot_pass_free(struct annot_pass *p)
+{
+	if (!p)
+		return;
+	srctext_free(p->c.src);
+	run_free(&p->r);
+	hmap_free(&p->name_idx);
+	free(p);
+}
+
+int annot_pass_sample(void *ctx, struct load *l, const struct load_sample *s)
+{
+	return on_sample(&((struct annot_pass *)ctx)->r, l, s);
+}
+
+static uint64_t name_hash(const struct dso *d, const char *name)
+{
+	return hash_combine(hash_u64((uintptr_t)d), hash_bytes(name, strlen(name), 0));
+}
+
+static bool name_eq(void *ctx, uint32_t i)
+{
+	const struct annot_pass *p = ctx;
+
+	return p->r.syms[i].dso == p->kdso && !strcmp(p->r.syms[i].name, p->kname);
+}
+
+int annot_pass_group(struct annot_pass *p)
+{
+	pick_columns(&p->c, &p->r, p->cols);
+	if (group_syms(&p->r, p->c.l, p->cols))
+		return -ENOMEM;
+	/* one entry per (dso, name): a name twice in a dso (static functions
+	 * of two files) is the first of them, as the page names frames */
+	for (size_t i = 0; i < p->r.nr_syms; i++) {
+		uint64_t h = name_hash(p->r.syms[i].dso, p->r.syms[i].name);
+		uint32_t j;
+
+		p->kdso = p->r.syms[i].dso;
+		p->kname = p->r.syms[i].name;
+		if (!hmap_find(&p->name_idx, h, name_eq, p, &j) &&
+		    hmap_insert(&p->name_idx, h, (uint32_t)i))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct annot_sym *pass_find(struct annot_pass *p, const struct dso *dso, const char *name,
+				   int ev, int *col)
+{
+	uint32_t i;
+
+	if (!name || ev < 0 || ev >= LOAD_MAX_EVENTS || p->cols[ev] < 0)
+		return NULL;
+	p->kdso = dso;
+	p->kname = name;
+	if (!hmap_find(&p->name_idx, name_hash(dso, name), name_eq, p, &i))
+		return NULL;
+	*col = p->cols[ev];
+	return &p->r.syms[i];
+}
+
+uint64_t annot_pass_samples(struct annot_pass *p, const struct dso *dso, const char *name, int ev)
+{
+	int col;
+	const struct annot_sym *s = pass_find(p, dso, name, ev, &col);
+
+	return s ? s->count[col] : 0;
+}
+
+int annot_pass_lines(struct annot_pass *p, const struct dso *dso, const char *name, int ev,
+		     size_t max, bool *cut, annot_line_fn fn, void *ctx, struct err *err)
+{
+	int col;
+	struct annot_sym *s = pass_find(p, dso, name, ev, &col);
+
+	*cut = false;
+	if (!s || !s->count[col])
+		return err_set(err, 1, "no samples"), 1;
+	if (s->kernel)
+		return err_set(err, 1, "no code: kernel"), 1;
+	return annot_sym_lines(&p->c, s, (size_t)col, max, cut, fn, ctx, err);
 }

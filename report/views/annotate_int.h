@@ -83,4 +83,11 @@ struct annot_ctx {
  * (missing binary, message in err), negative on failure. */
 int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err);
 
+/* One symbol's lines for column col through fn (annotate_lines.h), at most
+ * max instructions: as annot_print_sym's return; "binary not available"
+ * when skipped. */
+struct annot_line;
+int annot_sym_lines(struct annot_ctx *c, struct annot_sym *s, size_t col, size_t max, bool *cut,
+		    int (*fn)(void *ctx, const struct annot_line *ln), void *ctx, struct err *err);
+
 #endif

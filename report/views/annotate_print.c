@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "annotate_int.h"
+#include "annotate_lines.h"
 #include "common/buf.h"
 #include "report/aggregate/hist.h"
 #include "report/symbols/code.h"
@@ -171,6 +172,18 @@ static void print_header(struct sym_print *p)
 	fputc('\n', c->out);
 }
 
+/* The text of a source line, leading blanks left out; NULL if unreadable. */
+static const char *src_text(struct sym_print *p, const struct sym_frame *fr, size_t *len)
+{
+	const char *text = srctext_line(p->c->src, fr->file, fr->line, len);
+
+	while (text && *len && (*text == ' ' || *text == '\t')) {
+		text++;
+		(*len)--;
+	}
+	return text;
+}
+
 /* The source line of an instruction where it changes; an inlined
  * function's name where one starts. */
 static void print_source(struct sym_print *p, uint64_t vaddr)
@@ -196,11 +209,7 @@ static void print_source(struct sym_print *p, uint64_t vaddr)
 	p->last_line = fr[0].line;
 	p->last_file = fr[0].file;
 	blank_cols(p);
-	text = srctext_line(p->c->src, fr[0].file, fr[0].line, &len);
-	while (text && len && (*text == ' ' || *text == '\t')) {
-		text++;
-		len--;
-	}
+	text = src_text(p, &fr[0], &len);
 	if (text)
 		fprintf(p->c->out, " %-5u%.*s\n", fr[0].line, (int)len, text);
 	else
@@ -369,26 +378,43 @@ static void print_block(struct sym_print *p)
 	}
 }
 
-int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
+/* The binaries, the code disassembled and the samples summed per
+ * instruction: as annot_print_sym's return. */
+static int sym_prepare(struct sym_print *p, struct err *err)
 {
-	struct sym_print p = { .c = c, .s = s, .sz = load_symbolizer(c->l) };
+	const struct annot_sym *s = p->s;
 	int ret;
 
 	if (!s->kernel && s->dso)
-		p.sd = dso_sym(p.sz, load_options(c->l)->symfs, s->dso);
-	if (!s->kernel && !p.sd)
+		p->sd = dso_sym(p->sz, load_options(p->c->l)->symfs, s->dso);
+	if (!s->kernel && !p->sd)
 		return err_set(err, 1, "no binary"), 1;
-	p.fd = p.sd;
-	if (p.sd) {
-		const char *bin = sym_dso_bin_path(p.sz, p.sd);
-		struct sym_dso *f = bin ? symbolizer_dso(p.sz, bin, NULL, 0) : NULL;
+	p->fd = p->sd;
+	if (p->sd) {
+		const char *bin = sym_dso_bin_path(p->sz, p->sd);
+		struct sym_dso *f = bin ? symbolizer_dso(p->sz, bin, NULL, 0) : NULL;
 
-		if (f && f != p.sd && sym_dso_usable(p.sz, f))
-			p.fd = f;
+		if (f && f != p->sd && sym_dso_usable(p->sz, f))
+			p->fd = f;
 	}
-	ret = disassemble(&p, err);
+	ret = disassemble(p, err);
 	if (!ret)
-		ret = sum_hits(&p) ? err_set(err, -ENOMEM, "out of memory") : 0;
+		ret = sum_hits(p) ? err_set(err, -ENOMEM, "out of memory") : 0;
+	return ret;
+}
+
+static void sym_done(struct sym_print *p)
+{
+	free(p->insns);
+	free(p->count);
+	free(p->period);
+}
+
+int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
+{
+	struct sym_print p = { .c = c, .s = s, .sz = load_symbolizer(c->l) };
+	int ret = sym_prepare(&p, err);
+
 	for (size_t k = 0; !ret && k < c->nr_events; k++) {
 		/* one block per event, or one with a column each (--group) */
 		bool cols = c->o->group || c->nr_events == 1;
@@ -401,8 +427,53 @@ int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
 		if (cols)
 			break;
 	}
-	free(p.insns);
-	free(p.count);
-	free(p.period);
+	sym_done(&p);
+	return ret;
+}
+
+/* A source line for annot_sym_lines where annotate --stdio prints one. */
+static int line_source(struct sym_print *p, uint64_t vaddr, annot_line_fn fn, void *ctx)
+{
+	struct annot_line ln = { .source = true };
+	const struct sym_frame *fr;
+	char where[256];
+	size_t n = 0;
+
+	if (p->s->kernel)
+		return 0;
+	src_at(p, vaddr, &fr, &n);
+	if (!n || (fr[0].line == p->last_line && fr[0].file == p->last_file))
+		return 0;
+	p->last_line = fr[0].line;
+	p->last_file = fr[0].file;
+	ln.line = fr[0].line;
+	ln.text = src_text(p, &fr[0], &ln.len);
+	if (!ln.text) {
+		snprintf(where, sizeof(where), "%s:%u", fr[0].file ? fr[0].file : "??", fr[0].line);
+		ln.text = where;
+		ln.len = strlen(where);
+	}
+	return fn(ctx, &ln);
+}
+
+int annot_sym_lines(struct annot_ctx *c, struct annot_sym *s, size_t col, size_t max, bool *cut,
+		    annot_line_fn fn, void *ctx, struct err *err)
+{
+	struct sym_print p = { .c = c, .s = s, .sz = load_symbolizer(c->l) };
+	int ret = sym_prepare(&p, err);
+
+	if (ret == 1 && !s->kernel)
+		err_set(err, 1, "binary not available");
+	*cut = !ret && p.nr > max;
+	for (size_t i = 0; !ret && i < p.nr && i < max; i++) {
+		struct annot_line ln = { .addr = p.insns[i].addr, .text = p.insns[i].text,
+					 .len = strlen(p.insns[i].text), .pct = pct_of(&p, i, col) };
+
+		if (!c->o->no_source)
+			ret = line_source(&p, p.insns[i].addr, fn, ctx);
+		if (!ret)
+			ret = fn(ctx, &ln);
+	}
+	sym_done(&p);
 	return ret;
 }

@@ -7,7 +7,8 @@
  * data_head going down, wrapping).
  *
  * The file is included directly, as test_target.c does: the unit-test
- * build does not link record/. Its one call into record/synth.c is stubbed.
+ * build does not link record/. Its one call into record/synth.c goes to a
+ * test double below that finds no process.
  */
 #include <errno.h>
 #include <setjmp.h>

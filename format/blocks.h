@@ -68,6 +68,7 @@ enum meta_tag {
 	META_STAT_TOPOLOGY_MORE,        /* clusters and caches (--per-cluster, --per-cache) */
 	META_STAT_LAYOUT,               /* --table, --metric-only */
 	META_STAT_CGROUPS,      /* since 1.5 */
+	META_EVENT_GROUPS,      /* {a,b} groups of a recording; since 1.6 */
 	META_TAG_MAX,
 };
 

@@ -40,6 +40,7 @@ static const struct meta_field meta_fields[] = {
 	{ META_STAT_TOPOLOGY_MORE, META_BYTES, "stat_topology_more" },
 	{ META_STAT_LAYOUT, META_U64, "stat_layout" },
 	{ META_STAT_CGROUPS, META_STRLIST, "stat_cgroups" },
+	{ META_EVENT_GROUPS, META_BYTES, "event_groups" },
 };
 
 const struct meta_field *meta_field_find(uint16_t tag)

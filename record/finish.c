@@ -313,6 +313,30 @@ static int put_metadata(struct container_writer *w, struct metadata *m, struct e
 
 /* What is known before recording: written first, so that even a recording
  * killed half-way says where it was made. */
+/* -e '{a,b}': the EVENT block leading each event's group, u32
+ * little-endian per event, 0xffffffff outside any (FORMAT.md, event_groups).
+ * Members follow their leader, so the last leader seen leads them. */
+static int put_event_groups(struct metadata *m, const struct event_list *events)
+{
+	struct buf b = BUF_INIT;
+	uint32_t leader = 0;
+	bool any = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < events->nr && !ret; i++) {
+		const struct event_spec *ev = &events->ev[i];
+
+		if (ev->group_leader)
+			leader = (uint32_t)i;
+		any |= ev->group >= 0;
+		ret = buf_put_u32(&b, ev->group >= 0 ? leader : 0xffffffffu);
+	}
+	if (!ret && any)
+		ret = metadata_set_bytes(m, META_EVENT_GROUPS, META_BYTES, b.data, b.len);
+	buf_free(&b);
+	return ret;
+}
+
 int write_metadata(struct container_writer *w, const struct record_opts *o, uint64_t start_ns,
 		   struct err *err)
 {
@@ -341,6 +365,10 @@ int write_metadata(struct container_writer *w, const struct record_opts *o, uint
 	metadata_set_u64(&m, META_START_TIME_NS, start_ns);
 	metadata_set_u64(&m, META_PAGE_SIZE, (uint64_t)sysconf(_SC_PAGESIZE));
 	metadata_set_str(&m, META_WRITER, "prec " PREC_VERSION);
+	if (put_event_groups(&m, &o->events)) {
+		metadata_free(&m);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
 	return put_metadata(w, &m, err);
 }
 

@@ -26,7 +26,8 @@ struct read_deltas {
 int read_deltas_step(struct read_deltas *d, size_t file, uint64_t id, uint32_t tid,
 		     uint64_t value, uint64_t *delta);
 void read_deltas_free(struct read_deltas *d);
-/* The groups of file's perf.data header (GROUP_DESC) into group_leader. */
+/* The groups of file (perf.data's GROUP_DESC, prec.data's event_groups)
+ * into group_leader. */
 void load_groups_from_header(struct load *l, size_t file);
 
 struct load {

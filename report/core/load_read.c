@@ -16,6 +16,7 @@
 
 #include "common/buf.h"
 #include "common/cursor.h"
+#include "format/blocks.h"
 #include "format/perfdata.h"
 
 struct read_last {
@@ -76,6 +77,24 @@ void read_deltas_free(struct read_deltas *d)
 	d->nr = d->cap = 0;
 }
 
+/* prec.data's event_groups metadata (FORMAT.md): a u32 per EVENT block,
+ * the block leading its group or 0xffffffff. prec writes it for {a,b}
+ * with or without :S. */
+static void groups_from_meta(struct load *l, size_t file)
+{
+	const struct session *s = &l->sessions[file];
+	const struct meta_item *g = metadata_get(&s->meta, META_EVENT_GROUPS);
+	struct cursor c;
+	uint32_t leader;
+
+	if (!g || g->len != 4 * (uint64_t)s->nr_events)
+		return;
+	c = cur_make(g->value, g->len);
+	for (size_t i = 0; i < s->nr_events && cur_le32(&c, &leader); i++)
+		if (leader < s->nr_events && i < LOAD_MAX_EVENTS && leader < LOAD_MAX_EVENTS)
+			l->group_leader[l->event_map[file][i]] = l->event_map[file][leader] + 1;
+}
+
 /* perf.data's GROUP_DESC feature: u32 groups, each a string (its name),
  * the u32 index of its leader and its u32 number of members, which follow
  * the leader. perf writes it for {a,b} with or without :S. */
@@ -87,7 +106,11 @@ void load_groups_from_header(struct load *l, size_t file)
 	struct cursor c;
 	uint32_t nr, leader, members;
 
-	if (!s->pd || !perfdata_feature(s->pd, PERFDATA_FEAT_GROUP_DESC, &p, &len))
+	if (!s->pd) {
+		groups_from_meta(l, file);
+		return;
+	}
+	if (!perfdata_feature(s->pd, PERFDATA_FEAT_GROUP_DESC, &p, &len))
 		return;
 	c = cur_make(p, len);
 	if (!cur_h32(&c, &nr))

@@ -110,6 +110,14 @@ else
 	echo "note: no perf: perf.data comparison skipped"
 fi
 
+# a group without :S: the file keeps which events were grouped (event_groups),
+# so the report shows them as one group, as perf does for its perf.data
+$PREC -q -F 1000 -o "$d/g.data" -e '{cpu-clock,page-faults}' -- $P/grpwork 2000 50 \
+	>/dev/null 2>&1 || fail "{a,b}: prec failed"
+$PREP report -i "$d/g.data" --stdio --sort sym >"$d/g.rep" 2>&1
+grep -q "^# Samples: .* of events 'anon group { cpu-clock, page-faults }'$" "$d/g.rep" ||
+	fail "{a,b} without :S: not shown as a group: $(grep '^# Samples' "$d/g.rep")"
+
 # ---- bad input, and --group without groups ----------------------------------
 $PREC -q -o "$d/z.data" -e '{cpu-clock,page-faults}:Z' -- true 2>"$d/err"
 rc=$?

@@ -234,16 +234,32 @@ long session_dump_backward(struct session *s, struct err *err)
  * The report takes deltas of the values read into samples (PERF_SAMPLE_READ)
  * per id and thread, from 0 in each file; the counters go on, so without a
  * reset a switched file's first sample would carry all the earlier files'
- * counts. Called after the old file's last drain: a sample written between
- * that drain and the reset still carries the old total.
+ * counts. The events whose counts are read are held off from before the old
+ * file's last drain to the reset, so that no sample taken in between reaches
+ * the new file with the old totals (the switch goes unsampled meanwhile).
  */
+static bool counts_read(const struct session *s, size_t i)
+{
+	const struct perf_event_attr *a = &s->attrs[s->evfds[i].event];
+
+	return (a->sample_type & PERF_SAMPLE_READ) || a->inherit_stat;
+}
+
+void flight_hold_read_counts(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_evfds; i++)
+		if (counts_read(s, i))
+			ioctl(s->evfds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
 void flight_reset_read_counts(struct session *s)
 {
 	for (size_t i = 0; i < s->nr_evfds; i++) {
-		const struct perf_event_attr *a = &s->attrs[s->evfds[i].event];
-
-		if ((a->sample_type & PERF_SAMPLE_READ) || a->inherit_stat)
-			ioctl(s->evfds[i].fd, PERF_EVENT_IOC_RESET, 0);
+		if (!counts_read(s, i))
+			continue;
+		ioctl(s->evfds[i].fd, PERF_EVENT_IOC_RESET, 0);
+		if (!s->disabled)       /* -D / --control may hold them off */
+			ioctl(s->evfds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
 }
 

@@ -340,6 +340,7 @@ static int switch_output(struct run *run, struct err *err)
 	uint64_t bytes;
 	int ret;
 
+	flight_hold_read_counts(s);
 	if (o->overwrite && session_dump_backward(s, err) < 0)
 		return -1;
 	if (session_drain(s, err) < 0)

@@ -189,7 +189,10 @@ size_t flight_tracking_pages(size_t pages);
  * dump into the writer (oldest record first), resume it. Bytes or negative. */
 long session_dump_backward(struct session *s, struct err *err);
 /* --switch-output: the counters read into samples (:S groups, -s) start
- * again from 0, so that a new file's first deltas hold only its own counts. */
+ * again from 0, so that a new file's first deltas hold only its own counts:
+ * hold them off before the old file's last drain, reset (and turn them back
+ * on, unless -D or --control holds the events off) after it. */
+void flight_hold_read_counts(struct session *s);
 void flight_reset_read_counts(struct session *s);
 /* "PATH.YYYYMMDDHHMMSScc" (now, local time, as perf names them) into out. */
 void flight_timestamp_name(const char *path, char *out, size_t len);

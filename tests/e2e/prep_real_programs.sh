@@ -96,6 +96,10 @@ mask_plt() {
 	grep -o '\[\.\] 0x[0-9a-f]*$' "$d/perf.raw" | sort -u >"$d/perf.addrs"
 	grep -o '\[\.\] 0x[0-9a-f]*$' "$d/prep.raw" | sort -u >"$d/prep.addrs"
 	comm -23 "$d/perf.addrs" "$d/prep.addrs" >"$d/addrs.only"
+	# a stub perf could not name either prints as a bare "@plt" in perf
+	# (where prep has none: it named it)
+	grep -q '\[\.\] @plt *$' "$d/perf.raw" && ! grep -q '\[\.\] @plt *$' "$d/prep.raw" &&
+		echo "[.] @plt" >>"$d/addrs.only"
 	drop_entries "$d/addrs.only" <"$d/perf.raw" >"$d/perf.out"
 	sed 's/^/[.] /' "$d/plt.only" >"$d/plt.entries"
 	sed 's/.*/s\/\\b&\\b\/0xADDR\/g/' "$d/plt.only" >"$d/plt.sed"

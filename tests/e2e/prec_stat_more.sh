@@ -6,32 +6,23 @@
 # stat record + prep stat report regroup them the same way, and the options
 # this machine or prec cannot serve are refused with perf's words. Also as an
 # unprivileged user at perf_event_paranoid 2.
-set -u
-B=${BUILD:-build}
-PREC=./prec PREP=./prep
-[ "$B" = build ] || { PREC=$B/prec; PREP=$B/prep; }
-P=$B/tests/programs
-d=$(mktemp -d)
+. tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
-trap 'paranoid_restore; rm -rf "$d"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-[ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events on this kernel"; exit 77; }
-if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
-	echo "needs root or perf_event_paranoid <= 0"; exit 77
-fi
+trap 'paranoid_restore; e2e_cleanup' EXIT
+need_perf_events 0
 command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1 ||
 	{ echo "perf stat is not usable here: nothing to compare with"; exit 77; }
 
-# Digits become N (widths kept). -r's times print as many decimals as
+# Each number, with the spaces before it, becomes that many N: the column
+# it ends at is kept, its magnitude (which varies between two runs) is not;
+# nor is the unit of a rate (K/sec, M/sec), with the padding after it. -r's times print as many decimals as
 # their error needs: there (the table, its titles, the final line) each
 # number becomes one X, the indent goes and the bars (one # per 5% from
 # the mean) become one #. The user-space-only note is prec's alone.
 note_re='^prec stat: perf_event_paranoid is [0-9-]*: measuring user space only'
 mask() {
 	grep -v "$note_re" | perl -pe 'if (/\+-.*elapsed|^ +[0-9.]+ \([-+]/) { s/ *[0-9][0-9.]*/X/g; s/\) #+$/) #/; s/\([-+]X\)/(X)/ }
-		s/  \( \+- *[0-9.]+% \)$// unless /elapsed/; s/^ +# (Table|Final)/# $1/; s/[0-9]/N/g; s/[KMG]\/sec/\/sec/g'
+		s/  \( \+- *[0-9.]+% \)$// unless /elapsed/; s/^ +# (Table|Final)/# $1/; s/( *)([0-9][0-9.,]*)/"N" x length($1.$2)/ge; s/ *[KMG]?\/sec/ \/sec/g; s/ +$//'
 }
 
 AS= SPREC=$PREC

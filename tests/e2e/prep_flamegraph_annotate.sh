@@ -3,7 +3,7 @@
 # driven by the page's #test hash as prep_flamegraph.sh does: a click on
 # annot_hot (tests/programs/annot: its first loop has 75% of its samples by
 # design) opens the pane, whose hottest line is the address and percentage
-# prep annotate --stdio gives (near 75, red), with source lines; the close
+# prep annotate --stdio gives (over 40: inside the loop of 75%, red), with source lines; the close
 # button closes it; the page fetched nothing. A kernel frame says why it is
 # not annotated. A binary and source that are gone: the pane shows what the
 # recording embedded, a source line holding "</script>" and markup as text,
@@ -52,7 +52,9 @@ case $(val annot_title r) in annot_hot*annot*\ samples\ of\ its\ own) ;;
 read -r paddr ppct pclass <<<"$(val annot_hot r)"
 [ "$paddr" = "$haddr" ] || fail "pane's hottest address '$paddr', prep annotate's '$haddr'"
 near "$ppct" "$hpct" 0.01 || fail "pane's hottest line ${ppct}%, prep annotate's ${hpct}%"
-near "$ppct" 75 12 || fail "pane's hottest line ${ppct}%, designed 75%"
+# the first loop has 75% by design, shared by its instructions as the
+# interrupts land (one took 54% to 75% of it over runs on a loaded machine)
+awk -v p="$ppct" 'BEGIN { exit !(p >= 40) }' || fail "pane's hottest line ${ppct}%, under 40% (the loop's 75% by design)"
 [ "$pclass" = red ] || fail "hottest line not red: '$pclass'"
 [ "$(val annot_lines r)" -ge 10 ] && [ "$(val annot_source r)" -ge 1 ] ||
 	fail "pane: $(val annot_lines r) instructions, $(val annot_source r) source lines"

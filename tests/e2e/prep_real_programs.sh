@@ -22,6 +22,8 @@
 #    name stands for an address in call-graph lines;
 #  - entries that perf splits in two (README, same heading; mask_split says
 #    when): left out of both;
+#  - unresolved addresses with equal percentages: perf's order for them
+#    is not a total order (order_addr_ties puts them in one);
 #  - unresolved frames in call-graph lines print as an address in both, but
 #    not yet the same address (perf: as sampled; prep: in the file; issue 13
 #    has that bullet apart): addresses in call-graph lines read 0xADDR.
@@ -83,6 +85,39 @@ mask_split() {
 	drop_entries "$d/split" nomark <"$d/prep.out" >"$d/prep.tmp" && mv "$d/prep.tmp" "$d/prep.out"
 }
 
+# perf's order of unresolved addresses with equal percentages: the same
+# signed difference orders them, which is not transitive, so their order
+# comes from the order perf's tree met them in (one run in about twenty put
+# 0x13 before 0x3732... in perf, after 0x90c3... in prep). A run of such
+# entries (entry line and its graph) with the same percentages is put in
+# one order on both sides (runs of the same dso and mark: perf orders
+# those by dso first).
+order_addr_ties() {
+	$PY -c 'import re, sys
+lines = sys.stdin.read().split("\n")
+ent = re.compile(r"^ +((?:[0-9.]+% +)+.*\[[.k]\] )0x[0-9a-f]+ *$")
+blocks, cur = [], []
+for l in lines:
+    if re.match(r"^ +[0-9.]+%|^#", l) and cur:
+        blocks.append(cur); cur = []
+    cur.append(l)
+blocks.append(cur)
+out, i = [], 0
+while i < len(blocks):
+    m = ent.match(blocks[i][0])
+    j = i + 1
+    if m:
+        while j < len(blocks) and (n := ent.match(blocks[j][0])) and n.group(1) == m.group(1):
+            j += 1
+        run = sorted(blocks[i:j], key=lambda b: b[0])
+    else:
+        run = blocks[i:j]
+    for b in run:
+        out.extend(b)
+    i = j
+sys.stdout.write("\n".join(out))'
+}
+
 # the PLT rule: stubs prep names and perf does not
 mask_plt() {
 	grep -oE '[A-Za-z0-9_.]+@plt' "$d/prep.raw" | sort -u >"$d/prep.plt"
@@ -119,6 +154,9 @@ same() {
 	[ -s "$d/perf.raw" ] || { fail "$f $*: perf report printed nothing"; return; }
 	mask_plt
 	mask_split
+	for o in perf prep; do
+		order_addr_ties <"$d/$o.out" >"$d/$o.ord" && mv "$d/$o.ord" "$d/$o.out"
+	done
 	# a dropped entry (mask_split) at the very end takes perf's closing
 	# blank lines with it: those are not compared
 	for o in perf prep; do

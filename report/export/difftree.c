@@ -235,11 +235,12 @@ void difftest_free(struct difftest *d)
 }
 
 /* p of one node's change, v its counts per column; 2 when not tested */
-static double node_p(const struct difftree *t, const uint64_t *v, bool welch, double *x)
+static double node_p(const struct difftree *t, const uint64_t *v, bool welch, double min_share,
+		     double *x)
 {
 	struct stats_test st;
 	size_t no = t->runs[DIFF_OLD], nn = t->runs[DIFF_NEW];
-	double k[2] = { 0, 0 }, n[2] = { 0, 0 };
+	double k[2] = { 0, 0 }, n[2] = { 0, 0 }, mean;
 	bool any = false;
 
 	for (size_t c = 0; c < t->cols; c++) {
@@ -248,7 +249,9 @@ static double node_p(const struct difftree *t, const uint64_t *v, bool welch, do
 		k[c >= no] += (double)v[c];
 		n[c >= no] += (double)t->totals[c];
 	}
-	if (!any)
+	/* the mean of the sides' mean shares: blind to the change */
+	mean = (stats_mean(x, no) + stats_mean(x + no, nn)) / 2;
+	if (!any || mean < min_share)
 		return 2;
 	if (welch) {
 		if (stats_welch(stats_mean(x, no), stats_var(x, no), no, stats_mean(x + no, nn),
@@ -289,7 +292,8 @@ static int bh_cut(const double *p, size_t nr, double alpha, size_t *tested, doub
 	return 0;
 }
 
-int difftree_test(const struct difftree *t, double alpha, struct difftest *out)
+int difftree_test(const struct difftree *t, double alpha, double min_share,
+		  struct difftest *out)
 {
 	uint64_t *self = difftree_self(t);
 	double *x = malloc((t->cols + 1) * sizeof(*x));
@@ -298,6 +302,7 @@ int difftree_test(const struct difftree *t, double alpha, struct difftest *out)
 	memset(out, 0, sizeof(*out));
 	out->welch = t->runs[DIFF_OLD] >= 2 && t->runs[DIFF_NEW] >= 2;
 	out->alpha = alpha;
+	out->min_share = min_share;
 	out->sig = calloc(t->nr + 1, sizeof(*out->sig));
 	for (int m = 0; m < DT_NR_METRICS; m++)
 		out->p[m] = malloc((t->nr + 1) * sizeof(*out->p[m]));
@@ -310,11 +315,13 @@ int difftree_test(const struct difftree *t, double alpha, struct difftest *out)
 
 		out->p[m][0] = 2;       /* the root: 100% a side, always */
 		for (size_t i = 1; i < t->nr; i++)
-			out->p[m][i] = node_p(t, v + i * t->cols, out->welch, x);
+			out->p[m][i] = node_p(t, v + i * t->cols, out->welch, min_share, x);
 		ret = bh_cut(out->p[m], t->nr, alpha, &out->tested[m], &out->cut[m]);
 		for (size_t i = 0; i < t->nr && !ret; i++) {
+			if (out->p[m][i] < 2)
+				out->sig[i] |= (uint8_t)DT_TESTED(m);
 			if (out->p[m][i] < 2 && out->p[m][i] <= out->cut[m]) {
-				out->sig[i] |= (uint8_t)(1u << m);
+				out->sig[i] |= (uint8_t)DT_MARKED(m);
 				out->marked[m]++;
 			}
 			if (out->p[m][i] > 1)

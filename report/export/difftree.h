@@ -81,24 +81,36 @@ uint64_t *difftree_self(const struct difftree *t);
  *    (the sampling error of a share from its sample count alone);
  * then, because a flame graph tests every frame at once, the
  * Benjamini-Hochberg procedure at false discovery rate alpha over the
- * nodes tested (the root is not; for self, nodes with no samples of their
- * own in any run are not): a node is significant when p <= cut. Under no
- * change at all, the chance that any node is marked is at most alpha.
+ * nodes tested: a node is significant when p <= cut. Under no change at
+ * all, the chance that any node is marked is at most alpha.
+ *
+ * Not tested (p 1, never marked): the root, and the nodes whose share in
+ * the metric, the mean of the two sides' shares, is under min_share. A
+ * deep tree has thousands of frames of a few samples each, none of which
+ * could show a change beyond the noise, and counting them would raise the
+ * bar for all the others (to alpha / thousands for the first); the mean of
+ * both sides is blind to the change itself, so leaving such frames out
+ * keeps the false discovery rate (independent filtering).
  */
 enum { DT_TOTAL, DT_SELF, DT_NR_METRICS };
 
+/* sig bits: marked in a metric (1 << m), tested in a metric (4 << m) */
+#define DT_MARKED(m) (1u << (m))
+#define DT_TESTED(m) (4u << (m))
+
 struct difftest {
 	bool welch;             /* Welch's t test (else the z test) */
-	double alpha;
+	double alpha, min_share;
 	double *p[DT_NR_METRICS];       /* per node (1 where not tested) */
-	uint8_t *sig;           /* per node: bit 1 << DT_TOTAL, 1 << DT_SELF */
+	uint8_t *sig;           /* per node: DT_MARKED(m) | DT_TESTED(m) bits */
 	size_t tested[DT_NR_METRICS];
 	size_t marked[DT_NR_METRICS];
 	double cut[DT_NR_METRICS];      /* -1: nothing significant */
 };
 
-/* alpha in (0, 1]. 0 or -ENOMEM. */
-int difftree_test(const struct difftree *t, double alpha, struct difftest *out);
+/* alpha in (0, 1], min_share in [0, 1] (a fraction). 0 or -ENOMEM. */
+int difftree_test(const struct difftree *t, double alpha, double min_share,
+		  struct difftest *out);
 void difftest_free(struct difftest *d);         /* NULL-tolerant */
 
 #endif

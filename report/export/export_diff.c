@@ -81,9 +81,15 @@ static int sides(const struct export_opts *o, struct side s[2])
 	static const char *const defaults[2] = { "prec.data.old", "prec.data" };
 	const char *list[2] = { o->base, o->new_list }, *what[2] = { "--base", "--new" };
 	size_t nopen = (size_t)!o->base + !o->new_list, a = 0;
+	struct err err = { 0 };
 	int ret = 0;
 
 	memset(s, 0, 2 * sizeof(*s));
+	/* the filters' values, before any file is read */
+	if (load_opts_check(&o->lo, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 129;
+	}
 	if (o->inputs_given) {
 		fprintf(stderr, "prep: -i: not with a differential (OLD and NEW name the inputs)\n");
 		return 129;
@@ -159,7 +165,7 @@ size_t difffolded_options(struct export_opts *o, struct opt *t)
 		DIFF_SIDE_OPTIONS(*o),
 		OPTION_FLAG('n', "normalize", &o->normalize, "scale OLD's counts to NEW's total (difffolded.pl -n)"),
 		OPTION_STRING(0, "with", &o->with, "list", "period, pid, tid, kernel, inline, no-comm (as prep export folded)"),
-		COMMON_OPTIONS(*o),
+		COMMON_OPTIONS_NO_INPUT(*o),
 	};
 
 	_Static_assert(NR_OPTS(v) <= EXPORT_MAX_OPTS - 2, "EXPORT_MAX_OPTS");
@@ -209,17 +215,18 @@ static int add_tree(void *ctx, enum diff_side side, size_t run, const struct dif
 	return difftree_add(ctx, side, run, &r->st);
 }
 
-/* --alpha: a probability in (0, 1] */
-static int parse_alpha(const char *arg, double *alpha)
+/* --alpha: a probability in (0, 1]; --min-share: a percentage, 0 to 100 */
+static int parse_number(const char *opt, const char *arg, double lo, bool lo_in, double hi,
+			const char *what, double *out)
 {
 	char *end;
 	double a = strtod(arg, &end);
 
-	if (!*arg || *end || !isfinite(a) || !(a > 0) || a > 1) {
-		fprintf(stderr, "prep: --alpha '%s': not a probability in (0, 1]\n", arg);
+	if (!*arg || *end || !isfinite(a) || a < lo || (!lo_in && a == lo) || a > hi) {
+		fprintf(stderr, "prep: %s '%s': %s\n", opt, arg, what);
 		return 129;
 	}
-	*alpha = a;
+	*out = a;
 	return 0;
 }
 
@@ -258,7 +265,7 @@ int flame_diff_run(const struct exporter *x, struct export_opts *o)
 	struct difftest dt = { 0 };
 	struct buf sub = BUF_INIT;
 	struct side s[2] = { { 0 } };
-	double alpha = 0.05;
+	double alpha = 0.05, min_share = 0.5;
 	FILE *out;
 	int ret = 0;
 
@@ -266,7 +273,10 @@ int flame_diff_run(const struct exporter *x, struct export_opts *o)
 		fprintf(stderr, "prep: --svg: not with --diff (the differential is a page)\n");
 		return 129;
 	}
-	if (o->alpha && (ret = parse_alpha(o->alpha, &alpha)))
+	if ((o->alpha && (ret = parse_number("--alpha", o->alpha, 0, false, 1,
+					      "not a probability in (0, 1]", &alpha))) ||
+	    (o->min_share && (ret = parse_number("--min-share", o->min_share, 0, true, 100,
+						  "not a percentage (0 to 100)", &min_share))))
 		return ret;
 	if (o->output == x->output)
 		o->output = "flamegraph-diff.html";
@@ -279,7 +289,7 @@ int flame_diff_run(const struct exporter *x, struct export_opts *o)
 	}
 	if ((ret = read_sides(o, s, add_tree, &t)))
 		goto out;
-	if (difftree_test(&t, alpha, &dt) || subtitle(&sub, s)) {
+	if (difftree_test(&t, alpha, min_share / 100, &dt) || subtitle(&sub, s)) {
 		fprintf(stderr, "prep: out of memory\n");
 		ret = 1;
 		goto out;

@@ -37,6 +37,7 @@ struct export_opts {
 	bool diff;
 	const char *base, *new_list;    /* --base LIST, --new LIST */
 	const char *alpha;              /* flamegraph --diff: --alpha P */
+	const char *min_share;          /* and --min-share PCT */
 	bool normalize;                 /* difffolded: OLD scaled to NEW's total */
 	const char *args[3];            /* the arguments among the options ([OLD] NEW) */
 	size_t nr_args;
@@ -47,6 +48,9 @@ struct export_opts {
  * block, that the shared option fragment of the loader will replace. */
 #define COMMON_OPTIONS(c) \
 	LOAD_OPT_INPUTS(&(c).lo), \
+	COMMON_OPTIONS_NO_INPUT(c)
+/* the same without -i: the differentials name their inputs otherwise */
+#define COMMON_OPTIONS_NO_INPUT(c) \
 	OPTION_STRING('o', "output", &(c).output, "file", "output file ('-': standard output)"), \
 	OPTION_STRING(0, "event", &(c).event, "name", "only this event"), \
 	OPTION_FLAG(0, "no-inline", &(c).no_inline, "no frames for inlined functions"), \

@@ -258,6 +258,7 @@ size_t flame_options(struct export_opts *o, struct opt *t)
 		OPTION_FLAG(0, "diff", &o->diff, "a differential page: NEW coloured by its change from OLD"),
 		DIFF_SIDE_OPTIONS(*o),
 		OPTION_STRING(0, "alpha", &o->alpha, "p", "--diff: false discovery rate of the change marks (default 0.05)"),
+		OPTION_STRING(0, "min-share", &o->min_share, "pct", "--diff: test frames with at least this share, both sides' mean (default 0.5)"),
 		COMMON_OPTIONS(*o),
 	};
 
@@ -281,8 +282,9 @@ int flame_run(const struct exporter *x, struct export_opts *o)
 			o->args[0]);
 		return 129;
 	}
-	if (o->alpha) {
-		fprintf(stderr, "prep: --alpha %s: only with --diff\n", o->alpha);
+	if (o->alpha || o->min_share) {
+		fprintf(stderr, "prep: %s '%s': only with --diff\n", o->alpha ? "--alpha" : "--min-share",
+			o->alpha ? o->alpha : o->min_share);
 		return 129;
 	}
 	/* with --svg, the default output is an SVG file */

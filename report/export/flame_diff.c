@@ -10,8 +10,9 @@
  *   "old":[OLD's samples per node, all its runs],
  *   "r_old":[[per node] per run], "r_new":... (only with several runs a side),
  *   "p_total":[...], "p_self":[...] (per node, 3 digits; 1: not tested),
- *   "sig":[per node: 1 total change marked, 2 self change marked],
- *   "test":"welch"|"z", "alpha":A, "tested":[total, self], "marked":[...],
+ *   "sig":[per node: 1, 2 its total, self change marked; 4, 8 tested],
+ *   "test":"welch"|"z", "alpha":A, "min_share":PCT, "tested":[total, self],
+ *   "marked":[...],
  *   "cut":[...] (Benjamini-Hochberg: p <= cut is marked; -1: none).
  *
  * The page computes the shares (count / the run's total), their mean and
@@ -155,8 +156,9 @@ static void put_diff(FILE *out, const struct dpage *pg)
 			fprintf(out, r ? ",%" PRIu64 : "%" PRIu64,
 				t->totals[difftree_col(t, (enum diff_side)s, r)]);
 	}
-	fprintf(out, "]],\"test\":\"%s\",\"alpha\":%g,\"tested\":[%zu,%zu],\"marked\":[%zu,%zu],"
-		"\"cut\":[%.3g,%.3g]", dt->welch ? "welch" : "z", dt->alpha, dt->tested[DT_TOTAL],
+	fprintf(out, "]],\"test\":\"%s\",\"alpha\":%g,\"min_share\":%g,\"tested\":[%zu,%zu],"
+		"\"marked\":[%zu,%zu],\"cut\":[%.3g,%.3g]", dt->welch ? "welch" : "z", dt->alpha,
+		100 * dt->min_share, dt->tested[DT_TOTAL],
 		dt->tested[DT_SELF], dt->marked[DT_TOTAL], dt->marked[DT_SELF], dt->cut[DT_TOTAL],
 		dt->cut[DT_SELF]);
 	put_col(out, "old", pg, -1, DIFF_OLD);

@@ -260,7 +260,7 @@ static void test_tree_z(void **state)
 	assert_int_equal(difftree_init(&t, 1, 1, true), 0);
 	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so), 0);
 	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn), 0);
-	assert_int_equal(difftree_test(&t, 0.05, &dt), 0);
+	assert_int_equal(difftree_test(&t, 0.05, 0, &dt), 0);
 	assert_false(dt.welch);
 	mainn = node(&t, "main", NULL);
 	a = node(&t, "main/a", "app");
@@ -279,14 +279,24 @@ static void test_tree_z(void **state)
 	assert_int_equal(dt.tested[DT_SELF], 5);
 	/* with 10 and 20 samples nothing is sure at 5% */
 	assert_int_equal(dt.marked[DT_TOTAL], 0);
-	assert_int_equal(dt.sig[fresh], 0);
+	assert_int_equal(dt.sig[fresh], DT_TESTED(DT_TOTAL) | DT_TESTED(DT_SELF));
+	assert_int_equal(dt.sig[mainn], DT_TESTED(DT_TOTAL));
 	difftest_free(&dt);
 	/* alpha 1: everything tested passes */
-	assert_int_equal(difftree_test(&t, 1, &dt), 0);
+	assert_int_equal(difftree_test(&t, 1, 0, &dt), 0);
 	assert_int_equal(dt.marked[DT_TOTAL], 6);
 	assert_int_equal(dt.marked[DT_SELF], 5);
-	assert_true(dt.sig[a] & (1 << DT_SELF));
+	assert_true(dt.sig[a] & DT_MARKED(DT_SELF));
 	assert_false(dt.sig[0]);
+	difftest_free(&dt);
+	/* at least 8% on average over the sides: gone (10% and 0) and libx's
+	 * a (0 and 10%) are not tested */
+	assert_int_equal(difftree_test(&t, 1, 0.08, &dt), 0);
+	assert_int_equal(dt.tested[DT_TOTAL], 4);
+	assert_int_equal(dt.tested[DT_SELF], 3);
+	assert_true(dt.p[DT_TOTAL][node(&t, "main/gone", NULL)] == 1.0);
+	assert_int_equal(dt.sig[node(&t, "main/gone", NULL)], 0);
+	assert_int_equal(dt.sig[fresh], 0xf);
 	difftest_free(&dt);
 	difftree_free(&t);
 }
@@ -318,7 +328,7 @@ static void test_tree_welch(void **state)
 	assert_int_equal(difftree_add(&t, DIFF_NEW, 1, &sn2), 0);
 	assert_int_equal(difftree_col(&t, DIFF_NEW, 1), 3);
 	assert_int_equal(t.totals[1], 11);
-	assert_int_equal(difftree_test(&t, 0.05, &dt), 0);
+	assert_int_equal(difftree_test(&t, 0.05, 0, &dt), 0);
 	assert_true(dt.welch);
 	b = node(&t, "main/b", NULL);
 	xo[0] = 3 / 10.0; xo[1] = 4 / 11.0;
@@ -329,7 +339,8 @@ static void test_tree_welch(void **state)
 	/* significant exactly when p is at most the cut, and the cut is the
 	 * largest p(k) <= k alpha / m */
 	for (size_t i = 1; i < t.nr; i++)
-		assert_int_equal(!!(dt.sig[i] & 1), dt.cut[DT_TOTAL] >= 0 && dt.p[DT_TOTAL][i] <= dt.cut[DT_TOTAL]);
+		assert_int_equal(!!(dt.sig[i] & DT_MARKED(DT_TOTAL)),
+				 dt.cut[DT_TOTAL] >= 0 && dt.p[DT_TOTAL][i] <= dt.cut[DT_TOTAL]);
 	{
 		double p[8];
 		size_t m = 0, k;

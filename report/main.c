@@ -76,7 +76,7 @@ static const struct command commands[] = {
 	{ "script", cmd_script, "one line per sample, as perf script prints them" },
 	{ "annotate", cmd_annotate, "per-instruction profiles of the hottest symbols, as perf annotate --stdio" },
 	{ "export", cmd_export, "write the samples for another tool: folded, pprof, speedscope or flamegraph" },
-	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG (prep export flamegraph)" },
+	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG; --diff OLD NEW: what changed" },
 	{ "archive", cmd_archive, "embed what the report needs of the binaries hit; perf.data to prec.data" },
 	{ "dump", cmd_dump, "every block and record of a file, decoded (also prep -D)" },
 	{ "stat", cmd_stat, "'prep stat report': the counts of prec stat record, as perf stat prints them" },

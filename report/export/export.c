@@ -32,7 +32,7 @@ static const struct exporter exporters[] = {
 		.options = speedscope_options, .run = speedscope_run,
 	}, {
 		.name = "flamegraph", .output = "flamegraph.html",
-		.about = "a flame graph: an interactive HTML page, or SVG",
+		.about = "a flame graph: an interactive HTML page, or SVG; --diff OLD NEW: what changed",
 		.args = "[-i FILE] [-o FILE.html] [--svg] [options]",
 		.args2 = "--diff [OLD[,OLD...]] NEW[,NEW...] [-o FILE.html] [--alpha P] [options]",
 		.max_args = 2,

@@ -75,7 +75,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "the profile, as perf report --stdio prints it (the default)" },
 	{ "script", cmd_script, "one line per sample, as perf script prints them" },
 	{ "annotate", cmd_annotate, "per-instruction profiles of the hottest symbols, as perf annotate --stdio" },
-	{ "export", cmd_export, "write the samples for another tool: folded, pprof, speedscope or flamegraph" },
+	{ "export", cmd_export, "write the samples for another tool: folded, pprof, speedscope, flamegraph or difffolded" },
 	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG; --diff OLD NEW: what changed" },
 	{ "archive", cmd_archive, "embed what the report needs of the binaries hit; perf.data to prec.data" },
 	{ "dump", cmd_dump, "every block and record of a file, decoded (also prep -D)" },

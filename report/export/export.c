@@ -60,7 +60,7 @@ static const struct exporter *find_exporter(const char *name)
 	return NULL;
 }
 
-/* "folded, pprof, speedscope or flamegraph" */
+/* "folded, pprof, speedscope, flamegraph or difffolded" */
 static void print_formats(FILE *f)
 {
 	for (size_t i = 0; i < NR_EXPORTERS; i++)

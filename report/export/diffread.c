@@ -42,8 +42,11 @@ int diffrun_read(struct diffrun *r, const struct diffread_opts *o, const char *p
 				.max_stack = o->max_stack, .symfs = o->lo->symfs };
 	struct stacks_opts so = { .inline_frames = !o->no_inline };
 	struct load_opts lo = *o->lo;
+	struct err local = { 0 };
 	int ret;
 
+	if (!err)
+		err = &local;
 	memset(r, 0, sizeof(*r));
 	memset(lo.inputs, 0, sizeof(lo.inputs));
 	lo.inputs[0] = path;

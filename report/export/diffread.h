@@ -7,8 +7,8 @@
  * difffolded and prep diff --folded: read a run, add it to a side
  * (diffstacks_add, difftree_add), free it, read the next.
  *
- * No printing: failures come back with a message in err that names the
- * file (or the option, for --event).
+ * No printing: failures come back with a message in err (may be NULL)
+ * that names the file (or the option, for --event).
  */
 #ifndef PREC_REPORT_DIFFREAD_H
 #define PREC_REPORT_DIFFREAD_H

@@ -22,7 +22,9 @@
  * prints them in Perl's hash order; flamegraph.pl sorts them anyway).
  *
  * Built one run at a time, so that a caller can free each recording once it
- * is added: nothing here points into the stacks added.
+ * is added: nothing here points into the stacks added. A recording's
+ * stacks as prep export difffolded reads them: diffrun_read() (diffread.h),
+ * then diffstacks_add(d, side, &run.st) and diffrun_free().
  */
 #ifndef PREC_REPORT_DIFFSTACKS_H
 #define PREC_REPORT_DIFFSTACKS_H

@@ -57,6 +57,7 @@ struct load {
 	size_t nr_embeds;
 	struct embed_dso **merged;      /* the merged entries, owned */
 	size_t nr_merged;
+	struct parallel *par;           /* opts.parallelism, else NULL */
 };
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "format/blocks.h"
 #include "dump.h"
+#include "latency.h"
 #include "print_int.h"
 
 #define MARGIN 12
@@ -258,7 +259,9 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 			 size_t nc)
 {
 	fprintf(out, "#");
-	if (po->children)
+	if (po->latency)
+		latency_titles(out, po, false);
+	else if (po->children)
 		fprintf(out, " Children      Self");
 	else
 		fprintf(out, " Overhead");
@@ -270,7 +273,10 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 		fprintf(out, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
 			cols[j].sk->title);
 	fprintf(out, "\n#");
-	fprintf(out, po->children ? " ........  ........" : " ........");
+	if (po->latency)
+		latency_titles(out, po, true);
+	else
+		fprintf(out, po->children ? " ........  ........" : " ........");
 	if (po->show_nr)
 		fprintf(out, "  ............");
 	if (po->show_period)
@@ -285,11 +291,14 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 
 /* One entry's line: its percentages, counts and cells. */
 static void print_entry(FILE *out, const struct hist *h, const struct print_opts *po,
-			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total)
+			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
+			uint64_t lat_total)
 {
 	char buf[4096];
 
-	if (po->children)
+	if (po->latency)
+		latency_values(out, po, e, total, lat_total);
+	else if (po->children)
 		fprintf(out, "  %7.2f%%  %7.2f%%", pct(e->total_period, total),
 			pct(e->self_period, total));
 	else
@@ -316,7 +325,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 {
 	struct col cols[SORT_NR];
 	size_t nc = h->opts.nr_keys;
-	uint64_t total, all, shown_period, shown_count;
+	uint64_t total, all, shown_period, shown_count, lat_total = 0;
 	char cnt[32];
 	int ret = hist_build(h, event);
 
@@ -325,6 +334,8 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	all = load_event_period(l, event);
 	shown_totals(l, h, &shown_period, &shown_count);
 	total = po->absolute && all > shown_period ? all : shown_period;
+	if (po->latency)
+		lat_total = latency_total(l, h, po, event);
 	if (!po->quiet) {
 		unit_count(shown_count, cnt, sizeof(cnt));
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, load_event_name(l, event));
@@ -343,7 +354,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 			continue;
 		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[e->frame]))
 			continue;
-		print_entry(out, h, po, cols, nc, e, total);
+		print_entry(out, h, po, cols, nc, e, total, lat_total);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && load_event_has_chains(l, event))
 			print_callchain(out, po, e, total);

@@ -10,6 +10,9 @@
 #include "report/core/load.h"
 
 enum cg_mode { CG_GRAPH, CG_FLAT, CG_FRACTAL, CG_FOLDED, CG_NONE };
+/* the Latency column(s) of a latency profile (latency.h): none, after
+ * Overhead (Children), or first (--latency) */
+enum print_latency { PL_OFF, PL_AFTER, PL_FIRST };
 
 struct print_opts {
 	enum cg_mode mode;
@@ -26,6 +29,7 @@ struct print_opts {
 	bool skip_first;
 	bool header_shown;      /* --header printed before the report */
 	bool group;             /* --group: the events of a group side by side */
+	enum print_latency latency;
 };
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);

@@ -55,10 +55,15 @@ int latency_check(const struct latency_opts *o, const struct load *l, struct his
 			return err_set(err, -EINVAL, "use of latency profile or parallelism requires "
 				       "--latency flag during record (%s has no context switches)",
 				       load_session(l, i)->path);
-	if (po->group || print_has_groups(l))
-		return err_set(err, -EINVAL, "the group view (--group, {a,b}:S events) has no "
-			       "Latency column: --latency, --parallelism and the latency and "
-			       "parallelism keys do not apply to it");
+	if (po->group || print_has_groups(l)) {
+		if (o->latency || o->sort_latency || h->by_par)
+			return err_set(err, -EINVAL, "the group view (--group, {a,b}:S events) has "
+				       "no Latency column: --latency and the latency and parallelism "
+				       "keys do not apply to it");
+		po->latency = PL_OFF;   /* --parallelism alone: a filter */
+		h->opts.latency = false;
+		return 0;
+	}
 	if (folded && (o->latency || o->sort_latency))
 		return err_set(err, -EINVAL, "--folded weighs stacks by their period: --latency "
 			       "and the latency key do not apply to it");

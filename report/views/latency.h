@@ -43,9 +43,10 @@ void latency_setup(struct latency_opts *o, const char *sort, const char *fields,
 
 /* Once the files are read: -EINVAL with perf's message when a file has no
  * context switches, or with another view that has no Latency column (the
- * group view, --folded); without --latency or a latency key, perf's rule
- * that a profile whose samples ran alone at least 99% of the time shows no
- * Latency column. 0 when o->asked is not set. */
+ * group view, --folded: --parallelism alone filters them); without
+ * --latency or a latency key, perf's rule that a profile whose samples ran
+ * alone at least 99% of the time shows no Latency column. 0 when o->asked
+ * is not set. */
 int latency_check(const struct latency_opts *o, const struct load *l, struct hist *h,
 		  struct print_opts *po, bool folded, struct err *err);
 

@@ -395,7 +395,7 @@ int cmd_report(int argc, char **argv)
 	const struct opt table[] = {
 		LOAD_OPT_INPUTS(&ro.lo),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", sort_help(sort_buf, sizeof(sort_buf))),
-		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
+		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, latency, sample, period and sort keys"),
 		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
 		OPTION_FLAG(0, "tui", &ro.tui, "not available: text output is used"),
 		OPTION_FLAG(0, "children", &ro.children_on, "accumulate callees into callers (default with call chains)"),

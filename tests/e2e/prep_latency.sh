@@ -134,6 +134,15 @@ fi
 $PREP -i "$L" --parallelism 3-8 --sort sym -q >"$d/p3" 2>&1 || fail "--parallelism 3-8: $(cat "$d/p3")"
 grep -q '%' "$d/p3" && fail "--parallelism 3-8: entries at levels that never ran"
 
+# a perf.data file recorded with perf's --switch-events reads the same way
+if [ $parallel_ok -eq 0 ] && command -v perf >/dev/null &&
+   perf record -q --switch-events -F 999 -o "$d/perf.data" -- $RT $P/parphase 600 400 2 >/dev/null 2>&1; then
+	$PREP -i "$d/perf.data" --latency --no-children --sort sym -q -g none >"$d/pd" 2>"$d/err" ||
+		fail "perf.data: prep --latency: $(cat "$d/err")"
+	want "$d/pd" serial_work 1 60 "perf.data: serial_work Latency"
+	want "$d/pd" parallel_work 2 57.14 "perf.data: parallel_work Overhead"
+fi
+
 # the report without the new options is the report it was: no Latency column
 $PREP -i "$L" --no-children --sort sym -g none | grep -q Latency && fail "plain prep shows Latency"
 

@@ -140,8 +140,11 @@ $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
-PROGS += $(BUILD)/tests/programs/parphase
+PROGS += $(BUILD)/tests/programs/parphase $(BUILD)/tests/programs/pingpong
 $(BUILD)/tests/programs/parphase: tests/programs/parphase.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+$(BUILD)/tests/programs/pingpong: tests/programs/pingpong.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 # one program in two versions (differential profiles): the same basename in two folders

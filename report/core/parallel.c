@@ -94,7 +94,8 @@ void parallel_file(struct parallel *p, uint64_t nr_cpus)
 {
 	if (!p)
 		return;
-	memset(p->state, TS_UNKNOWN, p->nr);
+	if (p->nr)
+		memset(p->state, TS_UNKNOWN, p->nr);
 	p->running = 0;
 	p->nr_cpus = nr_cpus;
 }

@@ -134,6 +134,21 @@ fi
 $PREP -i "$L" --parallelism 3-8 --sort sym -q >"$d/p3" 2>&1 || fail "--parallelism 3-8: $(cat "$d/p3")"
 grep -q '%' "$d/p3" && fail "--parallelism 3-8: entries at levels that never ran"
 
+# attached (-p) in the middle of the parallel phase: level 2 there too (the
+# threads already running are counted from their first sample or switch-in;
+# the unit tests check the first-sample rule itself)
+if [ -n "$RT" ]; then
+	$RT $P/parphase 1000 1500 2 &
+	pp=$!
+	sleep 1.3
+	$PREC --latency -p $pp -q -o "$d/att.data" -- sleep 0.6 >/dev/null 2>"$d/err" || fail "prec --latency -p: $(cat "$d/err")"
+	wait $pp
+	$PREP -i "$d/att.data" --sort parallelism,sym --no-children -q -g none >"$d/att" 2>&1
+	awk '$NF == "parallel_work" { sub(/%/, "", $1); t += $1; if ($3 == 2) two += $1 }
+	     END { exit !(t > 50 && two >= 0.85 * t) }' "$d/att" ||
+		fail "-p in the parallel phase: not at level 2: $(head -3 "$d/att")"
+fi
+
 # a perf.data file recorded with perf's --switch-events reads the same way
 if [ $parallel_ok -eq 0 ] && command -v perf >/dev/null &&
    perf record -q --switch-events -F 999 -o "$d/perf.data" -- $RT $P/parphase 600 400 2 >/dev/null 2>&1; then

@@ -147,6 +147,17 @@ static bool stack_eq(void *ctx, uint32_t idx)
 	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
 }
 
+static uint64_t stack_hash(const struct hist *h, const struct stack *s, const uint32_t *ids)
+{
+	uint64_t hv = hash_bytes(ids, s->nr_frames * sizeof(*ids),
+				 hash_combine(hash_combine(hash_u64((uint64_t)s->event),
+							   (uintptr_t)s->thread),
+					      hash_combine((uintptr_t)s->comm,
+							   s->cpu ^ (s->cgroup << 20))));
+
+	return hist_wants_data(h) ? hash_bytes(&s->data, sizeof(s->data), hv) : hv;
+}
+
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
 	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab)
 {
@@ -206,11 +217,7 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 	}
 	s.nr_frames = (uint32_t)n;
 	h->chains_seen |= n > 1;
-	hv = hash_bytes(ids, n * sizeof(*ids),
-			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
-				     hash_combine((uintptr_t)s.comm, cpu ^ (cgroup << 20))));
-	if (hist_wants_data(h))
-		hv = hash_bytes(&s.data, sizeof(s.data), hv);
+	hv = stack_hash(h, &s, ids);
 	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
 		if (array_grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
 		    array_grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
@@ -252,6 +259,32 @@ count:
 bool hist_wants_data(const struct hist *h)
 {
 	return h->want_data;
+}
+
+int hist_decay(struct hist *h, unsigned num, unsigned den)
+{
+	size_t kept = 0, ids = 0;
+
+	hmap_free(&h->stack_idx);
+	raw_reset(h);           /* its entries point at stacks by index */
+	for (size_t i = 0; i < h->nr_stacks; i++) {
+		struct stack s = h->stacks[i];
+
+		s.period = num && den ? s.period / den * num + s.period % den * num / den : 0;
+		s.count = num && den ? s.count / den * num + s.count % den * num / den : 0;
+		if (!s.period && !s.count)
+			continue;
+		memmove(&h->frame_ids[ids], &h->frame_ids[s.first], s.nr_frames * sizeof(uint32_t));
+		s.first = ids;
+		ids += s.nr_frames;
+		if (hmap_insert(&h->stack_idx, stack_hash(h, &s, &h->frame_ids[s.first]),
+				(uint32_t)kept))
+			return -ENOMEM;
+		h->stacks[kept++] = s;
+	}
+	h->nr_stacks = kept;
+	h->nr_ids = ids;
+	return 0;
 }
 
 int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,

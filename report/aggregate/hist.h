@@ -181,6 +181,14 @@ int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct 
 		  uint32_t cpu, uint64_t cgroup, uint64_t period, const uint64_t *addrs,
 		  const bool *kernel, size_t n, unsigned ktab);
 
+/* Older samples weigh less (prec top between two refreshes): every
+ * stack's period and count times num/den, rounded down (perf top's 7/8),
+ * and the stacks with nothing left dropped; num 0 drops them all (-z).
+ * The frames and their names stay. Build the entries again after it.
+ * 0 or -ENOMEM (then the stacks are as decayed, the index is not whole:
+ * free the hist). */
+int hist_decay(struct hist *h, unsigned num, unsigned den);
+
 /* Start opening, on a thread, the DWARF of the dsos hit so far, when the
  * options want it (inline frames, srcline keys). Only the first call acts. */
 int hist_prefetch_dwarf(struct hist *h);

@@ -30,6 +30,12 @@ struct print_opts {
 	uint64_t count_filter;  /* only entries of more samples than this (perf top -f) */
 };
 
+/* -g/--call-graph's printing: graph|flat|fractal|folded|none[,THRESHOLD]
+ * [,caller|callee] (perf's print-limit and key words are taken and left
+ * alone) into po and ho; *order_set when caller or callee was given. 0, or
+ * -EINVAL with a message naming the word. */
+int print_parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
+			  bool *order_set, struct err *err);
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);
 void print_header(FILE *out, const struct load *l);
 /* For live views (prec top), under a header of their own: the lines of

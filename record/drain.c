@@ -87,7 +87,7 @@ long session_drain(struct session *s, struct err *err)
 
 int session_poll(struct session *s, int timeout_ms)
 {
-	struct pollfd pfd[257];
+	struct pollfd pfd[258];
 	size_t n = 0;
 	int ret;
 
@@ -100,11 +100,14 @@ int session_poll(struct session *s, int timeout_ms)
 		pfd[n].revents = 0;
 		n++;
 	}
-	/* --control's commands end the wait too (control_record.c reads them) */
+	/* --control's commands end the wait too (control_record.c reads them),
+	 * and prec top's keys */
 	pfd[n] = (struct pollfd){ .fd = control_fd(s->control), .events = POLLIN };
-	ret = poll(pfd, n + 1, timeout_ms);
+	pfd[n + 1] = (struct pollfd){ .fd = s->poll_stdin ? STDIN_FILENO : -1, .events = POLLIN };
+	ret = poll(pfd, n + 2, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
+	s->stdin_ready = s->poll_stdin && (pfd[n + 1].revents & (POLLIN | POLLHUP));
 	if (ret > 0) {
 		size_t hung = 0;
 

@@ -555,6 +555,8 @@ int main(int argc, char **argv)
 		return cmd_stat(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return cmd_top(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "record")) {
 		argv++;
 		argc--;

@@ -134,11 +134,18 @@ struct session {
 	bool disabled;                  /* -D or --control's disable holds the events off */
 	pid_t workload;                 /* the workload followed, or 0 */
 	int *cgroup_fds;                /* -G: per event, its cgroup's directory or -1 */
+	bool poll_stdin;                /* session_poll wakes on standard input too (prec top) */
+	bool stdin_ready;               /* ... and it had something to read */
 };
 
 /* options.c: the command line into o (exits for --help and --version);
  * 0, or 129 after printing the error and the usage. */
 int record_parse_args(struct record_opts *o, int argc, char **argv);
+
+/* -F (a number of Hz or max; default 4000, none with -c) into o. */
+int record_check_freq(struct record_opts *o, const char *freq_arg, struct err *err);
+/* --call-graph fp|dwarf[,SIZE]|none (NULL: -g's fp when fp_flag) into o. */
+int record_check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err);
 
 /* evlist.c */
 int session_open_events(struct session *s, pid_t workload, struct err *err);
@@ -335,7 +342,7 @@ int record_synthesize(struct session *s, struct buf *out, struct err *err);
  * hit (unless --no-embed), with prec's messages: its growth in bytes. */
 uint64_t record_embed(const struct record_opts *o);
 
-/* top.c: prec top */
+/* top.c: prec top; argv is prec's whole command line ("prec", "top", ...). */
 int cmd_top(int argc, char **argv);
 
 /* pipe.c: `-o -`, the stream form on standard output (FORMAT.md 7). The

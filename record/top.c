@@ -256,21 +256,20 @@ static int synthesize(struct top_run *r, struct err *err)
 static int start(struct top_run *r, struct err *err)
 {
 	struct session *s = &r->s;
-	int ret = session_open_events(s, -1, err);
+	int ret = record_open(r, err); /* a file that cannot be written: before anything */
 
+	if (!ret)
+		ret = session_open_events(s, -1, err);
 	if (!ret)
 		ret = session_mmap(s, err);
 	if (ret)
 		return ret;
-	r->c->to.nr_cpus = s->nr_cpus;
 	r->view = top_new(&r->c->to, err);
 	if (!r->view)
 		return -1;
 	r->sink = (struct record_sink){ sink_block, sink_records, sink_round, r->view };
 	s->sink = &r->sink;
-	ret = record_open(r, err);
-	if (!ret)
-		ret = record_write_events(s, err);
+	ret = record_write_events(s, err);
 	if (ret)
 		return ret;
 	if (s->writer)
@@ -354,8 +353,16 @@ int cmd_top(int argc, char **argv)
 	r.s.layouts = record_layouts_new();
 	stop_signals_install();
 	signal(SIGPIPE, SIG_IGN);       /* a closed stdout: the write fails, top ends */
+	/* a table goes out at once, not line by line (no flicker) */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	ret = !r.s.dsos || !r.s.layouts ? err_set(&err, -ENOMEM, "out of memory") :
 	      start(&r, &err);
+	if (ret && r.s.writer) {
+		/* nothing was sampled: no file either */
+		container_writer_abort(r.s.writer);
+		r.s.writer = NULL;
+		unlink(c.record);
+	}
 	keys_start(&r);
 	if (!ret)
 		ret = loop(&r, &err);
@@ -364,7 +371,9 @@ int cmd_top(int argc, char **argv)
 		ret = finish(&r, &err);
 	if (ret)
 		fprintf(stderr, "prec top: %s\n", err.msg[0] ? err.msg : "failed");
-	container_writer_abort(r.s.writer);     /* a failure: the file as it was left */
+	/* a failure once sampling had started: the file keeps its complete
+	 * blocks, without index (prep reads it as cut short) */
+	container_writer_abort(r.s.writer);
 	top_free(r.view);
 	record_session_close(&r.s);
 	dso_list_free(r.s.dsos);

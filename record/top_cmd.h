@@ -10,6 +10,9 @@ struct top_cmd {
 	struct record_opts ro;          /* what is opened and how it is sampled */
 	struct top_opts to;             /* what the view makes of it */
 	const char *freq, *callgraph, *delay, *duration, *record;
+	const char *count, *entries_arg, *count_filter, *max_stack, *mmap_pages;
+	const char *event_args[64];     /* -e, parsed with the other values */
+	size_t nr_event_args;
 	bool fp, all_cpus, stdio, children, no_children;
 	long entries;                   /* -E, 0: from the terminal */
 	char cg_record[64];             /* --call-graph's recording part */

@@ -4,7 +4,8 @@
  * "PerfTop:" header, a rule of dashes, a blank line, then the entries in
  * prep report's entry format (print_entry_lines), each with its call graph
  * when there are call chains. On a terminal the screen is cleared first,
- * the percentages are coloured and lines are cut to its width. See top.h.
+ * the percentages are coloured and the entry lines are cut to its width.
+ * See top.h.
  */
 #include "top_int.h"
 
@@ -125,16 +126,17 @@ int top_print(struct top *t, FILE *out, const struct top_screen *scr, double now
 
 	if (ret)
 		return ret;
+	if (scr->terminal)
+		fputs("\033[H\033[2J", out);
+	/* the header as perf prints it, whole (a narrow terminal wraps it) */
+	top_header(t, &snap, line, sizeof(line));
+	fprintf(out, "\n%s\n", line);
+	for (size_t i = 0; i + 1 < cols; i++)
+		fputc('-', out);
+	fputs("\n\n", out);
 	mem = open_memstream(&text, &len);
 	if (!mem)
 		return err_set(err, -ENOMEM, "out of memory");
-	if (scr->terminal)
-		fputs("\033[H\033[2J", mem);
-	top_header(t, &snap, line, sizeof(line));
-	fprintf(mem, "\n%s\n", line);
-	for (size_t i = 0; i + 1 < cols; i++)
-		fputc('-', mem);
-	fputs("\n\n", mem);
 	po = t->po;     /* as the refresh set it up */
 	po.color = scr->terminal && !scr->no_color;
 	print_entry_lines(mem, snap.load, snap.hist, &po, snap.event, snap.total, max);

@@ -98,7 +98,10 @@ static void keys_start(struct top_run *r)
 {
 	struct termios t;
 
-	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &r->saved))
+	/* not from the background (prec top > file &): the terminal would
+	 * stop us (SIGTTOU, SIGTTIN) */
+	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp() ||
+	    tcgetattr(STDIN_FILENO, &r->saved))
 		return;
 	t = r->saved;
 	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);

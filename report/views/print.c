@@ -369,9 +369,11 @@ static void print_entry(FILE *out, const struct hist *h, const struct print_opts
 }
 
 /* The entries that pass the percent limit, the count filter and the frame
- * filters, at most max of them (0: all), each with its call graph. */
+ * filters, at most max of them (0: all), each with its call graph; with
+ * mark (out NULL), only marked. */
 static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
-			  const struct col *cols, size_t nc, int event, uint64_t total, size_t max)
+			  const struct col *cols, size_t nc, int event, uint64_t total, size_t max,
+			  bool *mark)
 {
 	size_t shown = 0;
 
@@ -385,8 +387,12 @@ static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struc
 			continue;
 		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[e->frame]))
 			continue;
-		print_entry(out, h, po, cols, nc, e, total);
 		shown++;
+		if (mark) {
+			mark[i] = true;
+			continue;
+		}
+		print_entry(out, h, po, cols, nc, e, total);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && load_event_has_chains(l, event))
 			print_callchain(out, po, e, total);
@@ -418,7 +424,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	col_widths(l, h, cols, nc);
 	if (!po->quiet)
 		print_titles(out, po, cols, nc);
-	entry_lines(out, l, h, po, cols, nc, event, total, 0);
+	entry_lines(out, l, h, po, cols, nc, event, total, 0, NULL);
 	fprintf(out, "\n\n");
 	return 0;
 }
@@ -432,7 +438,13 @@ size_t print_entry_lines(FILE *out, struct load *l, struct hist *h, const struct
 	for (size_t j = 0; j < nc; j++)
 		cols[j].sk = sort_key_get(h->opts.keys[j]);
 	col_widths(l, h, cols, nc);
-	return entry_lines(out, l, h, po, cols, nc, event, total, max);
+	return entry_lines(out, l, h, po, cols, nc, event, total, max, NULL);
+}
+
+size_t print_entry_mark(struct load *l, struct hist *h, const struct print_opts *po, int event,
+			uint64_t total, size_t max, bool *mark)
+{
+	return entry_lines(NULL, l, h, po, NULL, 0, event, total, max, mark);
 }
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)

@@ -45,6 +45,10 @@ void print_header(FILE *out, const struct load *l);
  * percentages of total. Returns how many were printed. */
 size_t print_entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
 			 int event, uint64_t total, size_t max);
+/* The entries print_entry_lines would print, marked in mark (h's
+ * nr_entries elements, zeroed by the caller): how many. */
+size_t print_entry_mark(struct load *l, struct hist *h, const struct print_opts *po, int event,
+			uint64_t total, size_t max, bool *mark);
 /* The period and samples the percentages are of: with --dso or --symbols,
  * of the entries they let through, else all of h's. */
 void print_shown_totals(struct load *l, const struct hist *h, uint64_t *period, uint64_t *count);

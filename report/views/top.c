@@ -263,7 +263,31 @@ static void graph_setup(struct top *t, struct top_snapshot *snap)
 	snap->callchain = t->po.callchain;
 }
 
-int top_refresh(struct top *t, double now, struct top_snapshot *snap, struct err *err)
+/* The call graphs of the entries to be shown only (the first `entries`
+ * that print_entry_lines would print; 0: all): the rest are built again at
+ * the next refresh anyway. */
+static int trees(struct top *t, uint64_t total, size_t entries)
+{
+	struct hist *h = &t->hist;
+	bool *want;
+	int ret;
+
+	if (!h->opts.callchain || !h->nr_entries)
+		return 0;
+	want = calloc(h->nr_entries, sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	if (entries)
+		print_entry_mark(t->load, h, &t->po, 0, total, entries, want);
+	else
+		memset(want, 1, h->nr_entries * sizeof(*want));
+	ret = hist_build_trees(h, 0, want);
+	free(want);
+	return ret;
+}
+
+int top_refresh(struct top *t, double now, size_t entries, struct top_snapshot *snap,
+		struct err *err)
 {
 	struct machine *m = load_machine(t->load);
 	uint64_t count;
@@ -274,15 +298,20 @@ int top_refresh(struct top *t, double now, struct top_snapshot *snap, struct err
 	/* perf top names the running kernel "[kernel]" */
 	if (m->kernel_dso)
 		m->kernel_dso->short_name = "[kernel]";
+	t->hist.opts.defer_trees = true;
 	ret = hist_resolve(&t->hist);
 	if (!ret)
 		ret = hist_build(&t->hist, 0);
+	if (!ret)
+		print_shown_totals(t->load, &t->hist, &snap->total, &count);
+	if (!ret)
+		ret = trees(t, snap->total, entries);
 	if (ret)
-		return err_set(err, ret, "out of memory");
+		return err_set(err, ret, ret == -ENOMEM ? "out of memory" : "the call graphs: %s",
+			       err_str(ret));
 	snap->load = t->load;
 	snap->hist = &t->hist;
 	snap->event = 0;
-	print_shown_totals(t->load, &t->hist, &snap->total, &count);
 	snap->interval = t->now;
 	t->lost_total += t->now.lost;
 	snap->lost_total = t->lost_total;

@@ -102,8 +102,11 @@ struct top_snapshot {
 };
 
 /* Build the entries of the samples so far (named: their binaries are read
- * as they are first hit); now: CLOCK_MONOTONIC seconds. */
-int top_refresh(struct top *t, double now, struct top_snapshot *snap, struct err *err);
+ * as they are first hit), with call graphs for the first `entries` of those
+ * that the table would show (0: for all of them); now: CLOCK_MONOTONIC
+ * seconds. */
+int top_refresh(struct top *t, double now, size_t entries, struct top_snapshot *snap,
+		struct err *err);
 /* perf top's header line, without its newline: "   PerfTop:    5442
  * irqs/sec  kernel:49.5%  exact:  0.0% lost: 0/0 drop: 0/0 [4000Hz
  * cpu-clock],  (all, 2 CPUs)". */

@@ -122,7 +122,7 @@ int top_print(struct top *t, FILE *out, const struct top_screen *scr, double now
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem;
-	int ret = top_refresh(t, now, &snap, err);
+	int ret = top_refresh(t, now, max, &snap, err);
 
 	if (ret)
 		return ret;

@@ -4,8 +4,9 @@
  * here, handed over as record/top.c hands them (an EVENT block, then the
  * records of each drain pass and the pass's end): the entries count what
  * came, each refresh ages them by 7/8 (-z: from zero), -K leaves the
- * kernel's samples out while the header still counts them, and the stdio
- * table has perf top's header, rule and at most -E entries.
+ * kernel's samples out while the header still counts them, the stdio
+ * table has perf top's header, rule and at most -E entries, and the call
+ * graphs made for the entries shown only are those made for all.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include "format/blocks.h"
 #include "format/container.h"
 #include "report/aggregate/hist.h"
+#include "report/views/print.h"
 #include "report/views/top.h"
 
 #include "perf_bytes.h"
@@ -107,7 +109,7 @@ static void refresh(struct top *t, double now, struct top_snapshot *s)
 {
 	struct err err = { 0 };
 
-	assert_int_equal(top_refresh(t, now, s, &err), 0);
+	assert_int_equal(top_refresh(t, now, 0, s, &err), 0);
 }
 
 static void age(struct top *t)
@@ -227,6 +229,113 @@ static void test_print(void **state)
 	top_free(t);
 }
 
+/* A sample with a call chain: leaf, then callers (user space). */
+static void chain_sample(struct bb *r, uint64_t time, const uint64_t *ips, size_t n)
+{
+	begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	p64(r, ID);
+	p64(r, ips[0]);
+	p32(r, PID);
+	p32(r, PID);
+	p64(r, time);
+	p32(r, 0);
+	p32(r, 0);
+	p64(r, 1000);
+	p64(r, n + 1);
+	p64(r, PERF_CONTEXT_USER);
+	for (size_t i = 0; i < n; i++)
+		p64(r, ips[i]);
+	end(r);
+}
+
+static struct top *chain_top(struct top_opts *o)
+{
+	struct err err = { 0 };
+	struct perf_event_attr a;
+	struct event_id id = { .id = ID, .cpu = 0, .tid = -1 };
+	struct buf b = BUF_INIT;
+	struct top *t;
+
+	o->kallsyms = kallsyms;
+	o->quiet = true;
+	o->nr_cpus = 2;
+	t = top_new(o, &err);
+	assert_non_null(t);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.freq = 1;
+	a.sample_freq = 4000;
+	a.sample_type = ST | PERF_SAMPLE_CALLCHAIN;
+	a.sample_id_all = 1;
+	assert_int_equal(event_block_encode(&a, sizeof(a), "cpu-clock", &id, 1, &b), 0);
+	assert_int_equal(top_block(t, BLOCK_EVENT, b.data, b.len, &err), 0);
+	buf_free(&b);
+	return t;
+}
+
+/* The table's text of the refresh just built. */
+static char *entries_text(struct top_snapshot *s, const struct print_opts *po)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	print_entry_lines(f, s->load, s->hist, po, 0, s->total, 2);
+	fclose(f);
+	return text;
+}
+
+/* Call graphs made only for the entries shown are those hist_build makes
+ * for every entry, children or not. */
+static void test_trees_shown(void **state)
+{
+	static const uint64_t chains[][4] = {
+		{ 0x1010, 0x2000, 0x3000, 0x4000 }, { 0x1020, 0x2000, 0x3000, 0x4000 },
+		{ 0x1010, 0x2100, 0x3000, 0x4000 }, { 0x5000, 0x2100, 0x3000, 0x4000 },
+		{ 0x6000, 0x3000, 0x4000, 0 },
+	};
+	(void)state;
+	for (int children = 0; children < 2; children++) {
+		struct top_opts o = { .children = children };
+		struct top *t = chain_top(&o);
+		struct top_snapshot s;
+		struct print_opts po = { .mode = CG_GRAPH, .threshold = 0.5, .quiet = true };
+		static struct bb r;
+		struct err err = { 0 };
+		char *shown, *all;
+		uint64_t time = 100;
+
+		r.len = 0;
+		for (int i = 0; i < 100; i++)
+			chain_sample(&r, time++, chains[i % 5], chains[i % 5][3] ? 4 : 3);
+		assert_int_equal(top_records(t, 0, r.b, r.len, NULL, 0, &err), 0);
+		assert_int_equal(top_round(t, &err), 0);
+		assert_int_equal(top_round(t, &err), 0);
+		refresh(t, 1.0, &s);   /* trees for all */
+		po.children = s.children;
+		po.callchain = s.callchain;
+		assert_true(s.callchain);
+		assert_int_equal(s.children, children);
+		all = entries_text(&s, &po);
+		assert_int_equal(top_refresh(t, 2.0, 2, &s, &err), 0);        /* for two */
+		shown = entries_text(&s, &po);
+		assert_string_equal(shown, all);
+		/* and as prep report makes them: every tree in hist_build */
+		s.hist->opts.defer_trees = false;
+		assert_int_equal(hist_build(s.hist, 0), 0);
+		free(all);
+		all = entries_text(&s, &po);
+		assert_string_equal(shown, all);
+		assert_non_null(strstr(all, "--"));
+		free(all);
+		free(shown);
+		top_free(t);
+	}
+}
+
 static int setup(void **state)
 {
 	int fd = mkstemp(kallsyms);
@@ -253,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_zero),
 		cmocka_unit_test(test_hide_kernel),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_trees_shown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -76,19 +76,20 @@ grep -qE '^ +---spin_work$' "$d/nc.out" || fail "--no-children: no call graph fr
 
 # ---- aging: 7/8 of the samples at each refresh; -z: from zero ---------------------------
 cp $P/spin "$d/ager"            # a command of its own: the other spin keeps running
-(sleep 0.2; exec "$d/ager" 700) >/dev/null &
-$PREC top --stdio -q -n -d 0.6 --duration 6 --comms ager -s sym >"$d/age.out" || fail "aging: exit $?"
+(sleep 0.2; exec "$d/ager" 400) >/dev/null &
+$PREC top --stdio -q -n -d 0.6 --duration 6.5 --comms ager -s sym >"$d/age.out" || fail "aging: exit $?"
 counts=$(awk '/PerfTop:/ { if (got) print c; got = 1; c = 0 } / spin_work$/ { c = $2 } END { print c }' "$d/age.out" | tail -4)
 set -- $counts
 ok=true
 [ $# -eq 4 ] && [ "$1" -gt 100 ] || ok=false
 while $ok && [ $# -ge 2 ]; do
-	# 7/8 of each unique stack, rounded down: a little under 7/8 of the entry
-	[ $(($2 * 1000 / $1)) -ge 840 ] && [ $(($2 * 1000 / $1)) -le 876 ] || ok=false
+	# 7/8 of each unique stack (thread, CPU, address), rounded down: at
+	# most 7/8 of the entry, less than a sample less per stack
+	[ $(($2 * 8)) -le $(($1 * 7)) ] && [ $(($2 * 8)) -ge $(($1 * 7 - 8 * 40)) ] || ok=false
 	shift
 done
 $ok || fail "aging: the last counts of an ended program are not 7/8 of each other: $counts"
-(sleep 0.2; exec "$d/ager" 700) >/dev/null &
+(sleep 0.2; exec "$d/ager" 400) >/dev/null &
 $PREC top --stdio -q -z -n -d 0.6 --duration 5 --comms ager -s sym >"$d/zero.out" || fail "-z: exit $?"
 grep -q ' spin_work$' "$d/zero.out" || fail "-z: spin_work never shown"
 last=$(tables "$d/zero.out")

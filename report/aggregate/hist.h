@@ -127,6 +127,10 @@ struct hist_opts {
 	/* latency profiles (prep --latency): each stack's latency summed, and
 	 * with prefer_latency the entries sorted by it first */
 	bool latency, prefer_latency;
+	/* hist_build makes no call-graph tree: hist_build_trees makes those
+	 * of the entries shown (prec top, whose entries are built again at
+	 * each refresh and only some shown) */
+	bool defer_trees;
 };
 
 struct symid_rec;
@@ -169,6 +173,7 @@ struct hist {
 	bool by_par;                    /* a sort key reads the parallelism (hist_init) */
 	unsigned next_par;              /* the parallelism of the next sample added */
 	uint64_t added;         /* samples given to hist_add */
+	const bool *tree_want;  /* during hist_build_trees: the entries to make trees of */
 };
 
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);
@@ -196,6 +201,14 @@ int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct 
 		  uint32_t cpu, uint64_t cgroup, uint64_t period, const uint64_t *addrs,
 		  const bool *kernel, size_t n, unsigned ktab);
 
+/* Older samples weigh less (prec top between two refreshes): every
+ * stack's period and count times num/den, rounded down (perf top's 7/8),
+ * and the stacks with nothing left dropped; num 0 drops them all (-z).
+ * The frames and their names stay. Build the entries again after it.
+ * 0 or -ENOMEM (then the stacks are as decayed, the index is not whole:
+ * free the hist). */
+int hist_decay(struct hist *h, unsigned num, unsigned den);
+
 /* Start opening, on a thread, the DWARF of the dsos hit so far, when the
  * options want it (inline frames, srcline keys). Only the first call acts. */
 int hist_prefetch_dwarf(struct hist *h);
@@ -203,6 +216,10 @@ int hist_prefetch_dwarf(struct hist *h);
 int hist_resolve(struct hist *h);
 /* Build the entries of one event, sorted for output. */
 int hist_build(struct hist *h, int event);
+/* With opts.defer_trees, after hist_build: the call-graph trees of the
+ * entries i with want[i] (want has nr_entries elements), the same trees
+ * hist_build makes without it. 0, -ENOMEM or -EINVAL (--parent). */
+int hist_build_trees(struct hist *h, int event, const bool *want);
 
 /* The symbolizer's handle of a dso, found under symfs when given. */
 struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d);

@@ -141,6 +141,13 @@ $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
+PROGS += $(BUILD)/tests/programs/parphase $(BUILD)/tests/programs/pingpong
+$(BUILD)/tests/programs/parphase: tests/programs/parphase.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+$(BUILD)/tests/programs/pingpong: tests/programs/pingpong.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 # one program in two versions (differential profiles): the same basename in two folders
 PROGS += $(BUILD)/tests/programs/v1/moved $(BUILD)/tests/programs/v2/moved
 $(BUILD)/tests/programs/v%/moved: tests/programs/moved.c tests/programs/work.h

@@ -50,6 +50,7 @@ struct record_opts {
 	long mmap_pages;                /* -m, data pages per CPU, power of two; 0 = default */
 	long level;                     /* -z */
 	bool switch_events;
+	bool latency;                   /* --latency: switch_events, for prep --latency */
 	bool no_inherit;
 	bool stat;                      /* -s: per-thread counts (inherit_stat) */
 	bool no_buildid;

@@ -50,10 +50,13 @@ struct stack {
 	struct thread *thread;
 	const char *comm;
 	uint32_t cpu;
+	uint32_t par;           /* the samples' parallelism, when a key reads it */
 	uint64_t cgroup;        /* PERF_SAMPLE_CGROUP, 0 without */
 	uint32_t nr_frames;
 	size_t first;           /* in hist.frame_ids */
 	uint64_t count, period;
+	uint64_t latency;       /* hist_opts.latency: the periods over their
+				   parallelism, x1000 (parallel.h) */
 	struct stack_data data; /* zero unless hist_wants_data */
 };
 
@@ -62,6 +65,7 @@ struct stack {
 struct hkey {
 	const char *comm;
 	uint32_t pid, tid, cpu;
+	uint32_t par;           /* parallelism */
 	struct dso *dso;
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
@@ -98,6 +102,7 @@ struct hentry {
 	uint32_t frame;         /* a frame representing the entry (for display) */
 	uint64_t self_period, self_count;
 	uint64_t total_period, total_count;     /* children mode: with callees */
+	uint64_t self_latency, total_latency;   /* hist_opts.latency */
 	struct cnode *tree;     /* call graph root (a dummy node) */
 	/* children mode, perf's order of equal totals: the thread of the
 	 * first sample, and the longest chain from the entry (the whole
@@ -119,6 +124,9 @@ struct hist_opts {
 	int max_stack;
 	const char *parent_re;
 	const char *symfs;      /* look for binaries under this folder (perf's --symfs) */
+	/* latency profiles (prep --latency): each stack's latency summed, and
+	 * with prefer_latency the entries sorted by it first */
+	bool latency, prefer_latency;
 	/* hist_build makes no call-graph tree: hist_build_trees makes those
 	 * of the entries shown (prec top, whose entries are built again at
 	 * each refresh and only some shown) */
@@ -148,6 +156,7 @@ struct hist {
 	struct hentry *entries;
 	size_t nr_entries;
 	uint64_t total_period, total_count;
+	uint64_t total_latency;
 	uint64_t unresolved;    /* samples whose own address has no symbol */
 	/* samples seen before, by their raw addresses: skips the map lookups
 	 * and frame folding (emptied whenever a map changes) */
@@ -161,6 +170,8 @@ struct hist {
 	bool chains_seen;       /* a sample with callers */
 	struct stack_data next_data;    /* for the sample hist_add_data adds */
 	bool want_data;                 /* a sort key reads data addresses (hist_init) */
+	bool by_par;                    /* a sort key reads the parallelism (hist_init) */
+	unsigned next_par;              /* the parallelism of the next sample added */
 	uint64_t added;         /* samples given to hist_add */
 	const bool *tree_want;  /* during hist_build_trees: the entries to make trees of */
 };
@@ -176,6 +187,10 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t cgroup,
 		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
 		    unsigned ktab);
+
+/* The parallelism of the samples added next (load_sample.parallelism): for
+ * their latency and the parallelism key; 0 (the default) counts as 1. */
+void hist_set_parallelism(struct hist *h, unsigned level);
 
 /* A sort key reads data addresses (symbol_daddr, dso_daddr). */
 bool hist_wants_data(const struct hist *h);

@@ -13,6 +13,7 @@
 #include "common/opts.h"
 #include "format/blocks.h"
 #include "report/aggregate/daddr.h"
+#include "parallel.h"
 
 static void warn(void *ctx, const char *msg)
 {
@@ -80,6 +81,7 @@ int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
 
+	hist_set_parallelism(hist, s->parallelism);
 	if (hist_wants_data(hist))
 		return add_with_data(hist, l, s);
 	return hist_add_cgroup(hist, s->event, s->thread,
@@ -109,6 +111,8 @@ static int load_init(struct load *l, const struct load_opts *o, struct err *err)
 	l->unw = unwinder_new(&l->machine, o->symfs);
 	if (!l->sym || !l->unw)
 		return err_set(err, -ENOMEM, "out of memory");
+	if (o->parallelism && !(l->par = parallel_new(o->parallelism_list, err)))
+		return -EINVAL;
 	/* Reading /proc/kallsyms is the slowest single step of a report (the
 	 * kernel formats 100k+ lines): overlap it with reading the file. */
 	if (!o->no_kallsyms)
@@ -154,6 +158,7 @@ void load_free(struct load *l)
 	filter_free(&l->filter);
 	read_deltas_free(&l->deltas);
 	load_live_free(l);
+	parallel_free(l->par);
 	free(l);
 }
 
@@ -187,6 +192,7 @@ static void count_sample(struct load *l, int event, uint64_t period)
 {
 	l->samples_by_event[event]++;
 	l->period_by_event[event] += period;
+	parallel_count(l->par, event, period);
 }
 
 /* Filtering on what the sample carries (ids, CPU, time). */
@@ -328,6 +334,8 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 
 	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
 		return 0;
+	if ((ret = parallel_sample(l->par, rec, &ls.parallelism)))
+		return ret;
 	ls.event = l->event_map[rc->file][rec->event];
 	ls.period = sample_period(s, rec);
 	if (!group)
@@ -336,7 +344,8 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 		return ret;
 	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
 		return ret;
-	if (l->filter.by_sample && !sample_wanted(rc, smp)) {
+	if ((l->filter.by_sample && !sample_wanted(rc, smp)) ||
+	    !parallel_wanted(l->par, ls.parallelism)) {
 		l->filtered++;
 		return 0;
 	}
@@ -367,6 +376,8 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return on_sample(rc, s, rec);
 	ret = machine_process(&rc->l->machine, rec);
+	if (!ret)
+		ret = parallel_record(rc->l->par, rec);
 	if (!ret && rc->on_record)
 		ret = rc->on_record(rc->ctx, rc->l, s, rec);
 	return ret;
@@ -403,8 +414,11 @@ int load_on_record_first(void *ctx, struct session *s, const struct record *rec)
 
 	if (s->nr_events && !rc->l->mapped[rc->file]) {
 		struct err e;
+		uint64_t cpus = 0;
 
 		rc->l->mapped[rc->file] = true;
+		metadata_get_u64(&s->meta, META_NR_CPUS_AVAIL, &cpus);
+		parallel_file(rc->l->par, cpus);
 		if (map_events(rc->l, rc->file, &e))
 			return -E2BIG;
 		load_groups_from_header(rc->l, rc->file);

@@ -43,6 +43,8 @@ struct load_opts {
 	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
 	bool quiet;                     /* no warnings */
 	struct load_filter_opts f;
+	bool parallelism;               /* each sample's parallelism (parallel.h) */
+	const char *parallelism_list;   /* --parallelism: only these levels */
 	session_progress_fn progress;   /* optional: each input's reading progress */
 	void *progress_ctx;
 	const void *mem;                /* tests: inputs[0]'s bytes, in memory */
@@ -111,6 +113,8 @@ struct load_sample {
 	const bool *kernel;
 	size_t nr;
 	unsigned kernel_table;  /* the file's kernel symbols (symbolizer table) */
+	unsigned parallelism;   /* threads running at the sample (parallel.h); 0
+				   unless load_opts.parallelism */
 };
 
 typedef int (*load_sample_fn)(void *ctx, struct load *l, const struct load_sample *s);
@@ -172,6 +176,9 @@ const char *load_source_line(const struct load *l, const char *path, uint32_t li
 bool load_has_callchains(const struct load *l);
 uint64_t load_lost_samples(const struct load *l);       /* LOST records, all files */
 uint64_t load_filtered(const struct load *l);           /* samples the filters dropped */
+/* The parallelism tracker (load_opts.parallelism), else NULL. */
+struct parallel;
+const struct parallel *load_parallel(const struct load *l);
 
 /* The events, merged by name across files: index 0 to load_nr_events - 1,
  * the index of struct load_sample's event. */

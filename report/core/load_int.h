@@ -84,6 +84,7 @@ struct load {
 	struct embed_dso **merged;      /* the merged entries, owned */
 	size_t nr_merged;
 	struct run_ctx *live;           /* a live reading (load_live_start), else NULL */
+	struct parallel *par;           /* opts.parallelism, else NULL */
 };
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "format/blocks.h"
 #include "dump.h"
+#include "latency.h"
 #include "print_int.h"
 
 #define MARGIN 12
@@ -299,7 +300,9 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 			 size_t nc)
 {
 	fprintf(out, "#");
-	if (po->children)
+	if (po->latency)
+		latency_titles(out, po, false);
+	else if (po->children)
 		fprintf(out, " Children      Self");
 	else
 		fprintf(out, " Overhead");
@@ -311,7 +314,10 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 		fprintf(out, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
 			cols[j].sk->title);
 	fprintf(out, "\n#");
-	fprintf(out, po->children ? " ........  ........" : " ........");
+	if (po->latency)
+		latency_titles(out, po, true);
+	else
+		fprintf(out, po->children ? " ........  ........" : " ........");
 	if (po->show_nr)
 		fprintf(out, "  ............");
 	if (po->show_period)
@@ -338,11 +344,14 @@ static void put_pct(FILE *out, const struct print_opts *po, double p)
 
 /* One entry's line: its percentages, counts and cells. */
 static void print_entry(FILE *out, const struct hist *h, const struct print_opts *po,
-			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total)
+			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
+			uint64_t lat_total)
 {
 	char buf[4096];
 
-	if (po->children) {
+	if (po->latency) {
+		latency_values(out, po, e, total, lat_total);
+	} else if (po->children) {
 		fputs("  ", out);
 		put_pct(out, po, pct(e->total_period, total));
 		fputs("  ", out);
@@ -370,10 +379,10 @@ static void print_entry(FILE *out, const struct hist *h, const struct print_opts
 
 /* The entries that pass the percent limit, the count filter and the frame
  * filters, at most max of them (0: all), each with its call graph; with
- * mark (out NULL), only marked. */
+ * mark (out NULL), only marked. Latency percentages are of lat_total. */
 static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
-			  const struct col *cols, size_t nc, int event, uint64_t total, size_t max,
-			  bool *mark)
+			  const struct col *cols, size_t nc, int event, uint64_t total,
+			  uint64_t lat_total, size_t max, bool *mark)
 {
 	size_t shown = 0;
 
@@ -392,7 +401,7 @@ static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struc
 			mark[i] = true;
 			continue;
 		}
-		print_entry(out, h, po, cols, nc, e, total);
+		print_entry(out, h, po, cols, nc, e, total, lat_total);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && load_event_has_chains(l, event))
 			print_callchain(out, po, e, total);
@@ -405,7 +414,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 {
 	struct col cols[SORT_NR];
 	size_t nc = h->opts.nr_keys;
-	uint64_t total, all, shown_period, shown_count;
+	uint64_t total, all, shown_period, shown_count, lat_total = 0;
 	char cnt[32];
 	int ret = hist_build(h, event);
 
@@ -414,6 +423,8 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	all = load_event_period(l, event);
 	print_shown_totals(l, h, &shown_period, &shown_count);
 	total = po->absolute && all > shown_period ? all : shown_period;
+	if (po->latency)
+		lat_total = latency_total(l, h, po, event);
 	if (!po->quiet) {
 		unit_count(shown_count, cnt, sizeof(cnt));
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, load_event_name(l, event));
@@ -424,7 +435,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	col_widths(l, h, cols, nc);
 	if (!po->quiet)
 		print_titles(out, po, cols, nc);
-	entry_lines(out, l, h, po, cols, nc, event, total, 0, NULL);
+	entry_lines(out, l, h, po, cols, nc, event, total, lat_total, 0, NULL);
 	fprintf(out, "\n\n");
 	return 0;
 }
@@ -438,13 +449,13 @@ size_t print_entry_lines(FILE *out, struct load *l, struct hist *h, const struct
 	for (size_t j = 0; j < nc; j++)
 		cols[j].sk = sort_key_get(h->opts.keys[j]);
 	col_widths(l, h, cols, nc);
-	return entry_lines(out, l, h, po, cols, nc, event, total, max, NULL);
+	return entry_lines(out, l, h, po, cols, nc, event, total, 0, max, NULL);
 }
 
 size_t print_entry_mark(struct load *l, struct hist *h, const struct print_opts *po, int event,
 			uint64_t total, size_t max, bool *mark)
 {
-	return entry_lines(NULL, l, h, po, NULL, 0, event, total, max, mark);
+	return entry_lines(NULL, l, h, po, NULL, 0, event, total, 0, max, mark);
 }
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)

@@ -10,6 +10,9 @@
 #include "report/core/load.h"
 
 enum cg_mode { CG_GRAPH, CG_FLAT, CG_FRACTAL, CG_FOLDED, CG_NONE };
+/* the Latency column(s) of a latency profile (latency.h): none, after
+ * Overhead (Children), or first (--latency) */
+enum print_latency { PL_OFF, PL_AFTER, PL_FIRST };
 
 struct print_opts {
 	enum cg_mode mode;
@@ -26,6 +29,7 @@ struct print_opts {
 	bool skip_first;
 	bool header_shown;      /* --header printed before the report */
 	bool group;             /* --group: the events of a group side by side */
+	enum print_latency latency;
 	bool color;             /* percentages in perf's colours (a terminal) */
 	uint64_t count_filter;  /* only entries of more samples than this (perf top -f) */
 };

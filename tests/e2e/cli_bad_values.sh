@@ -41,6 +41,9 @@ prep | --cpu | --cpu 99 | --cpu '99': CPU 99 is not in the recording
 prep | --cpu | --cpu 1-0 | --cpu '1-0': not a CPU list
 prep | --time | --time 5,1 | --time '5,1': invalid time string
 prep | --time | --time abc | --time 'abc': expected START,END
+prep | --parallelism | --parallelism 0 | --parallelism '0': level 0 is invalid \(levels are 1\.\.4096\)
+prep | --parallelism | --parallelism 2-1 | --parallelism '2-1': not a list of levels like 1,2-4
+prep | --parallelism | --parallelism 1, | --parallelism '1,': not a list of levels
 prep script | --input | -i /nonexistent | cannot open '/nonexistent'
 prep script | --fields | -F bogus | -F: unknown field 'bogus'
 prep script | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
@@ -77,6 +80,9 @@ prep export | --base | difffolded --base , prec.data | --base ',': empty file na
 prep export | --new | difffolded --new 'prec.data,' | --new 'prec.data,': empty file name
 prep export | --alpha | flamegraph --diff --alpha 0 prec.data prec.data | --alpha '0': not a probability in \(0, 1\]
 prep export | --min-share | flamegraph --min-share 1 -i prec.data | --min-share '1': only with --diff
+prep export | --title | * | any text is a title
+prep export | --width | flamegraph --width 5 | --width: 5 is not in 200\.\.
+prep export | --with | folded --with bogus | --with: 'bogus' is not period
 prep flamegraph | --title | * | any text is a title
 prep flamegraph | --width | --width 5 | --width: 5 is not in 200\.\.
 prep flamegraph | --input | -i /nonexistent | cannot open '/nonexistent'
@@ -208,7 +214,8 @@ for cmd in "${COMMANDS[@]}"; do
 	# shellcheck disable=SC2086
 	help=$($exe $sub --help 2>&1) || fail "$cmd --help failed"
 	# an option without a long name is named by its short one
-	opts=$(printf '%s\n' "$help" | grep -E '^    -' |
+	# (the long-only options are indented 8: they need rows too)
+	opts=$(printf '%s\n' "$help" | grep -E '^ {4}( {4})?-' |
 		sed -nE 's/^    (-[A-Za-z0-9])?(, )?(    )?(--[a-z0-9-]+)?(\[no-\])?([a-z0-9-]+)?(\[=<| <).*/\1 \4\6/p' |
 		awk '{ print ($2 != "" ? $2 : $1) }' | sort -u)
 	[ -n "$opts" ] || [ "$cmd" = "prec list" ] || fail "$cmd --help: no option with a value found"

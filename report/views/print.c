@@ -6,8 +6,10 @@
  */
 #include "print.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "format/blocks.h"
 #include "dump.h"
 #include "print_int.h"
+#include "print_line.h"
 
 #define MARGIN 12
 
@@ -25,12 +28,53 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
+/* ---- lines --------------------------------------------------------------- */
+
+/* printf onto the end of b (len counts the bytes; a NUL may follow) */
+static int __attribute__((format(printf, 2, 0))) vbprintf(struct buf *b, const char *fmt,
+							   va_list ap)
+{
+	size_t room = b->cap - b->len;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(room ? (char *)b->data + b->len : NULL, room, fmt, ap);
+	if (n >= 0 && (size_t)n >= room) {
+		if (buf_reserve(b, (size_t)n + 1))
+			n = -ENOMEM;
+		else
+			vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, again);
+	}
+	va_end(again);
+	if (n < 0)
+		return n == -ENOMEM ? n : -EINVAL;
+	b->len += (size_t)n;
+	return 0;
+}
+
+static int __attribute__((format(printf, 2, 3))) bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vbprintf(b, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 /* ---- call graphs ------------------------------------------------------ */
 
 struct cg {
-	FILE *out;
 	const struct print_opts *po;
 	uint64_t total;         /* graph: the event's total; fractal: per parent */
+	print_folded_fn folded;
+	void *fctx;
+	print_gline_fn fn;
+	void *ctx;
+	int err;                /* the first failure: nothing more is drawn */
+	struct buf line;
 	char prefix[4096];
 };
 
@@ -57,16 +101,51 @@ static size_t nr_shown(const struct cg *c, const struct cnode *n, uint64_t paren
 	return k;
 }
 
+/* Does n have lines beneath it (its path or its branches)? */
+static bool has_more(const struct cg *c, const struct cnode *n)
+{
+	return n->child && nr_shown(c, n, n->period);
+}
+
+static bool is_folded(const struct cg *c, const struct cnode *n)
+{
+	return c->folded && c->folded(c->fctx, n);
+}
+
+/* The line built so far, for node n (NULL: none), then an empty one. */
+static void cg_emit(struct cg *c, const struct cnode *n)
+{
+	struct print_gline gl = { (const char *)c->line.data, c->line.len, n,
+				  n && has_more(c, n) };
+
+	if (!c->err)
+		c->err = c->fn(c->ctx, &gl);
+	buf_reset(&c->line);
+}
+
+static void cg_printf(struct cg *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void cg_printf(struct cg *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->err)
+		return;
+	va_start(ap, fmt);
+	c->err = vbprintf(&c->line, fmt, ap);
+	va_end(ap);
+}
+
 static void put_prefix(struct cg *c, size_t len)
 {
-	fprintf(c->out, "%*s%.*s", MARGIN, "", (int)len, c->prefix);
+	cg_printf(c, "%*s%.*s", MARGIN, "", (int)len, c->prefix);
 }
 
 /* Children of n, each as a branch "|--xx.xx%--name" under the prefix. */
 static void graph_children(struct cg *c, const struct cnode *n, size_t plen);
 
-/* A node printed at the current prefix, then its single-path continuation
- * and branches. `lead` is the text before the name on the first line. */
+/* What is beneath a node drawn at the current prefix: its single-path
+ * continuation, one name a line, then its branches. */
 static void graph_path(struct cg *c, const struct cnode *n, size_t plen)
 {
 	/* follow the path while one child carries everything */
@@ -74,7 +153,10 @@ static void graph_path(struct cg *c, const struct cnode *n, size_t plen)
 	       !n->child->next) {
 		n = n->child;
 		put_prefix(c, plen);
-		fprintf(c->out, "%s\n", n->name);
+		cg_printf(c, "%s", n->name);
+		cg_emit(c, n);
+		if (is_folded(c, n))
+			return;
 	}
 	if (n->child && nr_shown(c, n, n->period))
 		graph_children(c, n, plen);
@@ -84,7 +166,7 @@ static void graph_children(struct cg *c, const struct cnode *n, size_t plen)
 {
 	size_t left = nr_shown(c, n, n->period);
 
-	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
+	for (const struct cnode *ch = n->child; ch && !c->err; ch = ch->next) {
 		bool last;
 		uint64_t base = c->po->mode == CG_FRACTAL ? n->period : c->total;
 
@@ -92,55 +174,73 @@ static void graph_children(struct cg *c, const struct cnode *n, size_t plen)
 			continue;
 		last = --left == 0;
 		put_prefix(c, plen);
-		fprintf(c->out, "|%10s\n", "");
+		cg_printf(c, "|%10s", "");
+		cg_emit(c, NULL);
 		put_prefix(c, plen);
-		fprintf(c->out, "%c--%.2f%%--%s\n", last ? ' ' : '|', pct(ch->period, base), ch->name);
-		if (plen + 11 < sizeof(c->prefix)) {
+		cg_printf(c, "%c--%.2f%%--%s", last ? ' ' : '|', pct(ch->period, base), ch->name);
+		cg_emit(c, ch);
+		if (plen + 11 < sizeof(c->prefix) && !is_folded(c, ch)) {
 			memcpy(c->prefix + plen, last ? "           " : "|          ", 11);
 			graph_path(c, ch, plen + 11);
 		}
 	}
 }
 
+/* A single root's path, one name a line (the first after "---"), until
+ * it branches or a folded node; the node it stopped at, NULL if folded. */
+static const struct cnode *graph_root_path(struct cg *c, const struct cnode *n, size_t *plen,
+					   bool *printed)
+{
+	bool skip = c->po->skip_first;
+
+	for (;;) {
+		if (skip) {
+			skip = false;
+		} else {
+			if (!*printed) {
+				cg_printf(c, "%*s|", MARGIN, "");
+				cg_emit(c, NULL);
+				cg_printf(c, "%*s---%s", MARGIN, "", n->name);
+				memcpy(c->prefix, "   ", 3);
+				*plen = 3;
+				*printed = true;
+			} else {
+				put_prefix(c, *plen);
+				cg_printf(c, "%s", n->name);
+			}
+			cg_emit(c, n);
+			if (is_folded(c, n))
+				return NULL;
+		}
+		if (!n->child || nr_shown(c, n, n->period) != 1 || n->child->period != n->period ||
+		    n->child->next)
+			return n;
+		n = n->child;
+	}
+}
+
 static void print_graph(struct cg *c, const struct cnode *root)
 {
 	const struct cnode *n = root->child;
-	bool skip = c->po->skip_first, printed = false;
+	bool printed = false;
 	size_t plen = 0;
 
 	if (!n || n->next || n->period != root->period) {
 		if (!nr_shown(c, root, root->period))
 			return;         /* every branch under the threshold */
 		graph_children(c, root, 0);
-		fputc('\n', c->out);
+		cg_emit(c, NULL);
 		return;
 	}
 	/* a single root: its path one name a line, then its branches */
-	for (;;) {
-		if (skip) {
-			skip = false;
-		} else if (!printed) {
-			fprintf(c->out, "%*s|\n", MARGIN, "");
-			fprintf(c->out, "%*s---%s\n", MARGIN, "", n->name);
-			memcpy(c->prefix, "   ", 3);
-			plen = 3;
-			printed = true;
-		} else {
-			put_prefix(c, plen);
-			fprintf(c->out, "%s\n", n->name);
-		}
-		if (!n->child || nr_shown(c, n, n->period) != 1 || n->child->period != n->period ||
-		    n->child->next)
-			break;
-		n = n->child;
-	}
-	if (n->child && nr_shown(c, n, n->period)) {
+	n = graph_root_path(c, n, &plen, &printed);
+	if (n && n->child && nr_shown(c, n, n->period)) {
 		graph_children(c, n, plen);
 		printed = true;
 	}
 	/* nothing at all when the one name was left out */
 	if (printed)
-		fputc('\n', c->out);
+		cg_emit(c, NULL);
 }
 
 /* flat and folded: one line (or block) per path from the root to a leaf */
@@ -149,7 +249,7 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 {
 	if (depth >= 1024)
 		return;
-	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
+	for (const struct cnode *ch = n->child; ch && !c->err; ch = ch->next) {
 		uint64_t rest = ch->period;
 
 		for (const struct cnode *g = ch->child; g; g = g->next)
@@ -157,30 +257,35 @@ static void paths(struct cg *c, const struct cnode *n, const char **stack, size_
 		stack[depth] = ch->name;
 		if (rest && pct(rest, total) >= c->po->threshold) {
 			if (c->po->mode == CG_FOLDED) {
-				fprintf(c->out, "%.2f%% ", pct(rest, total));
+				cg_printf(c, "%.2f%% ", pct(rest, total));
 				for (size_t i = 0; i <= depth; i++)
-					fprintf(c->out, "%s%s", i ? ";" : "", stack[i]);
-				fputc('\n', c->out);
+					cg_printf(c, "%s%s", i ? ";" : "", stack[i]);
+				cg_emit(c, NULL);
 			} else {
-				fprintf(c->out, "%*s%.2f%%\n", MARGIN - 1, "", pct(rest, total));
-				for (size_t i = 0; i <= depth; i++)
-					fprintf(c->out, "%*s%s\n", MARGIN + 4, "", stack[i]);
-				fputc('\n', c->out);
+				cg_printf(c, "%*s%.2f%%", MARGIN - 1, "", pct(rest, total));
+				cg_emit(c, NULL);
+				for (size_t i = 0; i <= depth; i++) {
+					cg_printf(c, "%*s%s", MARGIN + 4, "", stack[i]);
+					cg_emit(c, NULL);
+				}
+				cg_emit(c, NULL);
 			}
 		}
 		paths(c, ch, stack, depth + 1, total);
 	}
 }
 
-void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
-		    uint64_t total)
+int print_callchain_lines(const struct print_opts *po, const struct hentry *e, uint64_t total,
+			  print_folded_fn folded, void *fctx, print_gline_fn fn, void *ctx)
 {
-	struct cg c = { .out = out, .po = po, .total = total };
+	struct cg c = { .po = po, .total = total, .folded = folded, .fctx = fctx, .fn = fn,
+			.ctx = ctx, .line = BUF_INIT };
 	const struct cnode *root = e->tree;
+
 	if (!root || !root->child)
-		return;
+		return 0;
 	if (po->mode != CG_FRACTAL && root->period < min_period(po, total))
-		return;
+		return 0;
 	if (po->mode == CG_GRAPH || po->mode == CG_FRACTAL) {
 		print_graph(&c, root);
 	} else {
@@ -188,6 +293,24 @@ void print_callchain(FILE *out, const struct print_opts *po, const struct hentry
 
 		paths(&c, root, stack, 0, total);
 	}
+	buf_free(&c.line);
+	return c.err;
+}
+
+/* the text report: each line to the file */
+static int file_gline(void *ctx, const struct print_gline *gl)
+{
+	FILE *out = ctx;
+
+	fwrite(gl->text, 1, gl->len, out);
+	fputc('\n', out);
+	return 0;
+}
+
+void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
+		    uint64_t total)
+{
+	print_callchain_lines(po, e, total, NULL, NULL, file_gline, out);
 }
 
 /* ---- the report --------------------------------------------------------- */
@@ -227,16 +350,15 @@ static void shown_totals(struct load *l, const struct hist *h, uint64_t *period,
 	}
 }
 
-/* Each column as wide as its title (or the key's least width) and its
- * widest cell, entries hidden by filters included (as perf). */
-void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
+void print_cols_init(const struct hist *h, bool dso_list, struct col *cols, size_t *nc)
 {
-	bool dso_list = load_options(l)->f.dsos != NULL;
 	char buf[4096];
 
-	for (size_t j = 0; j < nc; j++) {
-		const struct sort_key *sk = cols[j].sk;
+	*nc = h->opts.nr_keys;
+	for (size_t j = 0; j < *nc; j++) {
+		const struct sort_key *sk = sort_key_get(h->opts.keys[j]);
 
+		cols[j].sk = sk;
 		cols[j].width = sk->min_width ? sk->min_width : (int)strlen(sk->title);
 		for (size_t i = 0; i < h->nr_entries; i++) {
 			const struct hentry *e = &h->entries[i];
@@ -254,60 +376,111 @@ void col_widths(const struct load *l, const struct hist *h, struct col *cols, si
 	}
 }
 
+/* Each column as wide as its title (or the key's least width) and its
+ * widest cell, entries hidden by filters included (as perf). */
+void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
+{
+	size_t n;
+
+	(void)nc;
+	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &n);
+}
+
+int print_title_line(struct buf *b, const struct print_opts *po, const struct col *cols,
+		     size_t nc)
+{
+	int ret = bprintf(b, "#%s", po->children ? " Children      Self" : " Overhead");
+
+	if (!ret && po->show_nr)
+		ret = bprintf(b, "  %12s", "Samples");
+	if (!ret && po->show_period)
+		ret = bprintf(b, "  %12s", "Period");
+	for (size_t j = 0; j < nc && !ret; j++)
+		ret = bprintf(b, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
+			      cols[j].sk->title);
+	return ret;
+}
+
+int print_dots_line(struct buf *b, const struct print_opts *po, const struct col *cols,
+		    size_t nc)
+{
+	int ret = bprintf(b, "#%s", po->children ? " ........  ........" : " ........");
+
+	if (!ret && po->show_nr)
+		ret = bprintf(b, "  ............");
+	if (!ret && po->show_period)
+		ret = bprintf(b, "  ............");
+	for (size_t j = 0; j < nc && !ret; j++) {
+		ret = bprintf(b, "  ");
+		for (int w = 0; w < cols[j].width && !ret; w++)
+			ret = buf_append(b, ".", 1);
+	}
+	return ret;
+}
+
 static void print_titles(FILE *out, const struct print_opts *po, const struct col *cols,
 			 size_t nc)
 {
-	fprintf(out, "#");
-	if (po->children)
-		fprintf(out, " Children      Self");
-	else
-		fprintf(out, " Overhead");
-	if (po->show_nr)
-		fprintf(out, "  %12s", "Samples");
-	if (po->show_period)
-		fprintf(out, "  %12s", "Period");
-	for (size_t j = 0; j < nc; j++)
-		fprintf(out, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
-			cols[j].sk->title);
-	fprintf(out, "\n#");
-	fprintf(out, po->children ? " ........  ........" : " ........");
-	if (po->show_nr)
-		fprintf(out, "  ............");
-	if (po->show_period)
-		fprintf(out, "  ............");
-	for (size_t j = 0; j < nc; j++) {
-		fputs("  ", out);
-		for (int w = 0; w < cols[j].width; w++)
-			fputc('.', out);
-	}
+	struct buf b = BUF_INIT;
+
+	if (!print_title_line(&b, po, cols, nc) && !buf_append(&b, "\n", 1) &&
+	    !print_dots_line(&b, po, cols, nc))
+		fwrite(b.data, 1, b.len, out);
 	fprintf(out, "\n#\n");
+	buf_free(&b);
+}
+
+/* A percentage column of an entry line, where print_pcts says. */
+static int entry_pct(struct buf *b, double v, struct print_pcts *pcts)
+{
+	size_t at = b->len + 2;
+	int ret = bprintf(b, "  %7.2f%%", v);
+
+	if (!ret && pcts && pcts->nr < 2) {
+		pcts->at[pcts->nr] = at;
+		pcts->width[pcts->nr] = b->len - at;
+		pcts->pct[pcts->nr++] = v;
+	}
+	return ret;
+}
+
+int print_entry_line(struct buf *b, const struct hist *h, const struct print_opts *po,
+		     const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
+		     struct print_pcts *pcts)
+{
+	char cell[4096];
+	int ret;
+
+	if (pcts)
+		pcts->nr = 0;
+	ret = entry_pct(b, pct(po->children ? e->total_period : e->self_period, total), pcts);
+	if (!ret && po->children)
+		ret = entry_pct(b, pct(e->self_period, total), pcts);
+	if (!ret && po->show_nr)
+		ret = bprintf(b, "  %12" PRIu64, e->self_count);
+	if (!ret && po->show_period)
+		ret = bprintf(b, "  %12" PRIu64, e->self_period);
+	for (size_t j = 0; j < nc && !ret; j++) {
+		unsigned flags = cols[j].sk->flags;
+
+		cols[j].sk->text(h, e, cell, sizeof(cell));
+		/* perf pads a last column, but for the symbol-like ones */
+		if (j + 1 == nc && !(flags & SK_RIGHT) && (flags & SK_SYMBOL_LIKE))
+			ret = bprintf(b, "  %s", cell);
+		else
+			ret = bprintf(b, flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width, cell);
+	}
+	return ret;
 }
 
 /* One entry's line: its percentages, counts and cells. */
-static void print_entry(FILE *out, const struct hist *h, const struct print_opts *po,
-			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total)
+static void print_entry(FILE *out, struct buf *b, const struct hist *h,
+			const struct print_opts *po, const struct col *cols, size_t nc,
+			const struct hentry *e, uint64_t total)
 {
-	char buf[4096];
-
-	if (po->children)
-		fprintf(out, "  %7.2f%%  %7.2f%%", pct(e->total_period, total),
-			pct(e->self_period, total));
-	else
-		fprintf(out, "  %7.2f%%", pct(e->self_period, total));
-	if (po->show_nr)
-		fprintf(out, "  %12" PRIu64, e->self_count);
-	if (po->show_period)
-		fprintf(out, "  %12" PRIu64, e->self_period);
-	for (size_t j = 0; j < nc; j++) {
-		unsigned flags = cols[j].sk->flags;
-
-		cols[j].sk->text(h, e, buf, sizeof(buf));
-		/* perf pads a last column, but for the symbol-like ones */
-		if (j + 1 == nc && !(flags & SK_RIGHT) && (flags & SK_SYMBOL_LIKE))
-			fprintf(out, "  %s", buf);
-		else
-			fprintf(out, flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width, buf);
-	}
+	buf_reset(b);
+	if (!print_entry_line(b, h, po, cols, nc, e, total, NULL))
+		fwrite(b->data, 1, b->len, out);
 	fputc('\n', out);
 }
 
@@ -315,8 +488,9 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 		       int event)
 {
 	struct col cols[SORT_NR];
-	size_t nc = h->opts.nr_keys;
+	size_t nc;
 	uint64_t total, all, shown_period, shown_count;
+	struct buf line = BUF_INIT;
 	char cnt[32];
 	int ret = hist_build(h, event);
 
@@ -330,9 +504,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, load_event_name(l, event));
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", shown_period);
 	}
-	for (size_t j = 0; j < nc; j++)
-		cols[j].sk = sort_key_get(h->opts.keys[j]);
-	col_widths(l, h, cols, nc);
+	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &nc);
 	if (!po->quiet)
 		print_titles(out, po, cols, nc);
 	for (size_t i = 0; i < h->nr_entries; i++) {
@@ -343,12 +515,13 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 			continue;
 		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[e->frame]))
 			continue;
-		print_entry(out, h, po, cols, nc, e, total);
+		print_entry(out, &line, h, po, cols, nc, e, total);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && load_event_has_chains(l, event))
 			print_callchain(out, po, e, total);
 	}
 	fprintf(out, "\n\n");
+	buf_free(&line);
 	return 0;
 }
 

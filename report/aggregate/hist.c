@@ -606,6 +606,11 @@ static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const s
 
 int hist_build(struct hist *h, int event)
 {
+	return hist_build_keep(h, event, NULL, NULL);
+}
+
+int hist_build_keep(struct hist *h, int event, hist_keep_fn keep, void *kctx)
+{
 	struct hmap idx = HMAP_INIT;
 	size_t cap = 0;
 	regex_t re;
@@ -624,7 +629,7 @@ int hist_build(struct hist *h, int event)
 		struct hkey k;
 		size_t first_entry;
 
-		if (s->event != event || !s->nr_frames)
+		if (s->event != event || !s->nr_frames || (keep && !keep(kctx, s)))
 			continue;
 		h->total_period += s->period;
 		h->total_count += s->count;

@@ -188,6 +188,11 @@ int hist_prefetch_dwarf(struct hist *h);
 int hist_resolve(struct hist *h);
 /* Build the entries of one event, sorted for output. */
 int hist_build(struct hist *h, int event);
+/* The same of the stacks keep(ctx, stack) says true for (keep NULL: all):
+ * entries, totals and call graphs as if only their samples had been read
+ * (the browser's zoom into a thread or a command). */
+typedef bool (*hist_keep_fn)(void *ctx, const struct stack *s);
+int hist_build_keep(struct hist *h, int event, hist_keep_fn keep, void *ctx);
 
 /* The symbolizer's handle of a dso, found under symfs when given. */
 struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d);

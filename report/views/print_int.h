@@ -7,8 +7,6 @@
 #include "print.h"
 #include "print_line.h"
 
-/* "682 " or "12K": perf's sample count with a unit letter */
-void unit_count(uint64_t v, char *buf, size_t n);
 /* Each column as wide as its title and its widest cell in h->entries
  * (print_cols_init, with the reading's --dso list). */
 void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc);

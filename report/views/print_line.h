@@ -20,6 +20,10 @@
 #include "common/buf.h"
 #include "print.h"
 
+/* "682 " or "12K": perf's sample count with a unit letter (the
+ * "Samples: ... of event" title) */
+void unit_count(uint64_t v, char *buf, size_t n);
+
 /* a column of a sort key: its table entry and its width for this event */
 struct col {
 	const struct sort_key *sk;

@@ -214,6 +214,8 @@ int scr_prompt(struct screen *sc, const char *prompt, char *buf, size_t n,
 			ret = 0;
 		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
 			len -= len > 0;
+		} else if (ch == 21) {          /* Ctrl-U: all of it */
+			len = 0;
 		} else if (ch == KEY_RESIZE) {
 			redraw(sc);
 		} else if (ch >= 32 && ch < 256 && len + 1 < n) {

@@ -81,10 +81,32 @@ static void free_entries(struct hist *h)
 	h->nr_entries = 0;
 }
 
+void hist_entries_swap(struct hist *h, struct hist_entries *e)
+{
+	struct hist_entries t = { h->entries, h->nr_entries, h->total_period, h->total_count,
+				  h->unresolved };
+
+	h->entries = e->entries;
+	h->nr_entries = e->nr_entries;
+	h->total_period = e->total_period;
+	h->total_count = e->total_count;
+	h->unresolved = e->unresolved;
+	*e = t;
+}
+
+void hist_entries_free(struct hist_entries *e)
+{
+	for (size_t i = 0; i < e->nr_entries; i++)
+		free_tree(e->entries[i].tree);
+	free(e->entries);
+	memset(e, 0, sizeof(*e));
+}
+
 void hist_free(struct hist *h)
 {
 	free_entries(h);
 	free(h->frames);
+	free(h->names);
 	free(h->frame_ids);
 	free(h->stacks);
 	free(h->symids);
@@ -338,7 +360,7 @@ static struct cnode *child_node(struct cnode *parent, const char *name)
 
 /* The names a frame shows in a call graph, outermost last (innermost inlined
  * function first, then the function that inlined it ...). */
-static size_t frame_names(struct hist *h, struct frame *f, const char **out, size_t max)
+static size_t make_names(struct hist *h, struct frame *f, const char **out, size_t max)
 {
 	char buf[512];
 
@@ -365,6 +387,33 @@ static size_t frame_names(struct hist *h, struct frame *f, const char **out, siz
 		out[0] = machine_intern(h->machine, buf);
 	}
 	return 1;
+}
+
+/* make_names, made once per frame (a build asks for them at every entry
+ * of every chain the frame is on): at most FRAME_NAMES */
+#define FRAME_NAMES 16
+static size_t frame_names(struct hist *h, struct frame *f, const char **out, size_t max)
+{
+	size_t n;
+
+	if (!f->nr_names) {
+		const char *names[FRAME_NAMES];
+		bool ok = true;
+
+		n = make_names(h, f, names, FRAME_NAMES);
+		for (size_t i = 0; i < n; i++)
+			ok &= names[i] != NULL;
+		if (!ok || array_grow((void **)&h->names, &h->cap_names, h->nr_names + n,
+				      sizeof(*h->names)))
+			return make_names(h, f, out, max);
+		memcpy(&h->names[h->nr_names], names, n * sizeof(*names));
+		f->names_at = (uint32_t)h->nr_names;
+		f->nr_names = (uint8_t)n;
+		h->nr_names += n;
+	}
+	n = f->nr_names < max ? f->nr_names : max;
+	memcpy(out, &h->names[f->names_at], n * sizeof(*out));
+	return n;
 }
 
 /* perf orders siblings by their dso's place in memory: the order the dsos

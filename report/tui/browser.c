@@ -53,6 +53,7 @@ static int do_refresh(struct screen *sc)
 	r = src->refresh_hook(src->refresh_ctx, &h, sc->err);
 	if (r > 0) {
 		sc->gen++;
+		view_invalidate(sc->vw);
 		r = view_rebuild(sc->vw, h, sc->vw->event, sc->err) ? -1 : 1;
 	}
 	if (r < 0) {

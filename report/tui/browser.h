@@ -22,7 +22,8 @@
  * sort-key cells (as printed, so a histogram handed over is matched by
  * name, not by pointer), a call-graph node its path of names from the
  * root, a zoom its thread, command or binary. A selected entry that is gone
- * leaves the selection on the line where it was.
+ * leaves the selection on the line where it was; a selection on the first
+ * line stays there (on whatever entry is hottest now, as perf top's).
  *
  * Threads and lifetimes: everything runs on the calling thread; the
  * callbacks are called from browser_run only, between keys. The source and

@@ -180,6 +180,7 @@ void draw_help(struct screen *sc, const char *title, const char *const *lines, s
 	win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2);
 	if (!win)
 		return;
+	keypad(win, TRUE);
 	box(win, 0, 0);
 	mvwaddnstr(win, 0, 2, title, w - 4);
 	for (size_t i = 0; i < n && (int)i + 1 < h - 2; i++)
@@ -200,6 +201,7 @@ int scr_prompt(struct screen *sc, const char *prompt, char *buf, size_t n,
 	int ret = -1;
 
 	curs_set(1);
+	timeout(-1);            /* no refresh while a line is typed */
 	while (ret < 0) {
 		int ch;
 

@@ -42,6 +42,19 @@ struct vent {
 
 enum zoom_kind { ZOOM_THREAD, ZOOM_COMM, ZOOM_DSO, ZOOM_SYMBOL, ZOOM_NR };
 
+/* Entries built for an event and a zoom into a thread or a command, kept
+ * when the view leaves them (going back is then instant) until the
+ * histogram changes. */
+#define VIEW_CACHE 4
+struct vbuilt {
+	bool used;
+	int event;
+	const struct thread *zthread;
+	const char *zcomm;
+	unsigned age;
+	struct hist_entries e;
+};
+
 struct view {
 	const struct browser_source *src;
 	struct hist *h;
@@ -55,6 +68,10 @@ struct view {
 	char re_text[256];      /* "" when no filter */
 	enum zoom_kind order[ZOOM_NR];
 	size_t nr_order;
+	/* what h's entries are built for now, and the builds left */
+	struct vbuilt built;
+	struct vbuilt cache[VIEW_CACHE];
+	unsigned age;
 	/* the entries built for them */
 	struct col cols[SORT_NR];
 	size_t nc;
@@ -106,6 +123,8 @@ int view_unzoom(struct view *vw, struct err *err);
 /* Another event, or a histogram changed or handed over (refresh): the
  * entries rebuilt, state kept by identity. */
 int view_rebuild(struct view *vw, struct hist *h, int event, struct err *err);
+/* The histogram's stacks changed: no build kept is valid any more. */
+void view_invalidate(struct view *vw);
 /* "Thread: worker-a(1234), DSO: libc.so.6, Symbol: ^a" for the title and
  * the status line; "" when not zoomed. */
 void view_zoom_text(const struct view *vw, char *buf, size_t n);

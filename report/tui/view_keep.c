@@ -255,17 +255,85 @@ static void free_ents(struct view *vw)
 	vw->nr_ents = 0;
 }
 
+void view_invalidate(struct view *vw)
+{
+	for (size_t i = 0; i < VIEW_CACHE; i++) {
+		hist_entries_free(&vw->cache[i].e);
+		vw->cache[i].used = false;
+	}
+	vw->built.used = false;
+}
+
+static bool same_build(const struct vbuilt *b, int event, const struct view *vw)
+{
+	return b->used && b->event == event && b->zthread == vw->zthread && b->zcomm == vw->zcomm;
+}
+
+/* A slot for the entries left: a free one, else the oldest. */
+static struct vbuilt *free_slot(struct view *vw)
+{
+	struct vbuilt *slot = &vw->cache[0];
+
+	for (size_t i = 0; i < VIEW_CACHE; i++) {
+		if (!vw->cache[i].used)
+			return &vw->cache[i];
+		if (vw->cache[i].age < slot->age)
+			slot = &vw->cache[i];
+	}
+	hist_entries_free(&slot->e);
+	slot->used = false;
+	return slot;
+}
+
+/* h's entries for the event and the zoom: kept from before, or built;
+ * the entries they replace are kept (in the place of those taken out, or
+ * of the oldest). */
+static int build(struct view *vw, struct hist *h, int event)
+{
+	struct vbuilt *want = NULL, *slot;
+	bool kept;
+	int ret;
+
+	if (same_build(&vw->built, event, vw))
+		return 0;
+	for (size_t i = 0; i < VIEW_CACHE && !want; i++)
+		if (same_build(&vw->cache[i], event, vw))
+			want = &vw->cache[i];
+	kept = want && vw->built.used;  /* else nothing was kept: want is NULL */
+	if (vw->built.used) {
+		/* h's entries into the slot; the slot's (the wanted ones, or
+		 * none) into h */
+		slot = want ? want : free_slot(vw);
+		hist_entries_swap(h, &slot->e);
+		slot->used = true;
+		slot->event = vw->built.event;
+		slot->zthread = vw->built.zthread;
+		slot->zcomm = vw->built.zcomm;
+		slot->age = ++vw->age;
+	}
+	vw->built = (struct vbuilt){ .used = true, .event = event, .zthread = vw->zthread,
+				     .zcomm = vw->zcomm };
+	if (kept)
+		return 0;
+	ret = hist_build_keep(h, event, vw->zthread || vw->zcomm ? keep_stack : NULL, vw);
+	if (ret)
+		vw->built.used = false;
+	return ret;
+}
+
 int view_rebuild(struct view *vw, struct hist *h, int event, struct err *err)
 {
 	struct kept k = { .idx = HMAP_INIT };
 	int ret = vw->ents ? keep_save(vw, &k) : 0;
 
 	free_ents(vw);
+	if (h != vw->h)
+		view_invalidate(vw);    /* a histogram handed over */
 	vw->h = h;
 	vw->event = event;
 	vw->src->event(vw->src->ctx, event, &vw->ev);
 	if (!ret)
-		ret = hist_build_keep(h, event, vw->zthread || vw->zcomm ? keep_stack : NULL, vw);
+		ret = build(vw, h, event);
 	if (!ret && !(vw->ents = calloc(h->nr_entries + 1, sizeof(*vw->ents))))
 		ret = -ENOMEM;
 	if (!ret) {
@@ -295,6 +363,7 @@ int view_init(struct view *vw, const struct browser_source *src, int event, stru
 void view_free(struct view *vw)
 {
 	free_ents(vw);
+	view_invalidate(vw);
 	if (vw->re_text[0])
 		regfree(&vw->re);
 	free(vw->vis);

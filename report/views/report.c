@@ -465,14 +465,16 @@ static int report_run(struct report_opts *ro, struct report_cfg *c, bool browse)
 	int ret;
 
 	progress_install(&pg, &ro->lo);
+	if (browse)
+		hold_start(&hl);
 	l = load_new(&ro->lo, &err);
 	if (!l) {
+		if (browse)
+			hold_end(&hl);
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
 	}
 	hist_init(&h, &c->ho, load_machine(l), load_symbolizer(l));
-	if (browse)
-		hold_start(&hl);
 	if (ro->threads && !(rx.tc = thread_counts_new())) {
 		ret = 1;
 		fprintf(stderr, "prep: out of memory\n");

@@ -99,8 +99,8 @@ static inline size_t view_rows(const struct view *vw)
 }
 struct vpos view_pos(const struct view *vw, size_t row);
 const struct hentry *view_entry(const struct view *vw, size_t row);
-/* The row's text (its first byte the fold mark), valid until the next
- * call; *pcts (may be NULL) where an entry line's percentages are. NULL
+/* The row's text (its first byte the fold mark; NUL-terminated, *len
+ * bytes), valid until the next call; *pcts (may be NULL) where an entry line's percentages are. NULL
  * when out of memory. */
 const char *view_text(struct view *vw, size_t row, size_t *len, struct print_pcts *pcts);
 /* Fold marks: "+", "-" or " " of a row (entries and graph-mode nodes). */

@@ -296,8 +296,11 @@ const char *view_text(struct view *vw, size_t row, size_t *len, struct print_pct
 	/* the first column is the fold mark's: a space in the text report */
 	if (vw->line.len && vw->line.data[0] == ' ')
 		vw->line.data[0] = (uint8_t)mark;
+	if (buf_reserve(&vw->line, 1))
+		return NULL;
+	vw->line.data[vw->line.len] = 0;
 	*len = vw->line.len;
-	return vw->line.len ? (const char *)vw->line.data : "";
+	return (const char *)vw->line.data;
 }
 
 /* ---- folding keys -------------------------------------------------- */

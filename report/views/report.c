@@ -480,6 +480,9 @@ static int report_run(struct report_opts *ro, struct report_cfg *c, bool browse)
 		fprintf(stderr, "prep: out of memory\n");
 	} else if ((ret = load_run(l, ro->header_only ? NULL : report_sample,
 				   rx.tc ? report_record : NULL, &rx, &err))) {
+		if (browse)
+			hold_end(&hl);  /* the warnings before the error */
+		browse = false;
 		fprintf(stderr, "prep: %s\n", err.msg);
 	} else {
 		graph_setup(l, &h, ro, c);

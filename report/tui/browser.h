@@ -98,9 +98,10 @@ bool browser_can_run(void);
  * cannot be started ("cannot start the terminal (TERM=...)"), memory runs
  * short, or the refresh hook ended it. The terminal is left as found.
  * Environment: NO_COLOR (set and not empty) turns colours off, as does a
- * terminal without them; PREP_BROWSER_TIMES=FILE appends how long each key
- * took to answer, "key NAME USEC" a line, and "first USEC" (start to first
- * screen). */
+ * terminal without them; PREP_BROWSER_TIMES=FILE appends "first USEC"
+ * (from the start to the first screen), then how long each key took to
+ * answer, "NAME USEC" a line (NAME as keyname(3) spells it; "refresh" for
+ * a refresh). */
 int browser_run(const struct browser_source *src, struct err *err);
 
 #endif

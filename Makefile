@@ -102,6 +102,11 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(PREP_LIB) $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
 
+# the browser with a refresh hook, as prec top drives it (prep_browser.sh)
+$(BUILD)/tests/fake_top: tests/tui/fake_top.c $(PREP_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
+
 $(BUILD)/tests/minireader: tests/minireader/minireader.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lz
@@ -202,7 +207,7 @@ $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lzstd
 
-tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN) $(PROGS)
+tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/fake_top $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN) $(PROGS)
 
 test: deps
 	@$(MAKE) --no-print-directory tests-build

@@ -2,6 +2,7 @@
 #include "buf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,4 +126,36 @@ void *array_realloc(void *p, size_t n, size_t size)
 	if (size_mul(n, size, &bytes))
 		return NULL;
 	return realloc(p, bytes ? bytes : 1);
+}
+
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	size_t room = b->cap - b->len;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(room ? (char *)b->data + b->len : NULL, room, fmt, ap);
+	if (n >= 0 && (size_t)n >= room) {
+		if (buf_reserve(b, (size_t)n + 1))
+			n = -ENOMEM;
+		else
+			vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, again);
+	}
+	va_end(again);
+	if (n < 0)
+		return n == -ENOMEM ? n : -EINVAL;
+	b->len += (size_t)n;
+	return 0;
+}
+
+int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return ret;
 }

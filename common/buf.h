@@ -12,6 +12,7 @@
 #ifndef PREC_COMMON_BUF_H
 #define PREC_COMMON_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,10 @@ int buf_put_u8(struct buf *b, uint8_t v);
 int buf_put_u16(struct buf *b, uint16_t v);
 int buf_put_u32(struct buf *b, uint32_t v);
 int buf_put_u64(struct buf *b, uint64_t v);
+/* printf onto the end of b: len counts the bytes written, a NUL follows
+ * them (not counted). 0, -ENOMEM, or -EINVAL for a bad format. */
+int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void buf_reset(struct buf *b);   /* len = 0, memory kept */
 void buf_free(struct buf *b);    /* NULL-tolerant */
 

@@ -18,6 +18,13 @@ void log_set_handler(log_fn fn, void *ctx, unsigned mask)
 	handler.mask = fn ? mask & LOG_ALL : 0;
 }
 
+void log_get_handler(log_fn *fn, void **ctx, unsigned *mask)
+{
+	*fn = handler.fn;
+	*ctx = handler.ctx;
+	*mask = handler.mask;
+}
+
 bool log_wants(enum log_level level)
 {
 	return (unsigned)level < LOG_NR_LEVELS && (handler.mask & LOG_MASK(level));

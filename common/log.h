@@ -40,6 +40,10 @@ typedef void (*log_fn)(void *ctx, enum log_level level, const char *msg);
  * messages go nowhere. Replaces the handler installed before. */
 void log_set_handler(log_fn fn, void *ctx, unsigned mask);
 
+/* The handler installed now, for a front end that installs its own for a
+ * while (the browser's message line) and puts it back afterwards. */
+void log_get_handler(log_fn *fn, void **ctx, unsigned *mask);
+
 /* Whether a message of this level would reach a handler: what is costly to
  * produce (a progress meter) is not set up for nobody. */
 bool log_wants(enum log_level level);

@@ -36,6 +36,9 @@ struct frame {
 	bool src_done;
 	const struct sym_frame *inl;
 	size_t nr_inl;
+	/* its names in call graphs, once made (hist.names; 0: not yet) */
+	uint32_t names_at;
+	uint8_t nr_names;
 };
 
 /* A sample's data address, named (daddr.h): for the data sort keys. */
@@ -142,6 +145,8 @@ struct hist {
 	struct symbolizer *sym;
 	struct frame *frames;
 	size_t nr_frames, cap_frames;
+	const char **names;     /* frames' call-graph names (interned), by frame */
+	size_t nr_names, cap_names;
 	struct hmap frame_idx;
 	uint32_t *frame_ids;
 	size_t nr_ids, cap_ids;
@@ -220,6 +225,26 @@ int hist_build(struct hist *h, int event);
  * entries i with want[i] (want has nr_entries elements), the same trees
  * hist_build makes without it. 0, -ENOMEM or -EINVAL (--parent). */
 int hist_build_trees(struct hist *h, int event, const bool *want);
+
+/* The same of the stacks keep(ctx, stack) says true for (keep NULL: all):
+ * entries, totals and call graphs as if only their samples had been read
+ * (the browser's zoom into a thread or a command). */
+typedef bool (*hist_keep_fn)(void *ctx, const struct stack *s);
+int hist_build_keep(struct hist *h, int event, hist_keep_fn keep, void *ctx);
+
+/* The entries of one build, moved out of a histogram and back (the
+ * browser keeps those of the zooms it left, to go back to them at once):
+ * hist_entries_swap exchanges h's entries, totals and trees with *e
+ * (either may be empty); what *e holds is freed with hist_entries_free
+ * (hist_free frees only h's own). Valid while h's stacks and frames are
+ * unchanged. */
+struct hist_entries {
+	struct hentry *entries;
+	size_t nr_entries;
+	uint64_t total_period, total_count, total_latency, unresolved;
+};
+void hist_entries_swap(struct hist *h, struct hist_entries *e);
+void hist_entries_free(struct hist_entries *e);
 
 /* The symbolizer's handle of a dso, found under symfs when given. */
 struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d);

@@ -458,6 +458,52 @@ int annot_pass_sample(void *ctx, struct load *l, const struct load_sample *s)
 	return on_sample(&((struct annot_pass *)ctx)->r, l, s);
 }
 
+/* one sampled address with its counts, as on_sample counts a sample */
+static int add_addr(struct annot_run *r, const struct addr_ent *k)
+{
+	uint64_t h = ent_hash(k);
+	uint32_t i;
+
+	r->key = k;
+	if (!hmap_find(&r->idx, h, ent_eq, r, &i)) {
+		if (array_grow((void **)&r->ents, &r->cap, r->nr + 1, sizeof(*r->ents)) ||
+		    hmap_insert(&r->idx, h, (uint32_t)r->nr))
+			return -ENOMEM;
+		i = (uint32_t)r->nr++;
+		r->ents[i] = *k;
+		r->ents[i].count = r->ents[i].period = 0;
+	}
+	r->ents[i].count += k->count;
+	r->ents[i].period += k->period;
+	r->count[k->event] += k->count;
+	r->period[k->event] += k->period;
+	return 0;
+}
+
+int annot_pass_add_hist(struct annot_pass *p, const struct hist *h)
+{
+	for (size_t i = 0; i < h->nr_stacks; i++) {
+		const struct stack *s = &h->stacks[i];
+		const struct frame *f;
+		struct addr_ent k;
+
+		if (!s->nr_frames || s->event < 0 || s->event >= LOAD_MAX_EVENTS || !s->count)
+			continue;
+		f = &h->frames[h->frame_ids[s->first]];
+		k = (struct addr_ent){ .dso = f->dso, .off = f->addr, .event = s->event,
+				       .ktab = f->kernel ? f->ktab : 0, .kernel = f->kernel,
+				       .count = s->count, .period = s->period };
+		if (add_addr(&p->r, &k))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void annot_pass_set_source(struct annot_pass *p, bool source)
+{
+	p->o.no_source = !source;
+}
+
 static uint64_t name_hash(const struct dso *d, const char *name)
 {
 	return hash_combine(hash_u64((uintptr_t)d), hash_bytes(name, strlen(name), 0));

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/err.h"
 #include "report/core/load.h"
 
@@ -38,7 +39,11 @@ struct annot_pass *annot_pass_new(struct load *l);
 void annot_pass_free(struct annot_pass *p);     /* NULL: nothing */
 /* A load_sample_fn; ctx is the pass. */
 int annot_pass_sample(void *ctx, struct load *l, const struct load_sample *s);
-/* After load_run: the addresses named and grouped into functions. 0 or -ENOMEM. */
+/* Instead of the samples: a histogram's stacks, each counted at its
+ * sampled address (the browser annotates from what it shows). 0 or -ENOMEM. */
+int annot_pass_add_hist(struct annot_pass *p, const struct hist *h);
+/* After load_run (or annot_pass_add_hist): the addresses named and grouped
+ * into functions. 0 or -ENOMEM. */
 int annot_pass_group(struct annot_pass *p);
 /* The samples of event ev (load event index) whose sampled address is in the
  * function name of dso; 0 when none. */
@@ -49,5 +54,14 @@ uint64_t annot_pass_samples(struct annot_pass *p, const struct dso *dso, const c
  * negative on failure (or fn's negative return). */
 int annot_pass_lines(struct annot_pass *p, const struct dso *dso, const char *name, int ev,
 		     size_t max, bool *cut, annot_line_fn fn, void *ctx, struct err *err);
+
+/* Source lines among the instructions (the default) or not, for the
+ * annot_pass_lines calls that follow (annotate --stdio's --no-source). */
+void annot_pass_set_source(struct annot_pass *p, bool source);
+
+/* A line as annotate --stdio prints it with one percent column: an
+ * instruction "   12.34 :   401136:   add $0x1,%rcx", a source line
+ * "         :   12   x ^= x << 13;". Appended to b; 0 or -ENOMEM. */
+int annot_line_text(struct buf *b, const struct annot_line *ln);
 
 #endif

@@ -18,6 +18,9 @@
 #include "report/symbols/code.h"
 
 #define CODE_MAX (1u << 20)     /* bytes of one symbol disassembled at most */
+/* an instruction after its columns, a source line after its empty ones */
+#define INSN_FMT " :   %" PRIx64 ":   "
+#define SRC_FMT " %-5u"
 #define COLOR_RED "\033[31m"
 #define COLOR_GREEN "\033[32m"
 #define COLOR_RESET "\033[m"
@@ -211,9 +214,9 @@ static void print_source(struct sym_print *p, uint64_t vaddr)
 	blank_cols(p);
 	text = src_text(p, &fr[0], &len);
 	if (text)
-		fprintf(p->c->out, " %-5u%.*s\n", fr[0].line, (int)len, text);
+		fprintf(p->c->out, SRC_FMT "%.*s\n", fr[0].line, (int)len, text);
 	else
-		fprintf(p->c->out, " %-5u%s:%u\n", fr[0].line,
+		fprintf(p->c->out, SRC_FMT "%s:%u\n", fr[0].line,
 			fr[0].file ? fr[0].file : "??", fr[0].line);
 }
 
@@ -249,7 +252,7 @@ static void print_insn(struct sym_print *p, size_t i)
 	double maxp;
 
 	print_cols(p, i, &maxp);
-	fprintf(out, " :   %" PRIx64 ":   ", in->addr);
+	fprintf(out, INSN_FMT, in->addr);
 	if (!p->c->o->asm_raw) {
 		fprintf(out, "%s\n", in->text);
 		return;
@@ -476,4 +479,18 @@ int annot_sym_lines(struct annot_ctx *c, struct annot_sym *s, size_t col, size_t
 	}
 	sym_done(&p);
 	return ret;
+}
+
+int annot_line_text(struct buf *b, const struct annot_line *ln)
+{
+	char head[128];
+	int n;
+
+	if (ln->source)
+		n = snprintf(head, sizeof(head), "%*s :" SRC_FMT, 8, "", ln->line);
+	else
+		n = snprintf(head, sizeof(head), " %7.2f" INSN_FMT, ln->pct, ln->addr);
+	if (n < 0 || (size_t)n >= sizeof(head))
+		return -EINVAL;
+	return buf_append(b, head, (size_t)n) || buf_append(b, ln->text, ln->len) ? -ENOMEM : 0;
 }

@@ -130,31 +130,31 @@ static size_t layout(const struct print_opts *po, struct lcol *c)
 	return 4;
 }
 
-void latency_titles(FILE *out, const struct print_opts *po, bool dots)
+int latency_titles(struct buf *b, const struct print_opts *po, bool dots)
 {
 	struct lcol c[4];
 	size_t n = layout(po, c);
+	int ret = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? "  " : " ", out);
-		if (dots)
-			fprintf(out, "%.*s", c[i].width, "........");
-		else
-			fprintf(out, "%*s", c[i].width, c[i].title);
-	}
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = dots ? buf_printf(b, "%s%.*s", i ? "  " : " ", c[i].width, "........") :
+			     buf_printf(b, "%s%*s", i ? "  " : " ", c[i].width, c[i].title);
+	return ret;
 }
 
-void latency_values(FILE *out, const struct print_opts *po, const struct hentry *e,
-		    uint64_t total, uint64_t latency_total)
+int latency_values(struct buf *b, const struct print_opts *po, const struct hentry *e,
+		   uint64_t total, uint64_t latency_total)
 {
 	struct lcol c[4];
 	size_t n = layout(po, c);
+	int ret = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !ret; i++) {
 		uint64_t v = c[i].latency ? (c[i].total ? e->total_latency : e->self_latency) :
 			     (c[i].total ? e->total_period : e->self_period);
 		uint64_t t = c[i].latency ? latency_total : total;
 
-		fprintf(out, "   %*.2f%%", c[i].width - 2, t ? 100.0 * (double)v / (double)t : 0.0);
+		ret = buf_printf(b, "   %*.2f%%", c[i].width - 2, t ? 100.0 * (double)v / (double)t : 0.0);
 	}
+	return ret;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/buf.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
 #include "print.h"
@@ -52,11 +53,12 @@ int latency_check(const struct latency_opts *o, const struct load *l, struct his
 
 /* The printing (print.c): the Latency total of an event's percentages
  * (shown entries, or with --percentage absolute every sample), the value
- * columns' titles (dots: their rules) and an entry's values. */
+ * columns' titles (dots: their rules) and an entry's values, appended to b
+ * (0 or -ENOMEM). */
 uint64_t latency_total(const struct load *l, const struct hist *h, const struct print_opts *po,
 		       int event);
-void latency_titles(FILE *out, const struct print_opts *po, bool dots);
-void latency_values(FILE *out, const struct print_opts *po, const struct hentry *e,
-		    uint64_t total, uint64_t latency_total);
+int latency_titles(struct buf *b, const struct print_opts *po, bool dots);
+int latency_values(struct buf *b, const struct print_opts *po, const struct hentry *e,
+		   uint64_t total, uint64_t latency_total);
 
 #endif

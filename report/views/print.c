@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perf report --stdio's layout: the '#' header lines, one column per value
- * and sort key with titles and dotted rules, two-decimal percentages, and
- * call graphs drawn with '|' and '--' branches under each entry.
+ * and sort key with titles and dotted rules, two-decimal percentages; the
+ * call graphs under the entries are print_graph.c's.
  */
 #include "print.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,217 +18,12 @@
 #include "dump.h"
 #include "latency.h"
 #include "print_int.h"
+#include "print_line.h"
 
-#define MARGIN 12
 
 static double pct(uint64_t v, uint64_t total)
 {
 	return total ? 100.0 * (double)v / (double)total : 0.0;
-}
-
-/* ---- call graphs ------------------------------------------------------ */
-
-struct cg {
-	FILE *out;
-	const struct print_opts *po;
-	uint64_t total;         /* graph: the event's total; fractal: per parent */
-	char prefix[4096];
-};
-
-/* The least period a branch needs, as perf computes it: a whole number,
- * rounded down of the total (graph), up of the parent's (fractal). */
-static uint64_t min_period(const struct print_opts *po, uint64_t base)
-{
-	double v = (double)base * (po->threshold / 100.0);
-
-	return po->mode == CG_FRACTAL ? (uint64_t)ceil(v) : (uint64_t)v;
-}
-
-static bool shown(const struct cg *c, const struct cnode *n, uint64_t parent)
-{
-	return n->period >= min_period(c->po, c->po->mode == CG_FRACTAL ? parent : c->total);
-}
-
-static size_t nr_shown(const struct cg *c, const struct cnode *n, uint64_t parent)
-{
-	size_t k = 0;
-
-	for (const struct cnode *ch = n->child; ch; ch = ch->next)
-		k += shown(c, ch, parent);
-	return k;
-}
-
-static void put_prefix(struct cg *c, size_t len)
-{
-	fprintf(c->out, "%*s%.*s", MARGIN, "", (int)len, c->prefix);
-}
-
-/* Children of n, each as a branch "|--xx.xx%--name" under the prefix. */
-static void graph_children(struct cg *c, const struct cnode *n, size_t plen);
-
-/* A node printed at the current prefix, then its single-path continuation
- * and branches. `lead` is the text before the name on the first line. */
-static void graph_path(struct cg *c, const struct cnode *n, size_t plen)
-{
-	/* follow the path while one child carries everything */
-	while (n->child && nr_shown(c, n, n->period) == 1 && n->child->period == n->period &&
-	       !n->child->next) {
-		n = n->child;
-		put_prefix(c, plen);
-		fprintf(c->out, "%s\n", n->name);
-	}
-	if (n->child && nr_shown(c, n, n->period))
-		graph_children(c, n, plen);
-}
-
-static void graph_children(struct cg *c, const struct cnode *n, size_t plen)
-{
-	size_t left = nr_shown(c, n, n->period);
-
-	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
-		bool last;
-		uint64_t base = c->po->mode == CG_FRACTAL ? n->period : c->total;
-
-		if (!shown(c, ch, n->period))
-			continue;
-		last = --left == 0;
-		put_prefix(c, plen);
-		fprintf(c->out, "|%10s\n", "");
-		put_prefix(c, plen);
-		fprintf(c->out, "%c--%.2f%%--%s\n", last ? ' ' : '|', pct(ch->period, base), ch->name);
-		if (plen + 11 < sizeof(c->prefix)) {
-			memcpy(c->prefix + plen, last ? "           " : "|          ", 11);
-			graph_path(c, ch, plen + 11);
-		}
-	}
-}
-
-static void print_graph(struct cg *c, const struct cnode *root)
-{
-	const struct cnode *n = root->child;
-	bool skip = c->po->skip_first, printed = false;
-	size_t plen = 0;
-
-	if (!n || n->next || n->period != root->period) {
-		if (!nr_shown(c, root, root->period))
-			return;         /* every branch under the threshold */
-		graph_children(c, root, 0);
-		fputc('\n', c->out);
-		return;
-	}
-	/* a single root: its path one name a line, then its branches */
-	for (;;) {
-		if (skip) {
-			skip = false;
-		} else if (!printed) {
-			fprintf(c->out, "%*s|\n", MARGIN, "");
-			fprintf(c->out, "%*s---%s\n", MARGIN, "", n->name);
-			memcpy(c->prefix, "   ", 3);
-			plen = 3;
-			printed = true;
-		} else {
-			put_prefix(c, plen);
-			fprintf(c->out, "%s\n", n->name);
-		}
-		if (!n->child || nr_shown(c, n, n->period) != 1 || n->child->period != n->period ||
-		    n->child->next)
-			break;
-		n = n->child;
-	}
-	if (n->child && nr_shown(c, n, n->period)) {
-		graph_children(c, n, plen);
-		printed = true;
-	}
-	/* nothing at all when the one name was left out */
-	if (printed)
-		fputc('\n', c->out);
-}
-
-/* flat and folded: one line (or block) per path from the root to a leaf */
-static void paths(struct cg *c, const struct cnode *n, const char **stack, size_t depth,
-		  uint64_t total)
-{
-	if (depth >= 1024)
-		return;
-	for (const struct cnode *ch = n->child; ch; ch = ch->next) {
-		uint64_t rest = ch->period;
-
-		for (const struct cnode *g = ch->child; g; g = g->next)
-			rest -= g->period <= rest ? g->period : rest;
-		stack[depth] = ch->name;
-		if (rest && pct(rest, total) >= c->po->threshold) {
-			if (c->po->mode == CG_FOLDED) {
-				fprintf(c->out, "%.2f%% ", pct(rest, total));
-				for (size_t i = 0; i <= depth; i++)
-					fprintf(c->out, "%s%s", i ? ";" : "", stack[i]);
-				fputc('\n', c->out);
-			} else {
-				fprintf(c->out, "%*s%.2f%%\n", MARGIN - 1, "", pct(rest, total));
-				for (size_t i = 0; i <= depth; i++)
-					fprintf(c->out, "%*s%s\n", MARGIN + 4, "", stack[i]);
-				fputc('\n', c->out);
-			}
-		}
-		paths(c, ch, stack, depth + 1, total);
-	}
-}
-
-void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,
-		    uint64_t total)
-{
-	struct cg c = { .out = out, .po = po, .total = total };
-	const struct cnode *root = e->tree;
-	if (!root || !root->child)
-		return;
-	if (po->mode != CG_FRACTAL && root->period < min_period(po, total))
-		return;
-	if (po->mode == CG_GRAPH || po->mode == CG_FRACTAL) {
-		print_graph(&c, root);
-	} else {
-		const char *stack[1024];
-
-		paths(&c, root, stack, 0, total);
-	}
-}
-
-/* -g graph|flat|fractal|folded|none[,THRESHOLD][,caller|callee] */
-int print_parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
-			  bool *order_set, struct err *err)
-{
-	char buf[256];
-	char *save = NULL;
-
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(err, -EINVAL, "--call-graph: value too long");
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		double v;
-
-		if (!strcmp(t, "graph"))
-			po->mode = CG_GRAPH;
-		else if (!strcmp(t, "flat"))
-			po->mode = CG_FLAT;
-		else if (!strcmp(t, "fractal"))
-			po->mode = CG_FRACTAL;
-		else if (!strcmp(t, "folded"))
-			po->mode = CG_FOLDED;
-		else if (!strcmp(t, "none"))
-			po->mode = CG_NONE;
-		else if (!strcmp(t, "caller") || !strcmp(t, "callee")) {
-			ho->caller = t[4] == 'e' && t[5] == 'r';
-			*order_set = true;
-		} else if (!strcmp(t, "function") || !strcmp(t, "address") || !strcmp(t, "percent") ||
-			   !strcmp(t, "period") || !strcmp(t, "count")) {
-			/* perf's print-limit and key fields: function keys only */
-		} else if ((v = strtod(t, &end)), end != t && !*end && v >= 0 && v <= 100) {
-			po->threshold = v;
-		} else {
-			return err_set(err, -EINVAL, "--call-graph: '%s' is not graph, flat, fractal, "
-				       "folded, none, caller, callee or a threshold", t);
-		}
-	}
-	return 0;
 }
 
 /* ---- the report --------------------------------------------------------- */
@@ -269,16 +63,15 @@ void print_shown_totals(struct load *l, const struct hist *h, uint64_t *period, 
 	}
 }
 
-/* Each column as wide as its title (or the key's least width) and its
- * widest cell, entries hidden by filters included (as perf). */
-void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
+void print_cols_init(const struct hist *h, bool dso_list, struct col *cols, size_t *nc)
 {
-	bool dso_list = load_options(l)->f.dsos != NULL;
 	char buf[4096];
 
-	for (size_t j = 0; j < nc; j++) {
-		const struct sort_key *sk = cols[j].sk;
+	*nc = h->opts.nr_keys;
+	for (size_t j = 0; j < *nc; j++) {
+		const struct sort_key *sk = sort_key_get(h->opts.keys[j]);
 
+		cols[j].sk = sk;
 		cols[j].width = sk->min_width ? sk->min_width : (int)strlen(sk->title);
 		for (size_t i = 0; i < h->nr_entries; i++) {
 			const struct hentry *e = &h->entries[i];
@@ -296,84 +89,121 @@ void col_widths(const struct load *l, const struct hist *h, struct col *cols, si
 	}
 }
 
+/* Each column as wide as its title (or the key's least width) and its
+ * widest cell, entries hidden by filters included (as perf). */
+void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc)
+{
+	size_t n;
+
+	(void)nc;
+	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &n);
+}
+
+int print_title_line(struct buf *b, const struct print_opts *po, const struct col *cols,
+		     size_t nc)
+{
+	int ret = po->latency ? buf_printf(b, "#") || latency_titles(b, po, false) :
+		  buf_printf(b, "#%s", po->children ? " Children      Self" : " Overhead");
+
+	if (!ret && po->show_nr)
+		ret = buf_printf(b, "  %12s", "Samples");
+	if (!ret && po->show_period)
+		ret = buf_printf(b, "  %12s", "Period");
+	for (size_t j = 0; j < nc && !ret; j++)
+		ret = buf_printf(b, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
+			      cols[j].sk->title);
+	return ret;
+}
+
+int print_dots_line(struct buf *b, const struct print_opts *po, const struct col *cols,
+		    size_t nc)
+{
+	int ret = po->latency ? buf_printf(b, "#") || latency_titles(b, po, true) :
+		  buf_printf(b, "#%s", po->children ? " ........  ........" : " ........");
+
+	if (!ret && po->show_nr)
+		ret = buf_printf(b, "  ............");
+	if (!ret && po->show_period)
+		ret = buf_printf(b, "  ............");
+	for (size_t j = 0; j < nc && !ret; j++) {
+		ret = buf_printf(b, "  ");
+		for (int w = 0; w < cols[j].width && !ret; w++)
+			ret = buf_append(b, ".", 1);
+	}
+	return ret;
+}
+
 static void print_titles(FILE *out, const struct print_opts *po, const struct col *cols,
 			 size_t nc)
 {
-	fprintf(out, "#");
-	if (po->latency)
-		latency_titles(out, po, false);
-	else if (po->children)
-		fprintf(out, " Children      Self");
-	else
-		fprintf(out, " Overhead");
-	if (po->show_nr)
-		fprintf(out, "  %12s", "Samples");
-	if (po->show_period)
-		fprintf(out, "  %12s", "Period");
-	for (size_t j = 0; j < nc; j++)
-		fprintf(out, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
-			cols[j].sk->title);
-	fprintf(out, "\n#");
-	if (po->latency)
-		latency_titles(out, po, true);
-	else
-		fprintf(out, po->children ? " ........  ........" : " ........");
-	if (po->show_nr)
-		fprintf(out, "  ............");
-	if (po->show_period)
-		fprintf(out, "  ............");
-	for (size_t j = 0; j < nc; j++) {
-		fputs("  ", out);
-		for (int w = 0; w < cols[j].width; w++)
-			fputc('.', out);
-	}
+	struct buf b = BUF_INIT;
+
+	if (!print_title_line(&b, po, cols, nc) && !buf_append(&b, "\n", 1) &&
+	    !print_dots_line(&b, po, cols, nc))
+		fwrite(b.data, 1, b.len, out);
 	fprintf(out, "\n#\n");
+	buf_free(&b);
 }
 
-/* "  12.34%" in 8 columns, in perf's colours when asked: red from 5%,
- * green above 0.5% */
-static void put_pct(FILE *out, const struct print_opts *po, double p)
+/* A percentage column of an entry line, where print_pcts says; in perf's
+ * colours when po->color (a terminal's text: red from 5%, green above
+ * 0.5%; the browser colours by itself, from pcts). */
+static int entry_pct(struct buf *b, const struct print_opts *po, double v,
+		     struct print_pcts *pcts)
 {
-	const char *color = !po->color ? NULL : p >= 5.0 ? "\033[31m" : p > 0.5 ? "\033[32m" : NULL;
+	const char *color = !po->color ? NULL : v >= 5.0 ? "\033[31m" : v > 0.5 ? "\033[32m" : NULL;
+	size_t at = b->len + 2;
+	int ret = color ? buf_printf(b, "  %s%7.2f%%\033[m", color, v) : buf_printf(b, "  %7.2f%%", v);
 
-	if (color)
-		fprintf(out, "%s%7.2f%%\033[m", color, p);
+	if (!ret && pcts && pcts->nr < 2) {
+		pcts->at[pcts->nr] = at;
+		pcts->width[pcts->nr] = b->len - at;
+		pcts->pct[pcts->nr++] = v;
+	}
+	return ret;
+}
+
+int print_entry_line(struct buf *b, const struct hist *h, const struct print_opts *po,
+		     const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
+		     uint64_t lat_total, struct print_pcts *pcts)
+{
+	char cell[4096];
+	int ret;
+
+	if (pcts)
+		pcts->nr = 0;
+	if (po->latency)
+		ret = latency_values(b, po, e, total, lat_total);
 	else
-		fprintf(out, "%7.2f%%", p);
+		ret = entry_pct(b, po, pct(po->children ? e->total_period : e->self_period, total),
+				pcts);
+	if (!ret && po->children && !po->latency)
+		ret = entry_pct(b, po, pct(e->self_period, total), pcts);
+	if (!ret && po->show_nr)
+		ret = buf_printf(b, "  %12" PRIu64, e->self_count);
+	if (!ret && po->show_period)
+		ret = buf_printf(b, "  %12" PRIu64, e->self_period);
+	for (size_t j = 0; j < nc && !ret; j++) {
+		unsigned flags = cols[j].sk->flags;
+
+		cols[j].sk->text(h, e, cell, sizeof(cell));
+		/* perf pads a last column, but for the symbol-like ones */
+		if (j + 1 == nc && !(flags & SK_RIGHT) && (flags & SK_SYMBOL_LIKE))
+			ret = buf_printf(b, "  %s", cell);
+		else
+			ret = buf_printf(b, flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width, cell);
+	}
+	return ret;
 }
 
 /* One entry's line: its percentages, counts and cells. */
-static void print_entry(FILE *out, const struct hist *h, const struct print_opts *po,
-			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
-			uint64_t lat_total)
+static void print_entry(FILE *out, struct buf *b, const struct hist *h,
+			const struct print_opts *po, const struct col *cols, size_t nc,
+			const struct hentry *e, uint64_t total, uint64_t lat_total)
 {
-	char buf[4096];
-
-	if (po->latency) {
-		latency_values(out, po, e, total, lat_total);
-	} else if (po->children) {
-		fputs("  ", out);
-		put_pct(out, po, pct(e->total_period, total));
-		fputs("  ", out);
-		put_pct(out, po, pct(e->self_period, total));
-	} else {
-		fputs("  ", out);
-		put_pct(out, po, pct(e->self_period, total));
-	}
-	if (po->show_nr)
-		fprintf(out, "  %12" PRIu64, e->self_count);
-	if (po->show_period)
-		fprintf(out, "  %12" PRIu64, e->self_period);
-	for (size_t j = 0; j < nc; j++) {
-		unsigned flags = cols[j].sk->flags;
-
-		cols[j].sk->text(h, e, buf, sizeof(buf));
-		/* perf pads a last column, but for the symbol-like ones */
-		if (j + 1 == nc && !(flags & SK_RIGHT) && (flags & SK_SYMBOL_LIKE))
-			fprintf(out, "  %s", buf);
-		else
-			fprintf(out, flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width, buf);
-	}
+	buf_reset(b);
+	if (!print_entry_line(b, h, po, cols, nc, e, total, lat_total, NULL))
+		fwrite(b->data, 1, b->len, out);
 	fputc('\n', out);
 }
 
@@ -384,6 +214,7 @@ static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struc
 			  const struct col *cols, size_t nc, int event, uint64_t total,
 			  uint64_t lat_total, size_t max, bool *mark)
 {
+	struct buf line = BUF_INIT;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < h->nr_entries && (!max || shown < max); i++) {
@@ -401,11 +232,12 @@ static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struc
 			mark[i] = true;
 			continue;
 		}
-		print_entry(out, h, po, cols, nc, e, total, lat_total);
+		print_entry(out, &line, h, po, cols, nc, e, total, lat_total);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && load_event_has_chains(l, event))
 			print_callchain(out, po, e, total);
 	}
+	buf_free(&line);
 	return shown;
 }
 
@@ -413,7 +245,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 		       int event)
 {
 	struct col cols[SORT_NR];
-	size_t nc = h->opts.nr_keys;
+	size_t nc;
 	uint64_t total, all, shown_period, shown_count, lat_total = 0;
 	char cnt[32];
 	int ret = hist_build(h, event);
@@ -430,9 +262,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, load_event_name(l, event));
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", shown_period);
 	}
-	for (size_t j = 0; j < nc; j++)
-		cols[j].sk = sort_key_get(h->opts.keys[j]);
-	col_widths(l, h, cols, nc);
+	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &nc);
 	if (!po->quiet)
 		print_titles(out, po, cols, nc);
 	entry_lines(out, l, h, po, cols, nc, event, total, lat_total, 0, NULL);
@@ -444,11 +274,9 @@ size_t print_entry_lines(FILE *out, struct load *l, struct hist *h, const struct
 			 int event, uint64_t total, size_t max)
 {
 	struct col cols[SORT_NR];
-	size_t nc = h->opts.nr_keys;
+	size_t nc;
 
-	for (size_t j = 0; j < nc; j++)
-		cols[j].sk = sort_key_get(h->opts.keys[j]);
-	col_widths(l, h, cols, nc);
+	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &nc);
 	return entry_lines(out, l, h, po, cols, nc, event, total, 0, max, NULL);
 }
 

@@ -5,16 +5,10 @@
 #define PREC_REPORT_PRINT_INT_H
 
 #include "print.h"
+#include "print_line.h"
 
-/* a column of a sort key: its table entry and its width for this event */
-struct col {
-	const struct sort_key *sk;
-	int width;
-};
-
-/* "682 " or "12K": perf's sample count with a unit letter */
-void unit_count(uint64_t v, char *buf, size_t n);
-/* Each column as wide as its title and its widest cell in h->entries. */
+/* Each column as wide as its title and its widest cell in h->entries
+ * (print_cols_init, with the reading's --dso list). */
 void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc);
 /* An entry's call graph (e->tree), percentages of total. */
 void print_callchain(FILE *out, const struct print_opts *po, const struct hentry *e,

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
+#include "common/log.h"
 #include "common/opts.h"
 #include "dump.h"
 #include "latency.h"
@@ -24,6 +26,7 @@
 #include "print.h"
 #include "report/core/progress.h"
 #include "report/aggregate/stacks.h"
+#include "report/tui/browser.h"
 
 struct report_opts {
 	struct load_opts lo;
@@ -310,8 +313,118 @@ static int report_record(void *ctx, struct load *l, struct session *s, const str
 	return thread_counts_record(rx->tc, l, s, rec) ? -ENOMEM : 0;
 }
 
-static int report_run(struct report_opts *ro, struct report_cfg *c)
+/* ---- the browser ---------------------------------------------------------- */
+
+/* The options that only text shows, or NULL. */
+static const char *text_only(const struct report_opts *ro)
 {
+	return ro->header ? "--header" : ro->header_only ? "--header-only" : ro->stats ? "--stats" :
+	       ro->threads ? "--threads" : ro->folded ? "--folded" : ro->group ? "--group" : NULL;
+}
+
+/* The browser or text: on a terminal the browser, as perf report (a
+ * terminal named dumb or none is not one for it), unless --stdio or an
+ * option only text shows. 0 with *browse set, or the exit status with the
+ * message printed. */
+static int pick_output(const struct report_opts *ro, bool *browse)
+{
+	const char *term = getenv("TERM"), *only = text_only(ro);
+
+	*browse = false;
+	if (ro->stdio)
+		return 0;
+	if (ro->tui && only) {
+		fprintf(stderr, "prep: --tui: %s is shown as text only (use --stdio)\n", only);
+		return 129;
+	}
+	if (ro->tui && !browser_can_run()) {
+		fprintf(stderr, "prep: --tui: not a terminal (the browser needs stdin and stdout on one)\n");
+		return 1;
+	}
+	*browse = ro->tui || (!only && browser_can_run() && term && *term && strcmp(term, "dumb"));
+	return 0;
+}
+
+/* While the files are read for the browser, warnings wait (curses would
+ * wipe them): shown on its message line, then printed after it. */
+struct held_log {
+	log_fn fn;              /* the front end's handler */
+	void *ctx;
+	unsigned mask;
+	struct buf lines;       /* level byte, message, NUL; one after another */
+	size_t nr;
+};
+
+static void hold_msg(void *ctx, enum log_level level, const char *msg)
+{
+	struct held_log *hl = ctx;
+
+	if (level == LOG_PROGRESS) {
+		if (hl->fn && (hl->mask & LOG_MASK(level)))
+			hl->fn(hl->ctx, level, msg);
+		return;
+	}
+	if (!buf_put_u8(&hl->lines, (uint8_t)level) && !buf_append(&hl->lines, msg, strlen(msg) + 1))
+		hl->nr++;
+}
+
+static void hold_start(struct held_log *hl)
+{
+	log_get_handler(&hl->fn, &hl->ctx, &hl->mask);
+	log_set_handler(hold_msg, hl, hl->mask);
+}
+
+/* the handler back, and what waited said through it */
+static void hold_end(struct held_log *hl)
+{
+	log_set_handler(hl->fn, hl->ctx, hl->mask);
+	for (size_t at = 0; at < hl->lines.len;) {
+		const char *msg = (const char *)hl->lines.data + at + 1;
+
+		log_msg((enum log_level)hl->lines.data[at], "%s", msg);
+		at += strlen(msg) + 2;
+	}
+	buf_free(&hl->lines);
+}
+
+/* The histogram in the browser: 0, -ENOTTY when the terminal cannot
+ * start it (text then, unless --tui), or 1 with the message printed. */
+static int report_browse(struct load *l, struct hist *h, const struct report_opts *ro,
+			 struct report_cfg *c, const struct held_log *hl)
+{
+	struct browser_source src;
+	struct err err = { 0 };
+	char msg[600];
+	int ret;
+
+	if (ro->event && stacks_pick_event(l, h, ro->event, &err) < 0) {
+		fprintf(stderr, "prep: --event: %s\n", err.msg);
+		return 1;
+	}
+	if (hist_resolve(h)) {
+		fprintf(stderr, "prep: out of memory\n");
+		return 1;
+	}
+	browser_source_init(&src, l, h, &c->po);
+	if (hl->nr) {
+		snprintf(msg, sizeof(msg), "%s%s%s", log_level_tag((enum log_level)hl->lines.data[0]),
+			 (const char *)hl->lines.data + 1,
+			 hl->nr > 1 ? " (and more: printed on quitting)" : "");
+		src.message = msg;
+	}
+	ret = browser_run(&src, &err);
+	if (ret == -ENOTTY && !ro->tui)
+		return ret;
+	if (ret)
+		fprintf(stderr, "prep: %s\n", err.msg);
+	return ret ? 1 : 0;
+}
+
+/* ---- the reading ---------------------------------------------------------- */
+
+static int report_run(struct report_opts *ro, struct report_cfg *c, bool browse)
+{
+	struct held_log hl = { .lines = BUF_INIT };
 	struct err err = { 0 };
 	struct progress pg;
 	struct load *l;
@@ -320,8 +433,12 @@ static int report_run(struct report_opts *ro, struct report_cfg *c)
 	int ret;
 
 	progress_install(&pg, &ro->lo);
+	if (browse)
+		hold_start(&hl);
 	l = load_new(&ro->lo, &err);
 	if (!l) {
+		if (browse)
+			hold_end(&hl);
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 1;
 	}
@@ -331,13 +448,20 @@ static int report_run(struct report_opts *ro, struct report_cfg *c)
 		fprintf(stderr, "prep: out of memory\n");
 	} else if ((ret = load_run(l, ro->header_only ? NULL : report_sample,
 				   rx.tc ? report_record : NULL, &rx, &err))) {
+		if (browse)
+			hold_end(&hl);  /* the warnings before the error */
+		browse = false;
 		fprintf(stderr, "prep: %s\n", err.msg);
 	} else {
 		graph_setup(l, &h, ro, c);
-		ret = report_print(l, &h, ro, c);
+		ret = browse ? report_browse(l, &h, ro, c, &hl) : -ENOTTY;
+		if (ret == -ENOTTY)
+			ret = report_print(l, &h, ro, c);
 		if (!ret && rx.tc && !ro->header_only)
 			thread_counts_print(stdout, l, rx.tc);
 	}
+	if (browse)
+		hold_end(&hl);
 	thread_counts_free(rx.tc);
 	hist_free(&h);
 	load_free(l);
@@ -356,8 +480,8 @@ int cmd_report(int argc, char **argv)
 		LOAD_OPT_INPUTS(&ro.lo),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", sort_help(sort_buf, sizeof(sort_buf))),
 		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, latency, sample, period and sort keys"),
-		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
-		OPTION_FLAG(0, "tui", &ro.tui, "not available: text output is used"),
+		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default when not on a terminal)"),
+		OPTION_FLAG(0, "tui", &ro.tui, "the interactive browser (the default on a terminal)"),
 		OPTION_FLAG(0, "children", &ro.children_on, "accumulate callees into callers (default with call chains)"),
 		OPTION_FLAG(0, "no-children", &ro.children_off, "self overhead only"),
 		OPTION_CALLBACK_OPTARG('g', "call-graph", &ro, "mode", "graph|flat|fractal|folded|none[,threshold][,caller|callee]", cb_callgraph),
@@ -385,6 +509,7 @@ int cmd_report(int argc, char **argv)
 		OPTION_END,
 	};
 	struct err err = { 0 };
+	bool browse;
 	int ret;
 
 	ret = opts_parse_command(table, argc, argv, "prep", usage_line, &ro.help);
@@ -403,5 +528,7 @@ int cmd_report(int argc, char **argv)
 		return 0;
 	}
 	ret = report_setup(&ro, &c);
-	return ret ? ret : report_run(&ro, &c);
+	if (!ret)
+		ret = pick_output(&ro, &browse);
+	return ret ? ret : report_run(&ro, &c, browse);
 }

@@ -140,6 +140,11 @@ $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
+# prep diff's two versions of one program: same name, two folders
+PROGS += $(BUILD)/tests/programs/diff1/diffprog $(BUILD)/tests/programs/diff2/diffprog
+$(BUILD)/tests/programs/diff%/diffprog: tests/programs/diffprog.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -DVERSION=$* -o $@ $<
 $(BUILD)/tests/programs/annot: tests/programs/annot.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<

@@ -230,29 +230,38 @@ static bool keep_row(const struct diff_calc_opts *o, const struct drow *row, siz
 /* ---- noise --------------------------------------------------------------- */
 
 /* One side of a test: the mean share (a fraction), the variance of that
- * mean and its degrees of freedom (0: known). A run's variance is never
- * taken below what sampling alone gives a share of p_pool from the side's
- * samples per run: several runs that happen to agree closely (or a share
- * of one or two samples, 0 in most runs) would otherwise look certain. */
+ * mean and its degrees of freedom (0: known).
+ *
+ * Several runs: the runs' own variance (Welch), but never below what
+ * rounding to whole samples alone gives a share, 1/12 of a sample squared
+ * (a uniform rounding error's variance) over the side's samples per run:
+ * runs that agree to the sample (an entry of one sample in each run, or of
+ * none) would otherwise look certain. Timer samples of a program that
+ * does the same work each run vary much less than independent draws would
+ * (they are evenly spaced): the runs' variance says so, where a binomial
+ * model would not.
+ *
+ * One run: no spread to measure, only the share's sampling error as if
+ * each sample were an independent draw, of the share both sides pool
+ * (the two-proportion z test when both sides are one run). */
 static void test_side(const struct diff_calc_opts *o, const struct dside *sd,
 		      const struct cell *c, double p_pool, double *mean, double *vm, double *df)
 {
-	double x[DIFF_MAX_RUNS], n = 0, floor;
+	double x[DIFF_MAX_RUNS], n = 0;
 
 	for (size_t r = 0; r < sd->nr; r++) {
 		x[r] = diff_pct(c[r].period, run_total(o, sd->run[r], false)) / 100;
 		n += (double)run_total(o, sd->run[r], true);
 	}
 	n /= (double)sd->nr;
-	floor = n > 0 ? p_pool * (1 - p_pool) / n : 0;
 	*mean = stats_mean(x, sd->nr);
 	if (sd->nr >= 2) {
-		double v = stats_var(x, sd->nr);
+		double v = stats_var(x, sd->nr), rounding = n > 0 ? 1 / (12 * n * n) : 0;
 
-		*vm = (v > floor ? v : floor) / (double)sd->nr;
+		*vm = (v > rounding ? v : rounding) / (double)sd->nr;
 		*df = (double)(sd->nr - 1);
 	} else {
-		*vm = floor;
+		*vm = n > 0 ? p_pool * (1 - p_pool) / n : 0;
 		*df = 0;
 	}
 }

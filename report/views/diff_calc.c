@@ -465,6 +465,21 @@ static void filter_rows(struct match *m, size_t nr_sides)
 	m->nr = n;
 }
 
+/* perf diff -b: the baseline's shares are then of the rows kept (perf
+ * sums its entries again once the others are gone), its deltas still of
+ * everything (computed before). One run a side only: the noise columns
+ * keep their shares. */
+static void baseline_only_shares(struct match *m, struct dtable *t)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < m->nr; i++)
+		sum += m->rows[i].v[0].period;
+	for (size_t i = 0; i < m->nr; i++)
+		m->rows[i].v[0].share = diff_pct(m->rows[i].v[0].period, sum);
+	t->total[0] = sum;
+}
+
 int diff_table(const struct dside *sides, size_t nr_sides, const struct diff_calc_opts *o,
 	       struct dtable *t)
 {
@@ -485,6 +500,8 @@ int diff_table(const struct dside *sides, size_t nr_sides, const struct diff_cal
 	if (!ret) {
 		values(&m, sides, nr_sides, t);
 		filter_rows(&m, nr_sides);
+		if (o->baseline_only && !o->noise)
+			baseline_only_shares(&m, t);
 		if (o->noise)
 			ret = test_sides(&m, sides, nr_sides, t);
 	}

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "common/stats.h"
 #include "format/blocks.h"
 #include "dump.h"
 #include "print_int.h"
@@ -192,6 +193,18 @@ void print_callchain(FILE *out, const struct print_opts *po, const struct hentry
 
 /* ---- the report --------------------------------------------------------- */
 
+void error_cell(double pct, uint64_t n, char *buf, size_t len)
+{
+	snprintf(buf, len, "\xc2\xb1%5.2f%%", 100 * stats_share_se(pct / 100, (double)n));
+}
+
+/* "  Error" after a share's title, "  ......." under it */
+static void error_title(FILE *out, const struct print_opts *po, bool dots)
+{
+	if (po->error)
+		fprintf(out, "  %*s", ERROR_WIDTH, dots ? "......." : "Error");
+}
+
 void unit_count(uint64_t v, char *buf, size_t n)
 {
 	char unit = ' ';
@@ -258,10 +271,14 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 			 size_t nc)
 {
 	fprintf(out, "#");
-	if (po->children)
-		fprintf(out, " Children      Self");
-	else
+	if (po->children) {
+		fprintf(out, " Children");
+		error_title(out, po, false);
+		fprintf(out, "      Self");
+	} else {
 		fprintf(out, " Overhead");
+	}
+	error_title(out, po, false);
 	if (po->show_nr)
 		fprintf(out, "  %12s", "Samples");
 	if (po->show_period)
@@ -269,8 +286,12 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 	for (size_t j = 0; j < nc; j++)
 		fprintf(out, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
 			cols[j].sk->title);
-	fprintf(out, "\n#");
-	fprintf(out, po->children ? " ........  ........" : " ........");
+	fprintf(out, "\n# ........");
+	error_title(out, po, true);
+	if (po->children) {
+		fprintf(out, "  ........");
+		error_title(out, po, true);
+	}
 	if (po->show_nr)
 		fprintf(out, "  ............");
 	if (po->show_period)
@@ -283,17 +304,29 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 	fprintf(out, "\n#\n");
 }
 
+/* A share, and with --error its error from the n samples it is of. */
+static void print_share(FILE *out, const struct print_opts *po, uint64_t v, uint64_t total,
+			uint64_t n)
+{
+	char buf[32];
+
+	fprintf(out, "  %7.2f%%", pct(v, total));
+	if (!po->error)
+		return;
+	error_cell(pct(v, total), n, buf, sizeof(buf));
+	fprintf(out, "  %s", buf);
+}
+
 /* One entry's line: its percentages, counts and cells. */
 static void print_entry(FILE *out, const struct hist *h, const struct print_opts *po,
-			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total)
+			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
+			uint64_t n)
 {
 	char buf[4096];
 
 	if (po->children)
-		fprintf(out, "  %7.2f%%  %7.2f%%", pct(e->total_period, total),
-			pct(e->self_period, total));
-	else
-		fprintf(out, "  %7.2f%%", pct(e->self_period, total));
+		print_share(out, po, e->total_period, total, n);
+	print_share(out, po, e->self_period, total, n);
 	if (po->show_nr)
 		fprintf(out, "  %12" PRIu64, e->self_count);
 	if (po->show_period)
@@ -316,7 +349,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 {
 	struct col cols[SORT_NR];
 	size_t nc = h->opts.nr_keys;
-	uint64_t total, all, shown_period, shown_count;
+	uint64_t total, all, shown_period, shown_count, n;
 	char cnt[32];
 	int ret = hist_build(h, event);
 
@@ -325,6 +358,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	all = load_event_period(l, event);
 	shown_totals(l, h, &shown_period, &shown_count);
 	total = po->absolute && all > shown_period ? all : shown_period;
+	n = po->absolute && all > shown_period ? load_event_samples(l, event) : shown_count;
 	if (!po->quiet) {
 		unit_count(shown_count, cnt, sizeof(cnt));
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, load_event_name(l, event));
@@ -343,7 +377,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 			continue;
 		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[e->frame]))
 			continue;
-		print_entry(out, h, po, cols, nc, e, total);
+		print_entry(out, h, po, cols, nc, e, total, n);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && load_event_has_chains(l, event))
 			print_callchain(out, po, e, total);

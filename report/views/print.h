@@ -26,6 +26,7 @@ struct print_opts {
 	bool skip_first;
 	bool header_shown;      /* --header printed before the report */
 	bool group;             /* --group: the events of a group side by side */
+	bool error;             /* --error: each share's standard error after it */
 };
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);

@@ -12,6 +12,12 @@ struct col {
 	int width;
 };
 
+/* --error's cell: "± x.xx%", the standard error of a share of pct
+ * percent counted from n samples, sqrt(p (1 - p) / n) (7 columns on the
+ * screen for errors under 10 points, in 9 bytes: ± is two) */
+void error_cell(double pct, uint64_t n, char *buf, size_t len);
+#define ERROR_WIDTH 7
+
 /* "682 " or "12K": perf's sample count with a unit letter */
 void unit_count(uint64_t v, char *buf, size_t n);
 /* Each column as wide as its title and its widest cell in h->entries. */

@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "common/opts.h"
+#include "report/core/filter.h"
 #include "diff_int.h"
 #include "dump.h"
 
@@ -25,6 +26,7 @@
  * anything else a comma list of files. */
 struct side_arg {
 	const char *label;
+	const char *opt;                /* "--base ", "--new " or "" */
 	const char *path[DIFF_MAX_RUNS];
 	size_t nr;
 };
@@ -39,6 +41,7 @@ struct diff_opts {
 	const char *compute, *sort, *percentage, *percent_limit, *sep, *alpha, *correction;
 	const char *comms;              /* perf diff's --comms: --comm */
 	const char *dsos;               /* perf diff's -d, --dsos: --dso */
+	const char *comm;               /* --comm (the fragment's), or --comms */
 	long order;
 	bool order_set;
 	bool baseline_only, period, formula, quiet, dump, force, error, significant, help;
@@ -91,14 +94,15 @@ static int side_from(const char *arg, struct side_arg *s, char **copy, struct er
 		return 0;
 	}
 	if (strstr(arg, ",,") || arg[0] == ',' || arg[strlen(arg) - 1] == ',')
-		return err_set(err, -EINVAL, "'%s': an empty file name in the list", arg);
+		return err_set(err, -EINVAL, "%s'%s': an empty file name in the list", s->opt, arg);
 	*copy = strdup(arg);
 	if (!*copy)
 		return err_set(err, -ENOMEM, "out of memory");
 	/* the pieces point into *copy, which the caller frees at the end */
 	for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (s->nr == DIFF_MAX_RUNS)
-			return err_set(err, -EINVAL, "'%s': more than %d runs", arg, DIFF_MAX_RUNS);
+			return err_set(err, -EINVAL, "%s'%s': more than %d runs", s->opt, arg,
+				       DIFF_MAX_RUNS);
 		s->path[s->nr++] = t;
 	}
 	return 0;
@@ -122,7 +126,7 @@ static void defaults(struct side_arg *sides, bool base_given, bool new_given)
 static int make_sides(struct diff_opts *d, struct side_arg *sides, size_t *nr, char **copies,
 		      struct err *err)
 {
-	const char *args[DIFF_MAX_SIDES];
+	const char *args[DIFF_MAX_SIDES], *opt[DIFF_MAX_SIDES];
 	/* one argument alone is NEW, compared with the default OLD (perf's) */
 	bool base_given = d->base || d->nr_pos >= 2 || (d->nr_pos == 1 && d->nr_news);
 	size_t n = 0, p = 0, want = 1 + d->nr_pos - (!d->base && base_given) + d->nr_news;
@@ -130,16 +134,25 @@ static int make_sides(struct diff_opts *d, struct side_arg *sides, size_t *nr, c
 	if (want > DIFF_MAX_SIDES)
 		return err_set(err, -EINVAL, "%zu sides to compare: at most %d (a baseline and %d "
 			       "new ones)", want, DIFF_MAX_SIDES, DIFF_MAX_SIDES - 1);
+	opt[n] = d->base ? "--base " : "";
 	args[n++] = d->base ? d->base : base_given ? d->pos[p++] : "prec.data.old";
-	while (p < d->nr_pos)
+	while (p < d->nr_pos) {
+		opt[n] = "";
 		args[n++] = d->pos[p++];
-	for (size_t i = 0; i < d->nr_news; i++)
+	}
+	for (size_t i = 0; i < d->nr_news; i++) {
+		opt[n] = "--new ";
 		args[n++] = d->news[i];
-	if (n == 1)
+	}
+	if (n == 1) {
+		opt[n] = "";
 		args[n++] = "prec.data";
-	for (size_t i = 0; i < n; i++)
+	}
+	for (size_t i = 0; i < n; i++) {
+		sides[i].opt = opt[i];
 		if (side_from(args[i], &sides[i], &copies[i], err))
 			return -EINVAL;
+	}
 	*nr = n;
 	defaults(sides, base_given, want > 1);
 	return 0;
@@ -276,7 +289,7 @@ static void elide(const struct diff_opts *d, const struct diff_calc_opts *c,
 
 	for (size_t k = 0; k < c->nr_keys; k++) {
 		enum sort_key_id id = c->keys[k];
-		const char *list = id == SORT_DSO ? f->dsos : id == SORT_COMM ? d->comms :
+		const char *list = id == SORT_DSO ? f->dsos : id == SORT_COMM ? d->comm :
 				   id == SORT_SYM ? f->syms : NULL;
 
 		po->elide[k] = list && !strchr(list, ',');
@@ -303,8 +316,9 @@ static int setup(struct diff_opts *d, struct diff_calc_opts *c, struct diff_prin
 	c->noise = several_runs || d->error || d->significant || d->alpha || d->correction;
 	if ((ret = check_noise(d, c)))
 		return ret;
-	lo.f.comms = d->comms;
-	if (load_opts_check(&lo, &err)) {
+	if ((d->comms && filter_parse_names("--comms", d->comms, NULL, &err)) ||
+	    (d->dsos && filter_parse_names("--dsos", d->dsos, NULL, &err)) ||
+	    load_opts_check(&lo, &err)) {
 		fprintf(stderr, "prep diff: %s\n", err.msg);
 		return 129;
 	}
@@ -355,7 +369,7 @@ static int compare_event(const struct devent *ev0, struct drun *const *runs,
 static int run_diff(struct diff_opts *d, const struct side_arg *sides, size_t nr_sides,
 		    struct diff_calc_opts *c, struct diff_print_opts *po)
 {
-	struct diff_read_opts ro = { .lo = d->lo, .comms = d->comms, .pids = d->lo.f.pids,
+	struct diff_read_opts ro = { .lo = d->lo, .comms = d->comm, .pids = d->lo.f.pids,
 				     .tids = d->lo.f.tids, .nr_keys = c->nr_keys };
 	const char *paths[DIFF_MAX_SIDES * DIFF_MAX_RUNS];
 	struct drun *runs[DIFF_MAX_SIDES * DIFF_MAX_RUNS], *all;
@@ -480,7 +494,7 @@ int cmd_diff(int argc, char **argv)
 		OPTION_STRING(0, "alpha", &d.alpha, "level", "the significance level of the noise test (default 0.05)"),
 		OPTION_STRING(0, "correction", &d.correction, "method", "for testing many entries: holm (default), bh or none"),
 		OPTION_STRING(0, "comms", &d.comms, "list", "only these commands (as --comm)"),
-		OPTION_STRING('d', "dsos", &d.lo.f.dsos, "list", "only samples in these shared objects (as --dso)"),
+		OPTION_STRING('d', "dsos", &d.dsos, "list", "only samples in these shared objects (as --dso)"),
 		OPTION_FLAG('f', "force", &d.force, "accepted for perf's sake: prep checks no file ownership"),
 		OPTION_FLAG('D', "dump-raw-trace", &d.dump, "print every block and record of the files (prep dump)"),
 		LOAD_SYMBOL_OPTIONS(&d.lo),
@@ -497,9 +511,11 @@ int cmd_diff(int argc, char **argv)
 	ret = parse_args(table, argc, argv, &d);
 	if (ret >= 0)
 		return ret;
-	if (d.lo.f.comms && !d.comms)
-		d.comms = d.lo.f.comms;
-	d.lo.f.comms = NULL;
+	/* perf's spellings stand for the fragment's; --comms and --comm (the
+	 * same list) are applied as the files are read, not by the loader */
+	if (d.dsos && !d.lo.f.dsos)
+		d.lo.f.dsos = d.dsos;
+	d.comm = d.lo.f.comms ? d.lo.f.comms : d.comms;
 	if (make_sides(&d, sides, &nr_sides, copies, &err)) {
 		fprintf(stderr, "prep diff: %s\n", err.msg);
 		ret = 129;

@@ -158,6 +158,7 @@ struct hist {
 	struct stack_data next_data;    /* for the sample hist_add_data adds */
 	bool want_data;                 /* a sort key reads data addresses (hist_init) */
 	uint64_t added;         /* samples given to hist_add */
+	uint32_t last_stack;    /* the stack hist_add added the last sample to */
 };
 
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/hash.h"
 #include "report/aggregate/hist.h"
 #include "report/core/filter.h"
 
@@ -75,12 +76,57 @@ const struct devent *drun_match_event(const struct drun *r, const struct devent 
 
 /* ---- one file ------------------------------------------------------------- */
 
+/* A sample's address seen before in the same thread, event, CPU and
+ * cgroup, with the same maps: the same stack of the histogram (hist_add's
+ * own shortcut, in one flat direct-mapped table: one cache line a sample) */
+#define FAST_SLOTS 32768
+
+struct fast_slot {
+	uint64_t addr, cgroup, gen;
+	const struct thread *thread;
+	const char *comm;
+	uint32_t cpu, stack;
+	int32_t event;          /* -1: empty */
+	uint16_t ktab;
+	bool kernel;
+};
+
 struct read_ctx {
 	struct hist *h;
+	struct fast_slot *fast;         /* NULL: without (data addresses) */
 	struct filter ids;              /* --comm, --pid, --tid */
 	bool by_ids;
 	uint64_t dropped_period[LOAD_MAX_EVENTS], dropped_count[LOAD_MAX_EVENTS];
 };
+
+static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sample *s)
+{
+	const struct sample *smp = &s->rec->u.sample;
+	struct fast_slot k = {
+		.addr = s->addrs[0], .thread = s->thread, .comm = s->thread->comm,
+		.cpu = (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
+		.cgroup = (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0,
+		.gen = load_machine(l)->maps_gen, .event = s->event,
+		.ktab = (uint16_t)s->kernel_table, .kernel = s->kernel[0],
+	};
+	uint64_t hv = hash_combine(hash_combine(hash_u64(k.addr), (uintptr_t)k.thread),
+				   (uint64_t)k.event ^ ((uint64_t)k.cpu << 16) ^ k.cgroup);
+	struct fast_slot *f = &rc->fast[hv & (FAST_SLOTS - 1)];
+	int ret;
+
+	if (f->event == k.event && f->addr == k.addr && f->thread == k.thread && f->comm == k.comm &&
+	    f->cpu == k.cpu && f->cgroup == k.cgroup && f->gen == k.gen && f->ktab == k.ktab &&
+	    f->kernel == k.kernel) {
+		rc->h->stacks[f->stack].count++;
+		rc->h->stacks[f->stack].period += s->period;
+		return 0;
+	}
+	if ((ret = load_add_to_hist(rc->h, l, s)))
+		return ret;
+	k.stack = rc->h->last_stack;
+	*f = k;
+	return 0;
+}
 
 /* Samples the --comm, --pid and --tid lists hide still count in perf's
  * total; the others go into the histogram by their own address. */
@@ -98,7 +144,7 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 		return 0;
 	}
 	one.nr = s->nr ? 1 : 0;
-	return load_add_to_hist(rc->h, l, &one);
+	return one.nr && rc->fast ? add_fast(rc, l, &one) : load_add_to_hist(rc->h, l, &one);
 }
 
 /* The key of entry e for matching: symbols by name (or nameless, by
@@ -231,6 +277,9 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	}
 	rc.h = &h;
 	ret = hist_init(&h, &ho, load_machine(l), load_symbolizer(l));
+	if (!ret && !hist_wants_data(&h) && (rc.fast = malloc(FAST_SLOTS * sizeof(*rc.fast))))
+		for (size_t i = 0; i < FAST_SLOTS; i++)
+			rc.fast[i].event = -1;
 	if (!ret)
 		ret = load_run(l, on_sample, NULL, &rc, err);
 	else
@@ -240,6 +289,7 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	hist_free(&h);
 	load_free(l);
 	filter_free(&rc.ids);
+	free(rc.fast);
 	return ret;
 }
 

@@ -78,18 +78,20 @@ const struct devent *drun_match_event(const struct drun *r, const struct devent 
 
 /* A sample's address seen before in the same thread, event, CPU and
  * cgroup, with the same maps: the same stack of the histogram (hist_add's
- * own shortcut, in one flat direct-mapped table: one cache line a sample) */
+ * own shortcut), through one flat direct-mapped table of one cache line a
+ * slot, which keeps the samples' count and period until the slot is taken
+ * by another address or the reading ends (flush_fast). */
 #define FAST_SLOTS 32768
 
 struct fast_slot {
-	uint64_t addr, cgroup, gen;
+	uint64_t addr, cgroup, period;
 	const struct thread *thread;
 	const char *comm;
-	uint32_t cpu, stack;
-	int32_t event;          /* -1: empty */
+	uint32_t count, gen, cpu, stack;
+	int16_t event;          /* -1: empty */
 	uint16_t ktab;
 	bool kernel;
-};
+} __attribute__((aligned(64)));
 
 struct read_ctx {
 	struct hist *h;
@@ -99,6 +101,23 @@ struct read_ctx {
 	uint64_t dropped_period[LOAD_MAX_EVENTS], dropped_count[LOAD_MAX_EVENTS];
 };
 
+static void flush_slot(struct hist *h, struct fast_slot *f)
+{
+	if (f->event < 0 || !f->count)
+		return;
+	h->stacks[f->stack].count += f->count;
+	h->stacks[f->stack].period += f->period;
+	f->count = 0;
+	f->period = 0;
+}
+
+/* before the histogram's entries are built */
+static void flush_fast(struct read_ctx *rc)
+{
+	for (size_t i = 0; rc->fast && i < FAST_SLOTS; i++)
+		flush_slot(rc->h, &rc->fast[i]);
+}
+
 static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
@@ -106,7 +125,7 @@ static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sampl
 		.addr = s->addrs[0], .thread = s->thread, .comm = s->thread->comm,
 		.cpu = (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
 		.cgroup = (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0,
-		.gen = load_machine(l)->maps_gen, .event = s->event,
+		.gen = (uint32_t)load_machine(l)->maps_gen, .event = (int16_t)s->event,
 		.ktab = (uint16_t)s->kernel_table, .kernel = s->kernel[0],
 	};
 	uint64_t hv = hash_combine(hash_combine(hash_u64(k.addr), (uintptr_t)k.thread),
@@ -116,11 +135,12 @@ static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sampl
 
 	if (f->event == k.event && f->addr == k.addr && f->thread == k.thread && f->comm == k.comm &&
 	    f->cpu == k.cpu && f->cgroup == k.cgroup && f->gen == k.gen && f->ktab == k.ktab &&
-	    f->kernel == k.kernel) {
-		rc->h->stacks[f->stack].count++;
-		rc->h->stacks[f->stack].period += s->period;
+	    f->kernel == k.kernel && f->count < UINT32_MAX) {
+		f->count++;
+		f->period += s->period;
 		return 0;
 	}
+	flush_slot(rc->h, f);
 	if ((ret = load_add_to_hist(rc->h, l, s)))
 		return ret;
 	k.stack = rc->h->last_stack;
@@ -130,7 +150,7 @@ static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sampl
 
 /* Samples the --comm, --pid and --tid lists hide still count in perf's
  * total; the others go into the histogram by their own address. */
-static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
+static int read_sample(void *ctx, struct load *l, const struct load_sample *s)
 {
 	struct read_ctx *rc = ctx;
 	struct load_sample one = *s;
@@ -277,13 +297,15 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	}
 	rc.h = &h;
 	ret = hist_init(&h, &ho, load_machine(l), load_symbolizer(l));
-	if (!ret && !hist_wants_data(&h) && (rc.fast = malloc(FAST_SLOTS * sizeof(*rc.fast))))
+	if (!ret && !hist_wants_data(&h) &&
+	    (rc.fast = aligned_alloc(64, FAST_SLOTS * sizeof(*rc.fast))))
 		for (size_t i = 0; i < FAST_SLOTS; i++)
 			rc.fast[i].event = -1;
 	if (!ret)
-		ret = load_run(l, on_sample, NULL, &rc, err);
+		ret = load_run(l, read_sample, NULL, &rc, err);
 	else
 		err_set(err, ret, "out of memory");
+	flush_fast(&rc);
 	if (!ret && (ret = read_events(r, o, l, &h, &rc)))
 		err_set(err, ret, "%s: out of memory", path);
 	hist_free(&h);

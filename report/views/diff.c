@@ -45,7 +45,6 @@ struct diff_opts {
 	long order;
 	bool order_set;
 	bool baseline_only, period, formula, quiet, dump, force, error, significant, help;
-	int quiet_n;
 };
 
 static const char usage_line[] = "prep diff [OLD] [NEW...] [options]  "

@@ -16,7 +16,10 @@
 #    should be near the level), and must stay under 20%;
 #  - one run a side with --error: the z test of the sample counts;
 #    --significant hides the rest; the combinations that make no sense with
-#    the noise columns are refused in one line.
+#    the noise columns are refused in one line;
+#  - the report's --error column: sqrt(p (1 - p) / N) of each share, N the
+#    samples of the event, with --children, -n and --group; not with
+#    --folded.
 . tests/e2e/lib/common.sh
 trap 'rm -rf "$d"' EXIT
 need_perf_events 2
@@ -89,6 +92,38 @@ for args in "-c ratio" "-c wdiff:1,2" "-p" "-F"; do
 	[ $rc -eq 129 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "noise columns" err ||
 		fail "prep diff $args with runs: exit $rc, $(cat err)"
 done
+
+# ---- prep --error ------------------------------------------------------------
+# check_error FILE OPTIONS...: without --children, each "± x.xx%" after a
+# share is that share's error from the event's sample count N (the sum of
+# -n's column: every entry is listed); cells are rounded to 0.01
+check_error() {
+	local f=$1; shift
+	$PREP -i "$f" "$@" -n --stdio -g none >rep 2>err || { fail "prep $* -n: $(head -1 err)"; return; }
+	grep -q '^# Overhead    Error       Samples' rep ||
+		fail "prep $* -n: no Error column: $(grep '^# Overhead' rep)"
+	awk '$1 ~ /%$/ && $2 == "±" { p[++r] = $1; e[r] = $3; n += $4 }
+	     END { for (i = 1; i <= r; i++) {
+			x = p[i]; sub(/%/, "", x); y = e[i]; sub(/%/, "", y)
+			want = 100 * sqrt((x / 100) * (1 - x / 100) / n)
+			if (y - want > 0.006 || want - y > 0.006) { print p[i], e[i], "want", want; bad = 1 }
+		  }
+		  exit bad || !r }' rep || fail "prep $* -n: an error is not sqrt(p (1 - p) / N)"
+}
+check_error a0.data --sort sym --error
+$PREC -q -F 4999 -g -e cpu-clock -o g.data -- "$P/diff1/diffprog" 100 >/dev/null 2>&1
+check_error g.data --sort sym --error --no-children
+$PREP -i g.data --sort sym --error --children -g none >ch 2>&1
+grep -q '^# Children    Error      Self    Error  Symbol' ch || fail "--error --children: $(grep '^# Children' ch)"
+grep -qE '^ +9[0-9]\.[0-9]+%  ± [0-9. ]+% +0\.00%  ± 0\.00%  \[\.\] main$' ch ||
+	fail "--error --children: main's row: $(grep 'main$' ch)"
+$PREC -q -F 999 -e cpu-clock,task-clock -o two.data -- "$P/diff1/diffprog" 100 >/dev/null 2>&1
+$PREP -i two.data --group --sort sym --error >grp 2>&1
+grep -qE '^# +Overhead +Error  Symbol' grp && grep -qE '^ +[0-9.]+% +[0-9.]+% +± [0-9. ]+% ± [0-9. ]+%  \[\.\] grow$' grp ||
+	fail "--error --group: $(grep -E '^# +Overhead|grow$' grp)"
+$PREP -i a0.data --error --folded >/dev/null 2>err; rc=$?
+[ $rc -eq 129 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q -- '--error: not with --folded' err ||
+	fail "--error --folded: exit $rc, $(cat err)"
 
 [ $failures -eq 0 ] && echo "prep diff tells the designed change from the noise"
 exit $((failures > 0))

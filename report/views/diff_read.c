@@ -76,34 +76,86 @@ const struct devent *drun_match_event(const struct drun *r, const struct devent 
 
 /* ---- one file ------------------------------------------------------------- */
 
-/* A sample's address seen before in the same thread, event, CPU and
- * cgroup, with the same maps: the same stack of the histogram (hist_add's
- * own shortcut), through one flat direct-mapped table of one cache line a
- * slot, which keeps the samples' count and period until the slot is taken
- * by another address or the reading ends (flush_fast). */
+/* A sample's address seen before in the same context (thread and its
+ * comm, event, CPU, cgroup, kernel mode and table) with the same maps: the
+ * same stack of the histogram (hist_add's own shortcut). Contexts are few
+ * (threads times events): each gets a number once (a small direct-mapped
+ * cache in front of an index), and the addresses go through one flat
+ * direct-mapped table of 32-byte slots, small enough to stay in the CPU's
+ * cache, which keep their samples' count and period until the slot is
+ * taken by another address or the reading ends (flush_fast). */
 #define FAST_SLOTS 32768
+#define CTX_CACHE 64
 
-struct fast_slot {
-	uint64_t addr, cgroup, period;
+struct fast_ctx {
 	const struct thread *thread;
 	const char *comm;
-	uint32_t count, gen, cpu, stack;
-	int16_t event;          /* -1: empty */
+	uint64_t cgroup;
+	uint32_t cpu;
+	int32_t event;
 	uint16_t ktab;
 	bool kernel;
-} __attribute__((aligned(64)));
+};
+
+struct fast_slot {
+	uint64_t addr, period;
+	uint32_t ctx;           /* UINT32_MAX: empty */
+	uint32_t count, stack, gen;
+};
 
 struct read_ctx {
 	struct hist *h;
 	struct fast_slot *fast;         /* NULL: without (data addresses) */
+	struct fast_ctx *ctxs;
+	size_t nr_ctxs, cap_ctxs;
+	struct hmap ctx_idx;
+	uint32_t ctx_cache[CTX_CACHE];  /* context + 1 */
+	const struct fast_ctx *want;    /* ctx_eq's */
 	struct filter ids;              /* --comm, --pid, --tid */
 	bool by_ids;
 	uint64_t dropped_period[LOAD_MAX_EVENTS], dropped_count[LOAD_MAX_EVENTS];
 };
 
+static bool same_ctx(const struct fast_ctx *a, const struct fast_ctx *b)
+{
+	return a->thread == b->thread && a->comm == b->comm && a->cgroup == b->cgroup &&
+	       a->cpu == b->cpu && a->event == b->event && a->ktab == b->ktab &&
+	       a->kernel == b->kernel;
+}
+
+static bool ctx_eq(void *ctx, uint32_t i)
+{
+	const struct read_ctx *rc = ctx;
+
+	return same_ctx(&rc->ctxs[i], rc->want);
+}
+
+/* The number of context k, UINT32_MAX without memory. */
+static uint32_t ctx_id(struct read_ctx *rc, const struct fast_ctx *k)
+{
+	uint64_t hv = hash_combine(hash_combine(hash_u64((uintptr_t)k->thread), (uintptr_t)k->comm),
+				   k->cgroup ^ k->cpu ^ ((uint64_t)k->event << 32) ^
+				   ((uint64_t)k->ktab << 40) ^ ((uint64_t)k->kernel << 56));
+	uint32_t *c = &rc->ctx_cache[hv & (CTX_CACHE - 1)], i;
+
+	if (*c && same_ctx(&rc->ctxs[*c - 1], k))
+		return *c - 1;
+	rc->want = k;
+	if (!hmap_find(&rc->ctx_idx, hv, ctx_eq, rc, &i)) {
+		if (rc->nr_ctxs >= UINT32_MAX - 1 ||
+		    array_grow((void **)&rc->ctxs, &rc->cap_ctxs, rc->nr_ctxs + 1, sizeof(*k)) ||
+		    hmap_insert(&rc->ctx_idx, hv, (uint32_t)rc->nr_ctxs))
+			return UINT32_MAX;
+		i = (uint32_t)rc->nr_ctxs;
+		rc->ctxs[rc->nr_ctxs++] = *k;
+	}
+	*c = i + 1;
+	return i;
+}
+
 static void flush_slot(struct hist *h, struct fast_slot *f)
 {
-	if (f->event < 0 || !f->count)
+	if (f->ctx == UINT32_MAX || !f->count)
 		return;
 	h->stacks[f->stack].count += f->count;
 	h->stacks[f->stack].period += f->period;
@@ -121,21 +173,21 @@ static void flush_fast(struct read_ctx *rc)
 static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
-	struct fast_slot k = {
-		.addr = s->addrs[0], .thread = s->thread, .comm = s->thread->comm,
+	struct fast_ctx k = {
+		.thread = s->thread, .comm = s->thread->comm,
 		.cpu = (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
 		.cgroup = (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0,
-		.gen = (uint32_t)load_machine(l)->maps_gen, .event = (int16_t)s->event,
-		.ktab = (uint16_t)s->kernel_table, .kernel = s->kernel[0],
+		.event = s->event, .ktab = (uint16_t)s->kernel_table, .kernel = s->kernel[0],
 	};
-	uint64_t hv = hash_combine(hash_combine(hash_u64(k.addr), (uintptr_t)k.thread),
-				   (uint64_t)k.event ^ ((uint64_t)k.cpu << 16) ^ k.cgroup);
-	struct fast_slot *f = &rc->fast[hv & (FAST_SLOTS - 1)];
+	uint32_t id = ctx_id(rc, &k), gen = (uint32_t)load_machine(l)->maps_gen;
+	uint64_t addr = s->addrs[0];
+	struct fast_slot *f;
 	int ret;
 
-	if (f->event == k.event && f->addr == k.addr && f->thread == k.thread && f->comm == k.comm &&
-	    f->cpu == k.cpu && f->cgroup == k.cgroup && f->gen == k.gen && f->ktab == k.ktab &&
-	    f->kernel == k.kernel && f->count < UINT32_MAX) {
+	if (id == UINT32_MAX)
+		return load_add_to_hist(rc->h, l, s);
+	f = &rc->fast[hash_combine(hash_u64(addr), id) & (FAST_SLOTS - 1)];
+	if (f->ctx == id && f->addr == addr && f->gen == gen && f->count < UINT32_MAX) {
 		f->count++;
 		f->period += s->period;
 		return 0;
@@ -143,8 +195,7 @@ static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sampl
 	flush_slot(rc->h, f);
 	if ((ret = load_add_to_hist(rc->h, l, s)))
 		return ret;
-	k.stack = rc->h->last_stack;
-	*f = k;
+	*f = (struct fast_slot){ .addr = addr, .ctx = id, .stack = rc->h->last_stack, .gen = gen };
 	return 0;
 }
 
@@ -278,7 +329,7 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	struct load_opts lo = o->lo;
 	struct load_filter_opts ids = { .comms = o->comms, .pids = o->pids, .tids = o->tids };
 	struct hist_opts ho = { .nr_keys = o->nr_keys, .symfs = o->lo.symfs };
-	struct read_ctx rc = { .by_ids = o->comms || o->pids || o->tids };
+	struct read_ctx rc = { .by_ids = o->comms || o->pids || o->tids, .ctx_idx = HMAP_INIT };
 	struct load *l;
 	struct hist h;
 	int ret;
@@ -300,7 +351,7 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	if (!ret && !hist_wants_data(&h) &&
 	    (rc.fast = aligned_alloc(64, FAST_SLOTS * sizeof(*rc.fast))))
 		for (size_t i = 0; i < FAST_SLOTS; i++)
-			rc.fast[i].event = -1;
+			rc.fast[i].ctx = UINT32_MAX;
 	if (!ret)
 		ret = load_run(l, read_sample, NULL, &rc, err);
 	else
@@ -312,6 +363,8 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	load_free(l);
 	filter_free(&rc.ids);
 	free(rc.fast);
+	free(rc.ctxs);
+	hmap_free(&rc.ctx_idx);
 	return ret;
 }
 

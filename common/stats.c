@@ -180,14 +180,16 @@ static void sort_by_p(const double *p, size_t n, size_t *order)
 		qsort_r(order, n, sizeof(*order), by_p, (void *)p);
 }
 
-void stats_adjust_holm(const double *p, size_t n, double *adj, size_t *order)
+void stats_adjust_holm(const double *p, size_t n, size_t m, double *adj, size_t *order)
 {
 	double run = 0;
 
+	if (m < n)
+		m = n;
 	sort_by_p(p, n, order);
-	/* the k-th smallest times (n - k), never below the one before */
+	/* the k-th smallest times (m - k), never below the one before */
 	for (size_t k = 0; k < n; k++) {
-		double v = p[order[k]] * (double)(n - k);
+		double v = p[order[k]] * (double)(m - k);
 
 		if (v > run)
 			run = v;
@@ -195,17 +197,36 @@ void stats_adjust_holm(const double *p, size_t n, double *adj, size_t *order)
 	}
 }
 
-void stats_adjust_bh(const double *p, size_t n, double *adj, size_t *order)
+void stats_adjust_bh(const double *p, size_t n, size_t m, double *adj, size_t *order)
 {
 	double run = 1;
 
+	if (m < n)
+		m = n;
 	sort_by_p(p, n, order);
-	/* the k-th smallest times n / k, never above the one after */
+	/* the k-th smallest times m / k, never above the one after */
 	for (size_t k = n; k-- > 0;) {
-		double v = p[order[k]] * (double)n / (double)(k + 1);
+		double v = p[order[k]] * (double)m / (double)(k + 1);
 
 		if (v < run)
 			run = v;
 		adj[order[k]] = run;
 	}
+}
+
+size_t stats_tarone(const double *p_min, size_t n, double alpha, size_t *order)
+{
+	size_t below = n;
+
+	if (!n)
+		return 0;
+	sort_by_p(p_min, n, order);
+	/* k grows while more than k of the smallest p_min are under alpha / k */
+	for (size_t k = 1; k <= n; k++) {
+		while (below && !(p_min[order[below - 1]] < alpha / (double)k))
+			below--;
+		if (below <= k)
+			return k;
+	}
+	return n;
 }

@@ -232,54 +232,146 @@ static bool keep_row(const struct diff_calc_opts *o, const struct drow *row, siz
 /* One side of a test: the mean share (a fraction), the variance of that
  * mean and its degrees of freedom (0: known).
  *
- * Several runs: the runs' own variance (Welch), but never below what
- * rounding to whole samples alone gives a share, 1/12 of a sample squared
- * (a uniform rounding error's variance) over the side's samples per run:
- * runs that agree to the sample (an entry of one sample in each run, or of
- * none) would otherwise look certain. Timer samples of a program that
- * does the same work each run vary much less than independent draws would
- * (they are evenly spaced): the runs' variance says so, where a binomial
- * model would not.
+ * Several runs: the runs' own variance (Welch), but never below one
+ * sample's worth, 1 / N^2 for N samples a run: a count that varies at all
+ * varies by a sample at least, and runs that happen to agree (an entry of
+ * one or two samples in each, or of none) would otherwise look certain.
+ * Timer samples of a program that does the same work each run vary much
+ * less than independent draws would (they are evenly spaced): the runs'
+ * variance says so, where a binomial model would not.
  *
  * One run: no spread to measure, only the share's sampling error as if
  * each sample were an independent draw, of the share both sides pool
  * (the two-proportion z test when both sides are one run). */
-static void test_side(const struct diff_calc_opts *o, const struct dside *sd,
-		      const struct cell *c, double p_pool, double *mean, double *vm, double *df)
+struct side_test {
+	double mean, vm, df;
+};
+
+static double per_run(const struct diff_calc_opts *o, const struct dside *sd)
 {
-	double x[DIFF_MAX_RUNS], n = 0;
+	double n = 0;
 
-	for (size_t r = 0; r < sd->nr; r++) {
-		x[r] = diff_pct(c[r].period, run_total(o, sd->run[r], false)) / 100;
+	for (size_t r = 0; r < sd->nr; r++)
 		n += (double)run_total(o, sd->run[r], true);
-	}
-	n /= (double)sd->nr;
-	*mean = stats_mean(x, sd->nr);
-	if (sd->nr >= 2) {
-		double v = stats_var(x, sd->nr), rounding = n > 0 ? 1 / (12 * n * n) : 0;
+	return sd->nr ? n / (double)sd->nr : 0;
+}
 
-		*vm = (v > rounding ? v : rounding) / (double)sd->nr;
-		*df = (double)(sd->nr - 1);
+static void side_var(const struct dside *sd, double n, double var, double p_pool,
+		     struct side_test *t)
+{
+	if (sd->nr >= 2) {
+		double one = n > 0 ? 1 / (n * n) : 0;
+
+		t->vm = (var > one ? var : one) / (double)sd->nr;
+		t->df = (double)(sd->nr - 1);
 	} else {
-		*vm = n > 0 ? p_pool * (1 - p_pool) / n : 0;
-		*df = 0;
+		t->vm = n > 0 ? p_pool * (1 - p_pool) / n : 0;
+		t->df = 0;
 	}
 }
 
-static double pooled(const struct diff_calc_opts *o, const struct dside *a,
-		     const struct cell *ca, const struct dside *b, const struct cell *cb)
+static void test_side(const struct diff_calc_opts *o, const struct dside *sd,
+		      const struct cell *c, double p_pool, struct side_test *t)
 {
-	double k = 0, n = 0;
+	double x[DIFF_MAX_RUNS];
 
+	for (size_t r = 0; r < sd->nr; r++)
+		x[r] = diff_pct(c[r].period, run_total(o, sd->run[r], false)) / 100;
+	t->mean = stats_mean(x, sd->nr);
+	side_var(sd, per_run(o, sd), stats_var(x, sd->nr), p_pool, t);
+}
+
+/* The samples of both sides, and of both sides' runs in all. */
+static void counts(const struct diff_calc_opts *o, const struct dside *a, const struct cell *ca,
+		   const struct dside *b, const struct cell *cb, double *k, double *n)
+{
+	*k = *n = 0;
 	for (size_t r = 0; r < a->nr; r++) {
-		k += (double)ca[r].count;
-		n += (double)run_total(o, a->run[r], true);
+		*k += (double)ca[r].count;
+		*n += (double)run_total(o, a->run[r], true);
 	}
 	for (size_t r = 0; r < b->nr; r++) {
-		k += (double)cb[r].count;
-		n += (double)run_total(o, b->run[r], true);
+		*k += (double)cb[r].count;
+		*n += (double)run_total(o, b->run[r], true);
 	}
-	return n > 0 ? k / n : 0;
+}
+
+/* The least p the test could give an entry of k samples in all: every one
+ * of them on side b, as many in each of its runs, none on side a (Tarone's
+ * bound: an entry of few samples can never pass, whatever their split). */
+static double extreme_p(const struct diff_calc_opts *o, const struct dside *a,
+			const struct dside *b, double k, double p_pool)
+{
+	double na = per_run(o, a), nb = per_run(o, b);
+	struct side_test ta = { 0 }, tb = { .mean = nb > 0 ? k / (double)b->nr / nb : 0 };
+	struct stats_test st;
+
+	side_var(a, na, 0, p_pool, &ta);
+	side_var(b, nb, 0, p_pool, &tb);
+	if (stats_diff_test(ta.mean, ta.vm, ta.df, tb.mean, tb.vm, tb.df, &st))
+		return 1;
+	return st.p;
+}
+
+/* One row's test of side s (cells cs) against the baseline (c0): 0 with
+ * the raw p, its least p and the delta's error in v, or -1. */
+static int test_row(const struct diff_calc_opts *o, const struct dside *s0, const struct cell *c0,
+		    const struct dside *ss, const struct cell *cs, struct dval *v, double *p_min)
+{
+	struct side_test t0, t1;
+	struct stats_test st;
+	double k, n, pp;
+
+	counts(o, s0, c0, ss, cs, &k, &n);
+	pp = n > 0 ? k / n : 0;
+	test_side(o, s0, c0, pp, &t0);
+	test_side(o, ss, cs, pp, &t1);
+	if (stats_diff_test(t0.mean, t0.vm, t0.df, t1.mean, t1.vm, t1.df, &st))
+		return -1;
+	v->err = 100 * sqrt(t0.vm + t1.vm);
+	v->p_raw = st.p;
+	*p_min = fmin(extreme_p(o, s0, ss, k, pp), extreme_p(o, ss, s0, k, pp));
+	return 0;
+}
+
+/* The family's adjusted p values: Holm's or BH's over the rows that can
+ * pass (Tarone: k of them counted, by the least p their samples allow);
+ * the others are never "changed", and show their p times k. */
+static void adjust(const struct diff_calc_opts *o, double *p, const double *p_min, size_t n,
+		   size_t *work, size_t *tested)
+{
+	size_t k = n, in = 0;
+	double *fam = malloc((n ? n : 1) * sizeof(*fam));
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+
+	if (o->correction != DCORR_NONE)
+		k = stats_tarone(p_min, n, o->alpha, work);
+	*tested = k;
+	if (o->correction == DCORR_NONE || !fam || !idx) {
+		/* no correction, or no memory for one: Bonferroni over all */
+		for (size_t j = 0; j < n && o->correction != DCORR_NONE; j++)
+			p[j] = fmin(1, p[j] * (double)n);
+		*tested = n;
+		free(fam), free(idx);
+		return;
+	}
+	for (size_t j = 0; j < n; j++) {
+		if (p_min[j] < o->alpha / (double)k) {
+			idx[in] = j;
+			fam[in++] = p[j];
+		} else {
+			p[j] = fmin(1, p[j] * (double)k);
+			if (p[j] < o->alpha)    /* its samples cannot pass */
+				p[j] = o->alpha;
+		}
+	}
+	if (o->correction == DCORR_HOLM)
+		stats_adjust_holm(fam, in, k, fam, work);
+	else
+		stats_adjust_bh(fam, in, k, fam, work);
+	for (size_t j = 0; j < in; j++)
+		p[idx[j]] = fam[j];
+	free(fam), free(idx);
 }
 
 /* Side s against the baseline, in every row that either has: the raw p
@@ -288,48 +380,36 @@ static int test_sides(struct match *m, const struct dside *sides, size_t nr_side
 		      struct dtable *t)
 {
 	const struct diff_calc_opts *o = m->o;
-	double *p = malloc((m->nr ? m->nr : 1) * sizeof(*p));
-	size_t *rowof = malloc((m->nr ? m->nr : 1) * sizeof(*rowof));
-	size_t *work = malloc((m->nr ? m->nr : 1) * sizeof(*work));
-	size_t off = sides[0].nr;
+	size_t sz = m->nr ? m->nr : 1, off = sides[0].nr;
+	double *p = malloc(sz * sizeof(*p)), *p_min = malloc(sz * sizeof(*p_min));
+	size_t *rowof = malloc(sz * sizeof(*rowof)), *work = malloc(sz * sizeof(*work));
+	int ret = 0;
 
-	if (!p || !rowof || !work) {
-		free(p), free(rowof), free(work);
-		return -ENOMEM;
-	}
-	for (size_t s = 1; s < nr_sides; off += sides[s].nr, s++) {
+	if (!p || !p_min || !rowof || !work)
+		ret = -ENOMEM;
+	for (size_t s = 1; s < nr_sides && !ret; off += sides[s].nr, s++) {
 		size_t n = 0;
 
 		for (size_t i = 0; i < m->nr && sides[0].nr && sides[s].nr; i++) {
 			const struct cell *c = &m->cells[i * m->nr_runs];
 			struct dval *v = &m->rows[i].v[s];
-			double m0, v0, d0, m1, v1, d1, pp;
-			struct stats_test st;
 
 			if (!v->present && !m->rows[i].v[0].present)
 				continue;
-			pp = pooled(o, &sides[0], c, &sides[s], c + off);
-			test_side(o, &sides[0], c, pp, &m0, &v0, &d0);
-			test_side(o, &sides[s], c + off, pp, &m1, &v1, &d1);
-			if (stats_diff_test(m0, v0, d0, m1, v1, d1, &st))
+			if (test_row(o, &sides[0], c, &sides[s], c + off, v, &p_min[n]))
 				continue;
-			v->err = 100 * sqrt(v0 + v1);
-			v->p_raw = st.p;
-			p[n] = st.p;
+			p[n] = v->p_raw;
 			rowof[n++] = i;
 		}
-		if (o->correction == DCORR_HOLM)
-			stats_adjust_holm(p, n, p, work);
-		else if (o->correction == DCORR_BH)
-			stats_adjust_bh(p, n, p, work);
+		adjust(o, p, p_min, n, work, &t->tested[s]);
+		t->considered[s] = n;
 		for (size_t j = 0; j < n; j++) {
 			m->rows[rowof[j]].v[s].p = p[j];
 			m->rows[rowof[j]].v[s].changed = p[j] < o->alpha;
 		}
-		t->tested[s] = n;
 	}
-	free(p), free(rowof), free(work);
-	return 0;
+	free(p), free(p_min), free(rowof), free(work);
+	return ret;
 }
 
 /* ---- perf's order -------------------------------------------------------- */

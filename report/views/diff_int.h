@@ -144,7 +144,9 @@ struct dtable {
 	size_t nr_sides;
 	size_t runs[DIFF_MAX_SIDES];    /* the runs of each side with the event */
 	struct dval *vals;              /* the rows' values, nr * nr_sides */
-	size_t tested[DIFF_MAX_SIDES];  /* noise: the rows each side's family tested */
+	/* noise: the rows each side tested, and how many of them its family
+	 * counts (those whose samples can pass at all: Tarone) */
+	size_t considered[DIFF_MAX_SIDES], tested[DIFF_MAX_SIDES];
 	uint64_t total[DIFF_MAX_SIDES]; /* the period a share of the side's first run is of */
 };
 

@@ -402,7 +402,7 @@ static void noise_header(FILE *out, const struct diff_print_opts *po, const stru
 	const struct diff_calc_opts *o = po->calc;
 
 	for (size_t s = 1; s < t->nr_sides; s++) {
-		size_t m = t->tested[s];
+		size_t m = t->tested[s], all = t->considered[s];
 
 		fprintf(out, "# Noise%s%.0zu: ", t->nr_sides > 2 ? "/" : "", t->nr_sides > 2 ? s : 0);
 		if (!t->runs[0] || !t->runs[s]) {
@@ -411,13 +411,15 @@ static void noise_header(FILE *out, const struct diff_print_opts *po, const stru
 		}
 		fprintf(out, "%s (%zu against %zu run%s), ", test_name(t->runs[0], t->runs[s]),
 			t->runs[s], t->runs[0], t->runs[0] == 1 ? "" : "s");
-		if (o->correction == DCORR_HOLM)
-			fprintf(out, "p adjusted by Holm's method over %zu entr%s", m, m == 1 ? "y" : "ies");
-		else if (o->correction == DCORR_BH)
-			fprintf(out, "p adjusted by Benjamini-Hochberg's method (false discovery "
-				"rate) over %zu entr%s", m, m == 1 ? "y" : "ies");
+		if (o->correction == DCORR_NONE)
+			fprintf(out, "p of each of %zu entr%s alone (no correction)", all,
+				all == 1 ? "y" : "ies");
 		else
-			fprintf(out, "p of each of %zu entr%s alone (no correction)", m, m == 1 ? "y" : "ies");
+			fprintf(out, "p adjusted by %s over %zu entr%s", o->correction == DCORR_HOLM ?
+				"Holm's method" : "Benjamini-Hochberg's method (false discovery rate)",
+				m, m == 1 ? "y" : "ies");
+		if (o->correction != DCORR_NONE && m < all)
+			fprintf(out, " (of %zu: the others have too few samples to pass, Tarone)", all);
 		fprintf(out, "; changed where p < %g\n", o->alpha);
 	}
 	fprintf(out, "#\n");

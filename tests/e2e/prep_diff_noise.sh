@@ -40,7 +40,7 @@ row() { awk -v n="$1" '$NF == n' "$2"; }
 # ---- a designed change -----------------------------------------------------
 $PREP diff a0.data,a1.data,a2.data b0.data,b1.data,b2.data >out 2>err || fail "prep diff of runs: $(head -1 err)"
 grep -q '^#  \[0\] a0.data,a1.data,a2.data (Baseline, 3 runs)$' out || fail "no data files line for the baseline"
-grep -qE "^# Noise: Welch's t test of the runs' shares \(3 against 3 runs\), p adjusted by Holm's method over [0-9]+ entries; changed where p < 0.05$" out ||
+grep -qE "^# Noise: Welch's t test of the runs' shares \(3 against 3 runs\), p adjusted by Holm's method over [0-9]+ entries \(of [0-9]+: the others have too few samples to pass, Tarone\); changed where p < 0.05$" out ||
 	fail "the header does not say which test: $(grep '^# Noise' out)"
 grep -q '^# Baseline   Spread  Delta Abs    Error        p  Verdict  Shared Object' out || fail "no noise columns: $(grep '^# Base' out)"
 for f in grow:3:7 shrink:-7:-3; do
@@ -84,7 +84,7 @@ grep -q "^# Noise: z test of the two shares, from their sample counts (1 against
 	fail "--error: no z test header: $(grep '^# Noise' one)"
 row grow one | grep -q changed || fail "--error: grow not changed with ~2500 samples a side: $(row grow one)"
 $PREP diff --alpha 0.01 --correction bh a0.data,a1.data b0.data,b1.data >bh 2>&1
-grep -q "Benjamini-Hochberg's method (false discovery rate) over [0-9]* entries; changed where p < 0.01" bh ||
+grep -qE "Benjamini-Hochberg's method \(false discovery rate\) over [0-9]+ entries( \(of [0-9]+: .*Tarone\))?; changed where p < 0.01" bh ||
 	fail "--alpha/--correction bh: header $(grep '^# Noise' bh)"
 for args in "-c ratio" "-c wdiff:1,2" "-p" "-F"; do
 	# shellcheck disable=SC2086

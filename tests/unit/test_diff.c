@@ -6,7 +6,8 @@
  * lowest address), perf's delta, ratio and weighted difference, absolute
  * and relative shares, -b, --percent-limit, perf diff's order (-o, ties),
  * and the noise statistics: the z test with one run a side, Welch's t with
- * several, the rounding floor, Holm's and Benjamini-Hochberg's families.
+ * several, the one-sample floor, Holm's and Benjamini-Hochberg's families
+ * counted by Tarone's bound.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -279,14 +280,24 @@ static void test_noise_runs(void **state)
 	near(r->v[0].spread, 100 * sqrt(stats_var(x, 2)), 1e-12);
 	assert_int_equal(stats_welch(0.61, stats_var(x, 2), 2, 0.51, stats_var(y, 2), 2, &w), 0);
 	near(r->v[1].p_raw, w.p, 1e-12);
-	/* Benjamini-Hochberg over two rows: a's p (the smaller) times 2 */
-	near(r->v[1].p, w.p * 2 < 1 ? w.p * 2 : 1, 1e-12);
-	/* runs that agree to the sample are not certain: the rounding floor */
+	/* b's four samples cannot pass whatever their split (Tarone): the
+	 * family is a alone, its p its own */
+	assert_int_equal(t.considered[1], 2);
+	assert_int_equal(t.tested[1], 1);
+	near(r->v[1].p, w.p, 1e-12);
+	/* runs that agree to the sample are not certain: one sample's worth,
+	 * 1 / N^2 a run, on each side */
 	r = row(&t, "b");
 	near(r->v[1].delta, 0, 1e-12);
-	near(r->v[1].err, 100 * sqrt(2.0 / (12 * 100 * 100) / 2), 1e-12);
+	near(r->v[1].err, 100 * sqrt(2 * (1.0 / (100 * 100)) / 2), 1e-12);
 	near(r->v[1].p, 1, 0);
 	assert_false(r->v[1].changed);
+	diff_table_free(&t);
+	/* no correction: each row alone, every one counted */
+	o.correction = DCORR_NONE;
+	assert_int_equal(diff_table(s, 2, &o, &t), 0);
+	near(row(&t, "a")->v[1].p, w.p, 1e-12);
+	assert_int_equal(t.tested[1], 2);
 	diff_table_free(&t);
 }
 

@@ -150,23 +150,48 @@ static void test_adjust(void **state)
 	size_t order[4];
 
 	(void)state;
-	stats_adjust_holm(p, 4, adj, order);
+	stats_adjust_holm(p, 4, 4, adj, order);
 	for (size_t i = 0; i < 4; i++)
 		near(adj[i], holm[i], 1e-15);
-	stats_adjust_bh(p, 4, adj, order);
+	stats_adjust_bh(p, 4, 4, adj, order);
 	for (size_t i = 0; i < 4; i++)
 		near(adj[i], bh[i], 1e-15);
 	/* never above 1; one value is its own */
-	stats_adjust_holm(big, 2, adj, order);
+	stats_adjust_holm(big, 2, 2, adj, order);
 	near(adj[0], 1, 0);
 	near(adj[1], 1, 0);
-	stats_adjust_bh(big, 1, adj, order);
+	stats_adjust_bh(big, 1, 1, adj, order);
 	near(adj[0], 0.5, 0);
 	/* in place */
 	memcpy(adj, p, sizeof(p));
-	stats_adjust_holm(adj, 4, adj, order);
+	stats_adjust_holm(adj, 4, 4, adj, order);
 	for (size_t i = 0; i < 4; i++)
 		near(adj[i], holm[i], 1e-15);
+	/* a family of 10 of which 2 are given: Holm's factors 10 and 9, BH's
+	 * 10 and 10 / 2 */
+	stats_adjust_holm(p, 2, 10, adj, order);
+	near(adj[0], 0.1, 1e-15);
+	near(adj[1], 0.36, 1e-15);
+	stats_adjust_bh(p, 2, 10, adj, order);
+	near(adj[0], 0.1, 1e-15);
+	near(adj[1], 0.2, 1e-15);
+}
+
+static void test_tarone(void **state)
+{
+	/* alpha 0.05: k = 1 has 3 under 0.05 (> 1); k = 2 has 2 under 0.025
+	 * (0.001, 0.02: not > 2): k = 2 */
+	const double pmin[] = { 0.3, 0.001, 0.02, 0.04, 0.9 };
+	const double all_small[] = { 1e-9, 1e-9, 1e-9 };
+	size_t order[5];
+
+	(void)state;
+	assert_int_equal(stats_tarone(pmin, 5, 0.05, order), 2);
+	/* every test can pass: all count */
+	assert_int_equal(stats_tarone(all_small, 3, 0.05, order), 3);
+	/* none can: one */
+	assert_int_equal(stats_tarone(pmin, 1, 0.05, order), 1);
+	assert_int_equal(stats_tarone(pmin, 0, 0.05, order), 0);
 }
 
 int main(void)
@@ -180,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_diff_test),
 		cmocka_unit_test(test_adjust),
+		cmocka_unit_test(test_tarone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

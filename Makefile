@@ -13,11 +13,11 @@ BUILD   ?= build
 PREFIX  ?= /usr/local
 # libdebuginfod is not linked: report/symbols/symbols_find.c loads it with dlopen
 # when first needed (its header comes from libdebuginfod-dev, see deps.sh).
-PKGS    := zlib libdeflate libzstd libelf libdw liblzma libunwind-generic capstone
+PKGS    := zlib libdeflate libzstd libelf libdw liblzma libunwind-generic capstone ncursesw
 FUZZ_SECONDS ?= 60
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lzstd -lelf -ldw -llzma -lunwind-generic -lunwind -lcapstone) -lpthread
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ldeflate -lzstd -lelf -ldw -llzma -lunwind-generic -lunwind -lcapstone -lncursesw -ltinfo) -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -36,11 +36,12 @@ PREP_OBJ := $(PREP_SRC:%.c=$(BUILD)/%.o)
 PREP_LIB := $(BUILD)/libprep.a
 PREP_MAIN := $(BUILD)/report/main.o
 PREC_SRC := $(wildcard record/*.c)
-# prec uses two public interfaces of report/, nothing else: the stat printer
-# (report/stat/stat.h, its live output) and the embedding step
-# (report/symbols/embed.h: what the report needs of the binaries hit). It
+# prec uses three public interfaces of report/, nothing else: the stat
+# printer (report/stat/stat.h, its live output), the embedding step
+# (report/symbols/embed.h: what the report needs of the binaries hit) and
+# prec top's view (report/views/top.h: the live histogram and its table). It
 # links libprep.a, from which the linker takes only the objects those need
-# (the reading core, symbolizer, unwinder and histograms; no views).
+# (the reading core, symbolizer, unwinder, histograms and prec top's view).
 PREC_OBJ := $(PREC_SRC:%.c=$(BUILD)/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -140,6 +141,18 @@ $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
+PROGS += $(BUILD)/tests/programs/parphase $(BUILD)/tests/programs/pingpong
+$(BUILD)/tests/programs/parphase: tests/programs/parphase.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+$(BUILD)/tests/programs/pingpong: tests/programs/pingpong.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+# one program in two versions (differential profiles): the same basename in two folders
+PROGS += $(BUILD)/tests/programs/v1/moved $(BUILD)/tests/programs/v2/moved
+$(BUILD)/tests/programs/v%/moved: tests/programs/moved.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -DVERSION=$* -o $@ $<
 # prep diff's two versions of one program: same name, two folders
 PROGS += $(BUILD)/tests/programs/diff1/diffprog $(BUILD)/tests/programs/diff2/diffprog
 $(BUILD)/tests/programs/diff%/diffprog: tests/programs/diffprog.c tests/programs/work.h

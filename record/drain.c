@@ -32,7 +32,7 @@ static inline void ring_write_tail(struct perf_event_mmap_page *pc, uint64_t tai
 	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-static long ring_drain(struct ring *r, struct container_writer *w, struct err *err)
+static long ring_drain(struct session *s, struct ring *r, struct err *err)
 {
 	struct perf_event_mmap_page *pc = r->base;
 	const uint8_t *data = (const uint8_t *)r->base + (size_t)sysconf(_SC_PAGESIZE);
@@ -47,8 +47,11 @@ static long ring_drain(struct ring *r, struct container_writer *w, struct err *e
 			       r->cpu, (unsigned long long)head, (unsigned long long)size);
 	start = (size_t)(r->tail & (r->data_size - 1));
 	n1 = r->data_size - start < size ? r->data_size - start : (size_t)size;
-	ret = container_write_records(w, (uint32_t)r->cpu, data + start, n1, data,
-				      (size_t)size - n1, err);
+	ret = s->writer ? container_write_records(s->writer, (uint32_t)r->cpu, data + start, n1,
+						  data, (size_t)size - n1, err) : 0;
+	if (!ret && s->sink)
+		ret = s->sink->records(s->sink->ctx, (uint32_t)r->cpu, data + start, n1, data,
+				       (size_t)size - n1, err);
 	if (ret)
 		return ret;
 	ring_write_tail(pc, head);
@@ -61,7 +64,7 @@ long session_drain(struct session *s, struct err *err)
 	long total = 0;
 
 	for (size_t i = 0; i < s->nr_rings; i++) {
-		long n = s->rings[i].backward ? 0 : ring_drain(&s->rings[i], s->writer, err);
+		long n = s->rings[i].backward ? 0 : ring_drain(s, &s->rings[i], err);
 
 		if (n < 0)
 			return n;
@@ -71,8 +74,10 @@ long session_drain(struct session *s, struct err *err)
 	 * records drained meanwhile; without round marks the reader sorts
 	 * them all together (flight.c) */
 	if (total && !s->opts->overwrite) {
-		int ret = container_write_round(s->writer, err);
+		int ret = s->writer ? container_write_round(s->writer, err) : 0;
 
+		if (!ret && s->sink)
+			ret = s->sink->round(s->sink->ctx, err);
 		if (ret)
 			return ret;
 	}
@@ -82,7 +87,7 @@ long session_drain(struct session *s, struct err *err)
 
 int session_poll(struct session *s, int timeout_ms)
 {
-	struct pollfd pfd[257];
+	struct pollfd pfd[258];
 	size_t n = 0;
 	int ret;
 
@@ -95,11 +100,14 @@ int session_poll(struct session *s, int timeout_ms)
 		pfd[n].revents = 0;
 		n++;
 	}
-	/* --control's commands end the wait too (control_record.c reads them) */
+	/* --control's commands end the wait too (control_record.c reads them),
+	 * and prec top's keys */
 	pfd[n] = (struct pollfd){ .fd = control_fd(s->control), .events = POLLIN };
-	ret = poll(pfd, n + 1, timeout_ms);
+	pfd[n + 1] = (struct pollfd){ .fd = s->poll_stdin ? STDIN_FILENO : -1, .events = POLLIN };
+	ret = poll(pfd, n + 2, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
+	s->stdin_ready = s->poll_stdin && (pfd[n + 1].revents & (POLLIN | POLLHUP));
 	if (ret > 0) {
 		size_t hung = 0;
 

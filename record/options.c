@@ -105,7 +105,7 @@ static long max_sample_rate(void)
 	return sysctl_long("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
 }
 
-static int check_freq(struct record_opts *o, const char *freq_arg, struct err *err)
+int record_check_freq(struct record_opts *o, const char *freq_arg, struct err *err)
 {
 	long max = max_sample_rate();
 	char *end;
@@ -133,7 +133,7 @@ static int check_freq(struct record_opts *o, const char *freq_arg, struct err *e
 	return 0;
 }
 
-static int check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err)
+int record_check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err)
 {
 	o->stack_size = DEFAULT_STACK;
 	if (!a) {
@@ -166,10 +166,10 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 {
 	int targets = !!o->pids + !!o->tids + (o->all_cpus || o->cpu_list) + (o->argc > 0);
 	const char *duration_arg = raw->duration;
-	int ret = check_freq(o, raw->freq, err);
+	int ret = record_check_freq(o, raw->freq, err);
 
 	if (!ret)
-		ret = check_callgraph(o, raw->callgraph, raw->fp, err);
+		ret = record_check_callgraph(o, raw->callgraph, raw->fp, err);
 	if (!ret)
 		ret = sample_opts_check(&o->sample, err);
 	if (ret)
@@ -193,6 +193,12 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 	if (o->embed_source && o->no_embed)
 		return err_set(err, -EINVAL, "--embed-source and --no-embed cannot be used together "
 			       "(the source lines are embedded with the rest)");
+	/* perf 6.15: the parallelism is that of the recorded threads, from
+	 * their own switches; what it means system-wide is not settled there */
+	if (o->latency && (o->all_cpus || o->cpu_list))
+		return err_set(err, -EINVAL, "--latency: latency profiling is not supported with "
+			       "system-wide collection (-a, -C)");
+	o->switch_events |= o->latency;
 	if (o->nr_cgroup_names && !o->all_cpus && !o->cpu_list)
 		return err_set(err, -EINVAL, "-G: cgroup monitoring needs system-wide mode: add -a "
 			       "(or -C CPUS)");
@@ -210,6 +216,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 
 static const char usage_line[] = "prec [<options>] [--] <command> [<args>]\n"
 				 "   or: prec record [<options>] [--] <command> [<args>]\n"
+				 "   or: prec top [<options>]"
+				 "   (what the system runs now: prec top --help)\n"
 				 "   or: prec stat [record] [<options>] [--] <command> [<args>]"
 				 "   (counting: prec stat --help)\n"
 				 "   or: prec list [<filter>...]"
@@ -242,6 +250,8 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_INT_OPTARG('z', "compression-level", &o->level, "n",
 				  "deflate level 0-12 (default 1; 0 stores raw)", 0, 12, 1),
 		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
+		OPTION_FLAG(0, "latency", &o->latency, "record what prep --latency needs: the context "
+			    "switches of the recorded threads"),
 		OPTION_INT('D', "delay", &o->delay_ms, "ms", "enable the events ms milliseconds after "
 			   "the start (-1: when --control says enable)", -1, 1L << 30),
 		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",

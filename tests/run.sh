@@ -3,7 +3,9 @@
 #   - C unit tests (cmocka, TAP output): one count per test case
 #   - fuzz corpus replays: one count per corpus input
 #   - end-to-end scripts tests/e2e/*.sh: one count per script
-#     (exit 0 pass, exit 77 skip with the reason as the last line of output)
+#     (exit 0 pass, exit 77 skip with the reason as the last line of output;
+#     a passing one says how many seconds it took: the suite must stay under
+#     10 minutes on a 2-core machine)
 # Exit status is non-zero if anything failed.
 BUILD=${BUILD:-build}
 export BUILD
@@ -51,10 +53,12 @@ done
 for t in tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
+	t0=$(date +%s)
 	bash "$t" >"$LOG/e2e_$name.log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	case $rc in
-	0) pass=$((pass + 1)); echo "ok   e2e/$name" ;;
+	0) pass=$((pass + 1)); echo "ok   e2e/$name (${secs} s)" ;;
 	77) skip=$((skip + 1)); echo "skip e2e/$name: $(tail -1 "$LOG/e2e_$name.log")" ;;
 	*) fail=$((fail + 1)); echo "FAIL e2e/$name (exit $rc)"; tail -30 "$LOG/e2e_$name.log" ;;
 	esac

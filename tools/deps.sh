@@ -3,7 +3,7 @@
 # As root: apt-get install. Otherwise: print the exact command to run.
 # DEPS_EXTRA adds packages to the list (the tests use it).
 set -e
-PKGS="gcc make pkg-config zlib1g-dev libdeflate-dev libzstd-dev libelf-dev libdw-dev liblzma-dev libunwind-dev libcmocka-dev clang binutils linux-perf debuginfod libdebuginfod-dev golang-go python3-jsonschema chromium man-db sqlite3 xz-utils libcapstone-dev jq ${DEPS_EXTRA:-}"
+PKGS="gcc make pkg-config zlib1g-dev libdeflate-dev libzstd-dev libelf-dev libdw-dev liblzma-dev libunwind-dev libcmocka-dev clang binutils linux-perf debuginfod libdebuginfod-dev golang-go python3-jsonschema chromium man-db sqlite3 xz-utils libcapstone-dev libncurses-dev tmux jq ${DEPS_EXTRA:-}"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "report/core/parallel.h"
 
 #define RAW_ADDRS_MAX ((size_t)1 << 20)
 
@@ -19,6 +20,7 @@ struct raw_stack {
 	const struct thread *thread;
 	const char *comm;
 	uint32_t cpu;
+	uint32_t par;
 	uint64_t cgroup;
 	uint64_t kmask;         /* kernel flags of the first 64 frames (deeper ones
 				   follow from the same addresses in practice) */
@@ -34,7 +36,13 @@ int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, stru
 	h->machine = m;
 	h->sym = s;
 	h->want_data = sort_keys_have(o->keys, o->nr_keys, SK_DATA);
+	h->by_par = sort_keys_have(o->keys, o->nr_keys, SK_PARALLEL);
 	return 0;
+}
+
+void hist_set_parallelism(struct hist *h, unsigned level)
+{
+	h->next_par = level;
 }
 
 static void raw_reset(struct hist *h)
@@ -57,7 +65,7 @@ static bool raw_eq(void *ctx, uint32_t idx)
 
 	return a->n == b->n && a->event == b->event && a->thread == b->thread &&
 	       a->comm == b->comm && a->cpu == b->cpu && a->cgroup == b->cgroup &&
-	       a->kmask == b->kmask && a->ktab == b->ktab &&
+	       a->par == b->par && a->kmask == b->kmask && a->ktab == b->ktab &&
 	       !memcmp(&k->h->raw_addrs[a->first], k->addrs, a->n * sizeof(uint64_t));
 }
 
@@ -141,10 +149,22 @@ static bool stack_eq(void *ctx, uint32_t idx)
 	const struct stack *a = &k->h->stacks[idx];
 
 	return a->event == k->s->event && a->thread == k->s->thread && a->comm == k->s->comm &&
-	       a->cpu == k->s->cpu && a->cgroup == k->s->cgroup &&
+	       a->cpu == k->s->cpu && a->cgroup == k->s->cgroup && a->par == k->s->par &&
 	       !memcmp(&a->data, &k->s->data, sizeof(a->data)) &&
 	       a->nr_frames == k->s->nr_frames &&
 	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
+}
+
+static uint64_t stack_hash(const struct hist *h, const struct stack *s, const uint32_t *ids)
+{
+	uint64_t hv = hash_bytes(ids, s->nr_frames * sizeof(*ids),
+				 hash_combine(hash_combine(hash_u64((uint64_t)s->event),
+							   (uintptr_t)s->thread),
+					      hash_combine((uintptr_t)s->comm,
+							   s->cpu ^ (s->cgroup << 20) ^
+							   ((uint64_t)s->par << 44))));
+
+	return hist_wants_data(h) ? hash_bytes(&s->data, sizeof(s->data), hv) : hv;
 }
 
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
@@ -158,14 +178,15 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 		    unsigned ktab)
 {
 	uint32_t ids[PERF_MAX_STACK_DEPTH + 8];
-	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
+	uint32_t par = h->by_par ? h->next_par : 0;
+	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu, .par = par,
 			   .cgroup = cgroup, .data = h->next_data };
 	struct stack_key k = { h, &s, ids };
 	uint64_t hv;
 	uint32_t idx;
 
 	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
-			       .cgroup = cgroup, .ktab = ktab };
+			       .par = par, .cgroup = cgroup, .ktab = ktab };
 	struct raw_key rk = { h, &r, addrs };
 	uint64_t rh;
 	uint32_t ri;
@@ -182,7 +203,8 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 		r.kmask |= (uint64_t)kernel[i] << i;
 	rh = hash_bytes(addrs, n * sizeof(*addrs),
 			hash_combine(hash_combine(hash_u64((uint64_t)event ^ r.kmask), (uintptr_t)t),
-				     hash_combine((uintptr_t)r.comm, cpu ^ (cgroup << 20))));
+				     hash_combine((uintptr_t)r.comm, cpu ^ (cgroup << 20) ^
+						  ((uint64_t)par << 44))));
 	/* (data addresses are not in the raw key: no shortcut for them) */
 	if (!hist_wants_data(h) && hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
 		idx = h->raw[ri].stack;
@@ -206,11 +228,7 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 	}
 	s.nr_frames = (uint32_t)n;
 	h->chains_seen |= n > 1;
-	hv = hash_bytes(ids, n * sizeof(*ids),
-			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
-				     hash_combine((uintptr_t)s.comm, cpu ^ (cgroup << 20))));
-	if (hist_wants_data(h))
-		hv = hash_bytes(&s.data, sizeof(s.data), hv);
+	hv = stack_hash(h, &s, ids);
 	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
 		if (array_grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
 		    array_grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
@@ -243,6 +261,8 @@ count:
 	h->last_stack = idx;
 	h->stacks[idx].count++;
 	h->stacks[idx].period += period;
+	if (h->opts.latency)
+		h->stacks[idx].latency += parallel_latency(period, h->next_par);
 	/* by now the binaries that matter have been seen: their DWARF can be
 	 * opened while the rest of the file is read */
 	if (++h->added == 4096)
@@ -253,6 +273,33 @@ count:
 bool hist_wants_data(const struct hist *h)
 {
 	return h->want_data;
+}
+
+int hist_decay(struct hist *h, unsigned num, unsigned den)
+{
+	size_t kept = 0, ids = 0;
+
+	hmap_free(&h->stack_idx);
+	raw_reset(h);           /* its entries point at stacks by index */
+	for (size_t i = 0; i < h->nr_stacks; i++) {
+		struct stack s = h->stacks[i];
+
+		s.period = num && den ? s.period / den * num + s.period % den * num / den : 0;
+		s.count = num && den ? s.count / den * num + s.count % den * num / den : 0;
+		s.latency = num && den ? s.latency / den * num + s.latency % den * num / den : 0;
+		if (!s.period && !s.count)
+			continue;
+		memmove(&h->frame_ids[ids], &h->frame_ids[s.first], s.nr_frames * sizeof(uint32_t));
+		s.first = ids;
+		ids += s.nr_frames;
+		if (hmap_insert(&h->stack_idx, stack_hash(h, &s, &h->frame_ids[s.first]),
+				(uint32_t)kept))
+			return -ENOMEM;
+		h->stacks[kept++] = s;
+	}
+	h->nr_stacks = kept;
+	h->nr_ids = ids;
+	return 0;
 }
 
 int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,
@@ -315,6 +362,8 @@ static struct hentry *find_entry(struct hist *h, struct hmap *idx, const struct 
 
 	if (hmap_find(idx, hv, hentry_eq, &hk, &i))
 		return &h->entries[i];
+	if (!cap)
+		return NULL;    /* hist_build_trees: the entries are made already */
 	if (array_grow((void **)&h->entries, cap, h->nr_entries + 1, sizeof(*h->entries)) ||
 	    hmap_insert(idx, hv, (uint32_t)h->nr_entries))
 		return NULL;
@@ -448,12 +497,46 @@ static int cmp_key_names(const struct hist *h, const struct hentry *a, const str
 	return c ? c : a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
+/* the greater first */
+static int cmp_desc(uint64_t a, uint64_t b)
+{
+	return a == b ? 0 : a > b ? -1 : 1;
+}
+
+/* perf's order of a latency profile: latency and overhead, each children
+ * then self, the preferred one (--latency: latency) first; totals of one
+ * thread that are equal put callers above callees, as below */
+static int cmp_latency(const struct hist *h, const struct hentry *a, const struct hentry *b)
+{
+	bool lat = h->opts.prefer_latency;
+	int c = 0;
+
+	if (h->opts.children) {
+		c = lat ? cmp_desc(a->total_latency, b->total_latency) :
+			  cmp_desc(a->total_period, b->total_period);
+		if (!c && h->opts.callchain && a->thread == b->thread && a->max_depth != b->max_depth)
+			c = (a->max_depth > b->max_depth) == h->opts.caller ? -1 : 1;
+		if (!c)
+			c = lat ? cmp_desc(a->total_period, b->total_period) :
+				  cmp_desc(a->total_latency, b->total_latency);
+	}
+	if (!c)
+		c = lat ? cmp_desc(a->self_latency, b->self_latency) :
+			  cmp_desc(a->self_period, b->self_period);
+	if (!c)
+		c = lat ? cmp_desc(a->self_period, b->self_period) :
+			  cmp_desc(a->self_latency, b->self_latency);
+	return c ? c : cmp_key_names(h, a, b);
+}
+
 /* qsort_r: ctx is the hist the entries belong to */
 static int cmp_entries(const void *pa, const void *pb, void *ctx)
 {
 	const struct hist *sort_hist = ctx;
 	const struct hentry *a = pa, *b = pb;
 
+	if (sort_hist->opts.latency)
+		return cmp_latency(sort_hist, a, b);
 	if (sort_hist->opts.children && a->total_period != b->total_period)
 		return a->total_period > b->total_period ? -1 : 1;
 	/* perf: of one thread, callers above callees (with call graphs) */
@@ -518,6 +601,8 @@ static int add_total(struct hist *h, struct hentry *e, const struct stack *s, ui
 		if (seen[j] == ei)
 			return 0;
 	seen[(*nseen)++] = ei;
+	if (h->tree_want)       /* hist_build_trees: only the trees asked for */
+		return h->tree_want[ei] ? add_chain(h, e, s, pos, lvl) : 0;
 	if (!e->thread)
 		e->thread = s->thread;
 	if (!e->level && level)
@@ -526,7 +611,8 @@ static int add_total(struct hist *h, struct hentry *e, const struct stack *s, ui
 		e->max_depth = depth;
 	e->total_period += s->period;
 	e->total_count += s->count;
-	return h->opts.callchain ? add_chain(h, e, s, pos, lvl) : 0;
+	e->total_latency += s->latency;
+	return h->opts.callchain && !h->opts.defer_trees ? add_chain(h, e, s, pos, lvl) : 0;
 }
 
 /* The functions inlined into frame pos, each an entry of its own ("name
@@ -553,7 +639,7 @@ static int add_inlined(struct hist *h, struct hmap *idx, size_t *cap, const stru
 		k->inl = names[i];
 		e = find_entry(h, idx, k, id, cap);
 		ret = e ? add_total(h, e, s, pos, h->opts.caller ? depth - in : depth + in, level,
-				    (int)i, seen, nseen) : -ENOMEM;
+				    (int)i, seen, nseen) : cap ? -ENOMEM : 0;
 	}
 	k->inl = NULL;
 	return ret;
@@ -596,7 +682,7 @@ static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const s
 		if (pos || k.ip) {
 			e = find_entry(h, idx, &k, h->frame_ids[s->first + pos], cap);
 			ret = e ? add_total(h, e, s, pos, depth, level, INT_MAX, seen, &nseen) :
-				  -ENOMEM;
+				  cap ? -ENOMEM : 0;
 		}
 		if (!ret && by_sym)
 			ret = add_inlined(h, idx, cap, s, pos, &k, depth, level, seen, &nseen);
@@ -614,7 +700,7 @@ int hist_build(struct hist *h, int event)
 	int ret = 0;
 
 	free_entries(h);
-	h->total_period = h->total_count = h->unresolved = 0;
+	h->total_period = h->total_count = h->unresolved = h->total_latency = 0;
 	if (want_parent && regcomp(&re, h->opts.parent_re ? h->opts.parent_re : "^sys_|^do_page_fault",
 				   REG_EXTENDED | REG_NOSUB))
 		return -EINVAL;
@@ -629,6 +715,7 @@ int hist_build(struct hist *h, int event)
 			continue;
 		h->total_period += s->period;
 		h->total_count += s->count;
+		h->total_latency += s->latency;
 		if (!h->frames[h->frame_ids[s->first]].sym)
 			h->unresolved += s->count;
 		make_key(h, s, 0, parent, &k);
@@ -639,11 +726,12 @@ int hist_build(struct hist *h, int event)
 		}
 		e->self_period += s->period;
 		e->self_count += s->count;
+		e->self_latency += s->latency;
 		if (!e->thread)
 			e->thread = s->thread;
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
-			if (h->opts.callchain && s->nr_frames)
+			if (h->opts.callchain && !h->opts.defer_trees && s->nr_frames)
 				ret = add_chain(h, e, s, 0, -1);
 			continue;
 		}
@@ -661,4 +749,48 @@ int hist_build(struct hist *h, int event)
 	if (h->nr_entries)
 		qsort_r(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries, h);
 	return 0;
+}
+
+int hist_build_trees(struct hist *h, int event, const bool *want)
+{
+	struct hmap idx = HMAP_INIT;
+	regex_t re;
+	bool want_parent = sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_PARENT);
+	int ret = 0;
+
+	if (!h->opts.callchain)
+		return 0;
+	if (want_parent && regcomp(&re, h->opts.parent_re ? h->opts.parent_re : "^sys_|^do_page_fault",
+				   REG_EXTENDED | REG_NOSUB))
+		return -EINVAL;
+	/* the entries as sorted, found again by their keys */
+	for (size_t i = 0; i < h->nr_entries && !ret; i++)
+		ret = hmap_insert(&idx, hash_bytes(&h->entries[i].key, sizeof(h->entries[i].key), 7),
+				  (uint32_t)i) ? -ENOMEM : 0;
+	h->tree_want = want;
+	for (size_t si = 0; si < h->nr_stacks && !ret; si++) {
+		const struct stack *s = &h->stacks[si];
+		const char *parent = want_parent ? parent_of(h, s, &re) : NULL;
+		struct hentry *e;
+		struct hkey k;
+
+		if (s->event != event || !s->nr_frames)
+			continue;
+		make_key(h, s, 0, parent, &k);
+		e = find_entry(h, &idx, &k, h->frame_ids[s->first], NULL);
+		if (!e)
+			continue;
+		if (!h->opts.children)
+			ret = want[e - h->entries] ? add_chain(h, e, s, 0, -1) : 0;
+		else
+			ret = add_cumulative(h, &idx, NULL, s, parent, (size_t)(e - h->entries));
+	}
+	h->tree_want = NULL;
+	if (want_parent)
+		regfree(&re);
+	hmap_free(&idx);
+	for (size_t i = 0; i < h->nr_entries && !ret; i++)
+		if (want[i] && h->entries[i].tree)
+			sort_tree(h->entries[i].tree);
+	return ret;
 }

@@ -50,10 +50,13 @@ struct stack {
 	struct thread *thread;
 	const char *comm;
 	uint32_t cpu;
+	uint32_t par;           /* the samples' parallelism, when a key reads it */
 	uint64_t cgroup;        /* PERF_SAMPLE_CGROUP, 0 without */
 	uint32_t nr_frames;
 	size_t first;           /* in hist.frame_ids */
 	uint64_t count, period;
+	uint64_t latency;       /* hist_opts.latency: the periods over their
+				   parallelism, x1000 (parallel.h) */
 	struct stack_data data; /* zero unless hist_wants_data */
 };
 
@@ -62,6 +65,7 @@ struct stack {
 struct hkey {
 	const char *comm;
 	uint32_t pid, tid, cpu;
+	uint32_t par;           /* parallelism */
 	struct dso *dso;
 	uint32_t sym;           /* frame sym_id */
 	const char *srcline, *srcfile, *parent;
@@ -98,6 +102,7 @@ struct hentry {
 	uint32_t frame;         /* a frame representing the entry (for display) */
 	uint64_t self_period, self_count;
 	uint64_t total_period, total_count;     /* children mode: with callees */
+	uint64_t self_latency, total_latency;   /* hist_opts.latency */
 	struct cnode *tree;     /* call graph root (a dummy node) */
 	/* children mode, perf's order of equal totals: the thread of the
 	 * first sample, and the longest chain from the entry (the whole
@@ -119,6 +124,13 @@ struct hist_opts {
 	int max_stack;
 	const char *parent_re;
 	const char *symfs;      /* look for binaries under this folder (perf's --symfs) */
+	/* latency profiles (prep --latency): each stack's latency summed, and
+	 * with prefer_latency the entries sorted by it first */
+	bool latency, prefer_latency;
+	/* hist_build makes no call-graph tree: hist_build_trees makes those
+	 * of the entries shown (prec top, whose entries are built again at
+	 * each refresh and only some shown) */
+	bool defer_trees;
 };
 
 struct symid_rec;
@@ -144,6 +156,7 @@ struct hist {
 	struct hentry *entries;
 	size_t nr_entries;
 	uint64_t total_period, total_count;
+	uint64_t total_latency;
 	uint64_t unresolved;    /* samples whose own address has no symbol */
 	/* samples seen before, by their raw addresses: skips the map lookups
 	 * and frame folding (emptied whenever a map changes) */
@@ -157,7 +170,10 @@ struct hist {
 	bool chains_seen;       /* a sample with callers */
 	struct stack_data next_data;    /* for the sample hist_add_data adds */
 	bool want_data;                 /* a sort key reads data addresses (hist_init) */
+	bool by_par;                    /* a sort key reads the parallelism (hist_init) */
+	unsigned next_par;              /* the parallelism of the next sample added */
 	uint64_t added;         /* samples given to hist_add */
+	const bool *tree_want;  /* during hist_build_trees: the entries to make trees of */
 	uint32_t last_stack;    /* the stack hist_add added the last sample to */
 };
 
@@ -173,6 +189,10 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
 		    unsigned ktab);
 
+/* The parallelism of the samples added next (load_sample.parallelism): for
+ * their latency and the parallelism key; 0 (the default) counts as 1. */
+void hist_set_parallelism(struct hist *h, unsigned level);
+
 /* A sort key reads data addresses (symbol_daddr, dso_daddr). */
 bool hist_wants_data(const struct hist *h);
 /* hist_add for a sample whose data address d names (hist_wants_data):
@@ -182,6 +202,14 @@ int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct 
 		  uint32_t cpu, uint64_t cgroup, uint64_t period, const uint64_t *addrs,
 		  const bool *kernel, size_t n, unsigned ktab);
 
+/* Older samples weigh less (prec top between two refreshes): every
+ * stack's period and count times num/den, rounded down (perf top's 7/8),
+ * and the stacks with nothing left dropped; num 0 drops them all (-z).
+ * The frames and their names stay. Build the entries again after it.
+ * 0 or -ENOMEM (then the stacks are as decayed, the index is not whole:
+ * free the hist). */
+int hist_decay(struct hist *h, unsigned num, unsigned den);
+
 /* Start opening, on a thread, the DWARF of the dsos hit so far, when the
  * options want it (inline frames, srcline keys). Only the first call acts. */
 int hist_prefetch_dwarf(struct hist *h);
@@ -189,6 +217,10 @@ int hist_prefetch_dwarf(struct hist *h);
 int hist_resolve(struct hist *h);
 /* Build the entries of one event, sorted for output. */
 int hist_build(struct hist *h, int event);
+/* With opts.defer_trees, after hist_build: the call-graph trees of the
+ * entries i with want[i] (want has nr_entries elements), the same trees
+ * hist_build makes without it. 0, -ENOMEM or -EINVAL (--parent). */
+int hist_build_trees(struct hist *h, int event, const bool *want);
 
 /* The symbolizer's handle of a dso, found under symfs when given. */
 struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d);

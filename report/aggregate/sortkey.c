@@ -360,6 +360,27 @@ static void ddso_text(const struct hist *h, const struct hentry *e, char *buf, s
 	snprintf(buf, n, "%s", e->key.ddso ? e->key.ddso->short_name : "[unknown]");
 }
 
+/* ---- parallelism (prep --latency) -------------------------------------- */
+
+/* the threads running at the sample (parallel.h); perf's order: the lower first */
+static void par_fill(struct hist *h, const struct key_src *src, struct hkey *k)
+{
+	(void)h;
+	k->par = src->stack->par;
+}
+
+static int par_cmp(const struct hist *h, const struct hentry *a, const struct hentry *b)
+{
+	(void)h;
+	return cmp_u64(a->key.par, b->key.par);
+}
+
+static void par_text(const struct hist *h, const struct hentry *e, char *buf, size_t n)
+{
+	(void)h;
+	snprintf(buf, n, "%u", e->key.par);
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 static const struct sort_key sort_keys[SORT_NR] = {
@@ -419,6 +440,12 @@ static const struct sort_key sort_keys[SORT_NR] = {
 	[SORT_CGROUP] = {
 		.name = "cgroup", .title = "Cgroup", .flags = SK_SYMBOL_LIKE,
 		.fill = cgroup_fill, .cmp = cgroup_cmp, .text = cgroup_text,
+	},
+	/* perf's column is 11 wide, the numbers right-aligned */
+	[SORT_PARALLELISM] = {
+		.name = "parallelism", .title = "Parallelism", .min_width = 11,
+		.flags = SK_RIGHT | SK_PARALLEL,
+		.fill = par_fill, .cmp = par_cmp, .text = par_text,
 	},
 };
 

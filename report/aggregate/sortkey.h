@@ -19,7 +19,7 @@
 enum sort_key_id {
 	SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_SRCFILE,
 	SORT_CPU, SORT_SYMOFF, SORT_PERIOD, SORT_PARENT, SORT_SYM_DADDR, SORT_DSO_DADDR,
-	SORT_CGROUP, SORT_NR
+	SORT_CGROUP, SORT_PARALLELISM, SORT_NR
 };
 
 struct hist;
@@ -47,6 +47,8 @@ struct key_src {
 #define SK_FUNCTION     0x10
 /* its values come from the samples' data addresses (prec -d) */
 #define SK_DATA         0x20
+/* its values come from the samples' parallelism (parallel.h) */
+#define SK_PARALLEL     0x40
 
 struct sort_key {
 	const char *name;       /* for --sort and -F */

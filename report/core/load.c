@@ -13,6 +13,7 @@
 #include "common/opts.h"
 #include "format/blocks.h"
 #include "report/aggregate/daddr.h"
+#include "parallel.h"
 
 static void warn(void *ctx, const char *msg)
 {
@@ -80,6 +81,7 @@ int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
 
+	hist_set_parallelism(hist, s->parallelism);
 	if (hist_wants_data(hist))
 		return add_with_data(hist, l, s);
 	return hist_add_cgroup(hist, s->event, s->thread,
@@ -109,6 +111,8 @@ static int load_init(struct load *l, const struct load_opts *o, struct err *err)
 	l->unw = unwinder_new(&l->machine, o->symfs);
 	if (!l->sym || !l->unw)
 		return err_set(err, -ENOMEM, "out of memory");
+	if (o->parallelism && !(l->par = parallel_new(o->parallelism_list, err)))
+		return -EINVAL;
 	/* Reading /proc/kallsyms is the slowest single step of a report (the
 	 * kernel formats 100k+ lines): overlap it with reading the file. */
 	if (!o->no_kallsyms)
@@ -153,6 +157,8 @@ void load_free(struct load *l)
 	free(l->embeds);
 	filter_free(&l->filter);
 	read_deltas_free(&l->deltas);
+	load_live_free(l);
+	parallel_free(l->par);
 	free(l);
 }
 
@@ -166,23 +172,6 @@ bool load_filters_frames(const struct load *l)
 {
 	return filter_by_frame(&l->filter);
 }
-
-#define CHAIN_MAX (PERF_MAX_STACK_DEPTH + 8)
-
-struct run_ctx {
-	struct load *l;
-	size_t file;
-	load_sample_fn fn;
-	load_record_fn on_record;
-	void *ctx;
-	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
-	bool *kernel;
-	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
-	/* the members of a leader sample that grew, and by how much */
-	int grp_event[LOAD_MAX_EVENTS];
-	uint64_t grp_delta[LOAD_MAX_EVENTS];
-	size_t grp_nr;
-};
 
 /* A sample's weight: its period, or without one the event's fixed
  * sample_period (-c), as perf reads it. */
@@ -203,6 +192,7 @@ static void count_sample(struct load *l, int event, uint64_t period)
 {
 	l->samples_by_event[event]++;
 	l->period_by_event[event] += period;
+	parallel_count(l->par, event, period);
 }
 
 /* Filtering on what the sample carries (ids, CPU, time). */
@@ -347,6 +337,8 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 
 	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
 		return 0;
+	if ((ret = parallel_sample(l->par, rec, &ls.parallelism)))
+		return ret;
 	ls.event = l->event_map[rc->file][rec->event];
 	ls.period = sample_period(s, rec);
 	if (!group)
@@ -355,7 +347,8 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 		return ret;
 	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
 		return ret;
-	if (l->filter.by_sample && !sample_wanted(rc, smp)) {
+	if ((l->filter.by_sample && !sample_wanted(rc, smp)) ||
+	    !parallel_wanted(l->par, ls.parallelism)) {
 		l->filtered++;
 		return 0;
 	}
@@ -386,6 +379,8 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return on_sample(rc, s, rec);
 	ret = machine_process(&rc->l->machine, rec);
+	if (!ret)
+		ret = parallel_record(rc->l->par, rec);
 	if (!ret && rc->on_record)
 		ret = rc->on_record(rc->ctx, rc->l, s, rec);
 	return ret;
@@ -416,14 +411,17 @@ static int map_events(struct load *l, size_t file, struct err *err)
 
 /* Events are known only once their blocks are read; the first sample of a
  * file maps them (EVENT blocks precede DATA blocks). */
-static int on_record_first(void *ctx, struct session *s, const struct record *rec)
+int load_on_record_first(void *ctx, struct session *s, const struct record *rec)
 {
 	struct run_ctx *rc = ctx;
 
 	if (s->nr_events && !rc->l->mapped[rc->file]) {
 		struct err e;
+		uint64_t cpus = 0;
 
 		rc->l->mapped[rc->file] = true;
+		metadata_get_u64(&s->meta, META_NR_CPUS_AVAIL, &cpus);
+		parallel_file(rc->l->par, cpus);
 		if (map_events(rc->l, rc->file, &e))
 			return -E2BIG;
 		load_groups_from_header(rc->l, rc->file);
@@ -625,7 +623,7 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 	/* perf.data gives its build ids before its records: the script
 	 * resolves as it reads */
 	apply_build_ids(l, s);
-	ret = session_read(s, on_record_first, rc, err);
+	ret = session_read(s, load_on_record_first, rc, err);
 	if (ret == -E2BIG)
 		ret = err_set(err, ret, "%s: more than %d events", l->opts.inputs[i], LOAD_MAX_EVENTS);
 	if (!ret)

@@ -45,6 +45,8 @@ struct load_opts {
 	bool self_only;                 /* each sample's own address only: no call chain
 					   assembled nor unwound (prep diff) */
 	struct load_filter_opts f;
+	bool parallelism;               /* each sample's parallelism (parallel.h) */
+	const char *parallelism_list;   /* --parallelism: only these levels */
 	session_progress_fn progress;   /* optional: each input's reading progress */
 	void *progress_ctx;
 	const void *mem;                /* tests: inputs[0]'s bytes, in memory */
@@ -113,6 +115,8 @@ struct load_sample {
 	const bool *kernel;
 	size_t nr;
 	unsigned kernel_table;  /* the file's kernel symbols (symbolizer table) */
+	unsigned parallelism;   /* threads running at the sample (parallel.h); 0
+				   unless load_opts.parallelism */
 };
 
 typedef int (*load_sample_fn)(void *ctx, struct load *l, const struct load_sample *s);
@@ -133,6 +137,22 @@ struct load *load_new(const struct load_opts *o, struct err *err);
  * merged) and its copy of kallsyms (kernel table file index + 1). */
 int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,
 	     struct err *err);
+/* A live reading (prec top, load_live.c): instead of files, one input
+ * called name (in messages) whose blocks, as a prec.data file holds them
+ * (FORMAT.md 5: the EVENT blocks first, then DATA blocks, one per drain
+ * pass, each ended by its ROUND_END span), come through load_live_feed as
+ * they are produced, and take every step a file's blocks take. fn and
+ * on_record are load_run's, called during load_live_feed and
+ * load_live_end; the kernel is named from /proc/kallsyms (or
+ * opts.kallsyms_path). Once per struct load, instead of load_run. */
+int load_live_start(struct load *l, const char *name, load_sample_fn fn,
+		    load_record_fn on_record, void *ctx, struct err *err);
+/* One block (the payload is only read during the call): 0, a non-zero
+ * return of fn or on_record, or a negative code with err set. */
+int load_live_feed(struct load *l, unsigned type, const void *payload, size_t len,
+		   struct err *err);
+/* The end: what waits for a later drain pass is handed on. */
+int load_live_end(struct load *l, struct err *err);
 /* Close the files once read (the results stay): they may be changed. */
 void load_close_inputs(struct load *l);
 void load_free(struct load *l);         /* NULL: nothing */
@@ -158,6 +178,9 @@ const char *load_source_line(const struct load *l, const char *path, uint32_t li
 bool load_has_callchains(const struct load *l);
 uint64_t load_lost_samples(const struct load *l);       /* LOST records, all files */
 uint64_t load_filtered(const struct load *l);           /* samples the filters dropped */
+/* The parallelism tracker (load_opts.parallelism), else NULL. */
+struct parallel;
+const struct parallel *load_parallel(const struct load *l);
 
 /* The events, merged by name across files: index 0 to load_nr_events - 1,
  * the index of struct load_sample's event. */

@@ -55,6 +55,11 @@ uint64_t load_filtered(const struct load *l)
 	return l->filtered;
 }
 
+const struct parallel *load_parallel(const struct load *l)
+{
+	return l->par;
+}
+
 /* ---- the events, merged by name across files ------------------------------ */
 
 static bool event_ok(const struct load *l, int event)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/opts.h"
+#include "parallel.h"
 
 int load_opts_check(const struct load_opts *o, struct err *err)
 {
@@ -33,6 +34,8 @@ int load_opts_check(const struct load_opts *o, struct err *err)
 	if (o->symfs && (stat(o->symfs, &st) || !S_ISDIR(st.st_mode)))
 		return err_set(err, -EINVAL, "--symfs '%s': not a folder", o->symfs);
 	if (f->time && filter_parse_time(f->time, NULL, err))
+		return -EINVAL;
+	if (o->parallelism_list && parallel_parse_list(o->parallelism_list, NULL, err))
 		return -EINVAL;
 	return 0;
 }

@@ -32,9 +32,17 @@ static const struct exporter exporters[] = {
 		.options = speedscope_options, .run = speedscope_run,
 	}, {
 		.name = "flamegraph", .output = "flamegraph.html",
-		.about = "a flame graph: an interactive HTML page, or SVG",
+		.about = "a flame graph: an interactive HTML page, or SVG; --diff OLD NEW: what changed",
 		.args = "[-i FILE] [-o FILE.html] [--svg] [options]",
+		.args2 = "--diff [OLD[,OLD...]] NEW[,NEW...] [-o FILE.html] [--alpha P] [options]",
+		.max_args = 2,
 		.options = flame_options, .run = flame_run,
+	}, {
+		.name = "difffolded", .output = "-",
+		.about = "two-column collapsed stacks of OLD and NEW, as FlameGraph's difffolded.pl",
+		.args = "[OLD[,OLD...]] NEW[,NEW...] [-o FILE] [--normalize] [--with LIST] [options]",
+		.max_args = 2,
+		.options = difffolded_options, .run = difffolded_run,
 	},
 };
 
@@ -52,11 +60,20 @@ static const struct exporter *find_exporter(const char *name)
 	return NULL;
 }
 
-/* "folded, pprof, speedscope or flamegraph" */
+/* "folded, pprof, speedscope, flamegraph or difffolded" */
 static void print_formats(FILE *f)
 {
 	for (size_t i = 0; i < NR_EXPORTERS; i++)
 		fprintf(f, "%s%s", !i ? "" : i + 1 < NR_EXPORTERS ? ", " : " or ", exporters[i].name);
+}
+
+/* "CMD ARGS", and "   or: CMD ARGS2" on a line of its own */
+static void usage_line(char *buf, size_t n, const char *cmd, const struct exporter *x)
+{
+	if (x->args2)
+		snprintf(buf, n, "%s %s\n   or: %s %s", cmd, x->args, cmd, x->args2);
+	else
+		snprintf(buf, n, "%s %s", cmd, x->args);
 }
 
 static void init_opts(struct export_opts *o)
@@ -81,6 +98,7 @@ static void build_table(const struct exporter *x, struct export_opts *o, bool ol
 /* The command line is parsed: default the inputs and the output, run. */
 static int run(const struct exporter *x, struct export_opts *o)
 {
+	o->inputs_given = o->lo.nr_inputs > 0;
 	load_opts_default_input(&o->lo);
 	o->lo.quiet = o->quiet > 0;
 	if (!o->output)
@@ -88,18 +106,63 @@ static int run(const struct exporter *x, struct export_opts *o)
 	return x->run(x, o);
 }
 
+/* Options with arguments among them (x->max_args at most): -1 when the
+ * command goes on, else the exit status (messages printed), as
+ * opts_parse_command. After "--" every word is an argument. */
+static int parse_with_args(const struct exporter *x, const struct opt *t, struct export_opts *o,
+			   int argc, char **argv, const char *usage)
+{
+	struct err err = { 0 };
+	int at = 0, first;
+
+	for (;;) {
+		/* argv[at] stands for the command name: the argument before */
+		first = opts_parse(t, argc - at, argv + at, &err);
+		if (first < 0) {
+			fprintf(stderr, "prep: %s\n", err.msg);
+			opts_usage(stderr, usage, t);
+			return 129;
+		}
+		first += at;
+		if (first >= argc)
+			break;
+		if (!strcmp(argv[first - 1], "--")) {
+			for (; first < argc; first++)
+				if (o->nr_args++ < 3)
+					o->args[o->nr_args - 1] = argv[first];
+			break;
+		}
+		if (o->nr_args++ < 3)
+			o->args[o->nr_args - 1] = argv[first];
+		at = first;
+	}
+	if (o->help) {
+		opts_usage(stdout, usage, t);
+		return 0;
+	}
+	if (o->nr_args > x->max_args) {
+		fprintf(stderr, "prep: unexpected argument '%s' (OLD and NEW are two: several runs "
+			"a side are a comma list)\n", o->args[x->max_args]);
+		return 129;
+	}
+	return -1;
+}
+
 /* prep export NAME ... and prep flamegraph ...: cmd names it in the usage */
 static int run_format(const struct exporter *x, const char *cmd, int argc, char **argv)
 {
 	struct export_opts o;
 	struct opt t[EXPORT_MAX_OPTS];
-	char usage[160];
+	char usage[512];
 	int ret;
 
 	init_opts(&o);
 	build_table(x, &o, false, t);
-	snprintf(usage, sizeof(usage), "%s %s", cmd, x->args);
-	ret = opts_parse_command(t, argc, argv, "prep", usage, &o.help);
+	usage_line(usage, sizeof(usage), cmd, x);
+	if (x->max_args)
+		ret = parse_with_args(x, t, &o, argc, argv, usage);
+	else
+		ret = opts_parse_command(t, argc, argv, "prep", usage, &o.help);
 	return ret >= 0 ? ret : run(x, &o);
 }
 
@@ -109,16 +172,17 @@ static void format_usage(FILE *f, const struct exporter *x, bool old)
 {
 	struct export_opts o;
 	struct opt t[EXPORT_MAX_OPTS];
-	char usage[160];
+	char usage[512], cmd[64];
 
 	init_opts(&o);
 	build_table(x, &o, old, t);
+	snprintf(cmd, sizeof(cmd), "prep export %s", x->name);
 	if (old && strcmp(x->name, "pprof"))
 		snprintf(usage, sizeof(usage), "%s", old_usage);
 	else if (old)
 		snprintf(usage, sizeof(usage), "prep export --%s %s", x->flag, x->args);
 	else
-		snprintf(usage, sizeof(usage), "prep export %s %s", x->name, x->args);
+		usage_line(usage, sizeof(usage), cmd, x);
 	opts_usage(f, usage, t);
 }
 

@@ -115,31 +115,39 @@ static int job_read(struct job *j, enum pick how, bool src)
 	return 0;
 }
 
+FILE *export_open(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f)
+		fprintf(stderr, "prep: cannot create '%s': %s\n", path, strerror(errno));
+	return f;
+}
+
+int export_close(FILE *out, const char *path, int ret)
+{
+	if (!ret && fflush(out))
+		ret = -EIO;
+	if (out != stdout && fclose(out) && !ret)
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "prep: %s: %s\n", path, ret == -ENOMEM ? "out of memory" : "write error");
+	return ret ? 1 : 0;
+}
+
 /* The output file, "-" for standard output. 0, or 1 with the message printed. */
 static int job_open(struct job *j)
 {
-	const char *path = j->o->output;
-
-	j->out = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!j->out) {
-		fprintf(stderr, "prep: cannot create '%s': %s\n", path, strerror(errno));
-		return 1;
-	}
-	return 0;
+	j->out = export_open(j->o->output);
+	return j->out ? 0 : 1;
 }
 
 /* Close the output; ret: the writer's. The exit status (messages printed). */
 static int job_close(struct job *j, int ret)
 {
-	if (!ret && fflush(j->out))
-		ret = -EIO;
-	if (j->out != stdout && fclose(j->out) && !ret)
-		ret = -EIO;
+	ret = export_close(j->out, j->o->output, ret);
 	j->out = NULL;
-	if (ret)
-		fprintf(stderr, "prep: %s: %s\n", j->o->output,
-			ret == -ENOMEM ? "out of memory" : "write error");
-	return ret ? 1 : 0;
+	return ret;
 }
 
 static void job_free(struct job *j)
@@ -247,6 +255,10 @@ size_t flame_options(struct export_opts *o, struct opt *t)
 		OPTION_FLAG(0, "no-comm", &o->no_comm, "no level of command names under the root"),
 		OPTION_INT(0, "width", &o->width, "px", "SVG width (default 1200)", 200, 100000),
 		OPTION_FLAG(0, "no-annotate", &o->no_annotate, "page: no annotate pane (no per-instruction data)"),
+		OPTION_FLAG(0, "diff", &o->diff, "a differential page: NEW coloured by its change from OLD"),
+		DIFF_SIDE_OPTIONS(*o),
+		OPTION_STRING(0, "alpha", &o->alpha, "p", "--diff: false discovery rate of the change marks (default 0.05)"),
+		OPTION_STRING(0, "min-share", &o->min_share, "pct", "--diff: test frames with at least this share, both sides' mean (default 0.5)"),
 		COMMON_OPTIONS(*o),
 	};
 
@@ -263,6 +275,18 @@ int flame_run(const struct exporter *x, struct export_opts *o)
 	char sub[512];
 	int ret;
 
+	if (o->diff || o->base || o->new_list)
+		return flame_diff_run(x, o);
+	if (o->nr_args) {
+		fprintf(stderr, "prep: unexpected argument '%s' (a differential: --diff OLD NEW)\n",
+			o->args[0]);
+		return 129;
+	}
+	if (o->alpha || o->min_share) {
+		fprintf(stderr, "prep: %s '%s': only with --diff\n", o->alpha ? "--alpha" : "--min-share",
+			o->alpha ? o->alpha : o->min_share);
+		return 129;
+	}
 	/* with --svg, the default output is an SVG file */
 	if (o->svg && o->output == x->output)
 		o->output = "flamegraph.svg";

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/hash.h"
+#include "flame_int.h"
 #include "json.h"
 
 /* the page: report/export/flamegraph.html, with the line PAGE_MARK where the data
@@ -123,75 +124,100 @@ static int comm_label(struct ftree *t, size_t first_comm, const char *comm, uint
 	return 0;
 }
 
+struct kids_ctx {
+	const uint32_t *label;
+	const char *const *names;
+};
+
 static int cmp_kids(const void *pa, const void *pb, void *ctx)
 {
-	const struct ftree *t = ctx;
-	uint32_t la = t->n[*(const uint32_t *)pa].label, lb = t->n[*(const uint32_t *)pb].label;
-	int c = strcmp(t->names[la], t->names[lb]);
+	const struct kids_ctx *k = ctx;
+	uint32_t la = k->label[*(const uint32_t *)pa], lb = k->label[*(const uint32_t *)pb];
+	int c = strcmp(k->names[la], k->names[lb]);
 
 	return c ? c : la < lb ? -1 : la > lb;
+}
+
+/* kids of node i: kids[first[i] .. first[i + 1]), in name order */
+static void group_kids(size_t nr, const uint32_t *parent, const struct kids_ctx *k,
+		       uint32_t *first, uint32_t *fill, uint32_t *kids)
+{
+	for (size_t i = 1; i < nr; i++)
+		first[parent[i] + 1]++;
+	for (size_t i = 0; i < nr; i++)
+		first[i + 1] += first[i];
+	for (size_t i = 1; i < nr; i++) {
+		uint32_t p = parent[i];
+
+		kids[first[p] + fill[p]++] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (first[i + 1] - first[i] > 1)
+			qsort_r(&kids[first[i]], first[i + 1] - first[i], sizeof(*kids), cmp_kids,
+				(void *)k);
+}
+
+int flame_preorder(size_t nr, const uint32_t *parent, const uint32_t *label,
+		   const char *const *names, uint32_t *order, uint32_t *depth, uint32_t *max_depth)
+{
+	struct kids_ctx kc = { label, names };
+	uint32_t *first = calloc(nr + 1, sizeof(*first));
+	uint32_t *fill = calloc(nr + 1, sizeof(*fill));
+	uint32_t *kids = malloc((nr + 1) * sizeof(*kids));
+	uint32_t *stack = malloc((nr + 1) * sizeof(*stack));
+	size_t sp = 0, k = 0;
+	int ret = 0;
+
+	if (!first || !fill || !kids || !stack) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	group_kids(nr, parent, &kc, first, fill, kids);
+	/* preorder: push the kids in reverse so the first comes out first; a
+	 * node's depth is its parent's plus one (fill: depth by node) */
+	*max_depth = 0;
+	stack[sp++] = 0;
+	while (sp && nr) {
+		uint32_t i = stack[--sp];
+		uint32_t d = i ? fill[parent[i]] + 1 : 0;
+
+		fill[i] = d;
+		if (d > *max_depth)
+			*max_depth = d;
+		order[k++] = i;
+		for (uint32_t j = first[i + 1]; j-- > first[i];)
+			stack[sp++] = kids[j];
+	}
+	for (size_t i = 0; i < k; i++)
+		depth[i] = fill[order[i]];
+out:
+	free(first);
+	free(fill);
+	free(kids);
+	free(stack);
+	return ret;
 }
 
 /* children in name order, then the nodes in preorder with their depths */
 static int ftree_order(struct ftree *t)
 {
-	uint32_t *first = calloc(t->nr + 1, sizeof(*first));
-	uint32_t *kids = malloc((t->nr + 1) * sizeof(*kids));
-	uint32_t *stack = malloc((t->nr + 1) * sizeof(*stack));
-	size_t sp = 0, k = 0;
-	int ret = 0;
+	uint32_t *parent = malloc((t->nr + 1) * sizeof(*parent));
+	uint32_t *label = malloc((t->nr + 1) * sizeof(*label));
+	int ret = -ENOMEM;
 
 	t->order = malloc((t->nr + 1) * sizeof(*t->order));
 	t->depth = malloc((t->nr + 1) * sizeof(*t->depth));
-	if (!first || !kids || !stack || !t->order || !t->depth) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* kids of node i: kids[first[i] .. first[i + 1]) */
-	for (size_t i = 1; i < t->nr; i++)
-		first[t->n[i].parent + 1]++;
-	for (size_t i = 0; i < t->nr; i++)
-		first[i + 1] += first[i];
-	{
-		uint32_t *fill = calloc(t->nr + 1, sizeof(*fill));
-
-		if (!fill) {
-			ret = -ENOMEM;
-			goto out;
+	if (parent && label && t->order && t->depth) {
+		t->n[0].parent = 0;
+		for (size_t i = 0; i < t->nr; i++) {
+			parent[i] = t->n[i].parent;
+			label[i] = t->n[i].label;
 		}
-		for (size_t i = 1; i < t->nr; i++) {
-			uint32_t p = t->n[i].parent;
-
-			kids[first[p] + fill[p]++] = (uint32_t)i;
-		}
-		free(fill);
+		ret = flame_preorder(t->nr, parent, label, t->names, t->order, t->depth,
+				     &t->max_depth);
 	}
-	for (size_t i = 0; i < t->nr; i++)
-		if (first[i + 1] - first[i] > 1)
-			qsort_r(&kids[first[i]], first[i + 1] - first[i], sizeof(*kids), cmp_kids, t);
-	/* preorder: push the kids in reverse so the first comes out first; a
-	 * node's depth is its parent's plus one */
-	stack[sp++] = 0;
-	t->n[0].parent = 0;
-	while (sp) {
-		uint32_t i = stack[--sp];
-		uint32_t d = i ? t->depth[t->n[i].parent] + 1 : 0;
-
-		/* depth is indexed by node here, made preorder below */
-		t->depth[i] = d;
-		if (d > t->max_depth)
-			t->max_depth = d;
-		t->order[k++] = i;
-		for (uint32_t j = first[i + 1]; j-- > first[i];)
-			stack[sp++] = kids[j];
-	}
-	for (size_t i = 0; i < k; i++)
-		stack[i] = t->depth[t->order[i]];
-	memcpy(t->depth, stack, k * sizeof(*stack));
-out:
-	free(first);
-	free(kids);
-	free(stack);
+	free(parent);
+	free(label);
 	return ret;
 }
 
@@ -240,7 +266,7 @@ nomem:
 
 /* ---- the page ------------------------------------------------------------ */
 
-static void put_u32s(FILE *out, const char *key, const uint32_t *v, size_t n)
+void flame_put_u32s(FILE *out, const char *key, const uint32_t *v, size_t n)
 {
 	fprintf(out, ",\n\"%s\":[", key);
 	for (size_t i = 0; i < n; i++)
@@ -310,34 +336,55 @@ static int write_data(FILE *out, const struct ftree *t, const struct flame_opts 
 	}
 	for (size_t i = 0; i < t->nr; i++)
 		v[i] = t->n[t->order[i]].label;
-	put_u32s(out, "label", v, t->nr);
+	flame_put_u32s(out, "label", v, t->nr);
 	fputs(",\n\"value\":[", out);
 	for (size_t i = 0; i < t->nr; i++)
 		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, t->n[t->order[i]].value);
 	fputc(']', out);
-	put_u32s(out, "depth", t->depth, t->nr);
+	flame_put_u32s(out, "depth", t->depth, t->nr);
 	fputs("}</script>\n", out);
 	free(dsos);
 	free(v);
 	return 0;
 }
 
-int flame_write_html(FILE *out, const struct stacks *s, const struct flame_opts *o)
+int flame_write_page(FILE *out, int (*data)(FILE *out, void *ctx), void *ctx)
 {
 	const char *mark = strstr(prec_flame_page, PAGE_MARK);
-	struct ftree t;
 	int ret;
 
 	if (!mark)
 		return -EINVAL;
-	if ((ret = ftree_build(&t, s, o)))
-		return ret;
 	fwrite(prec_flame_page, 1, (size_t)(mark - prec_flame_page), out);
-	ret = write_data(out, &t, o);
+	ret = data(out, ctx);
 	fputs(mark + strlen(PAGE_MARK), out);
-	ftree_free(&t);
 	if (!ret && ferror(out))
 		ret = -EIO;
+	return ret;
+}
+
+struct page_ctx {
+	const struct ftree *t;
+	const struct flame_opts *o;
+};
+
+static int page_data(FILE *out, void *ctx)
+{
+	const struct page_ctx *pc = ctx;
+
+	return write_data(out, pc->t, pc->o);
+}
+
+int flame_write_html(FILE *out, const struct stacks *s, const struct flame_opts *o)
+{
+	struct ftree t;
+	struct page_ctx pc = { &t, o };
+	int ret;
+
+	if ((ret = ftree_build(&t, s, o)))
+		return ret;
+	ret = flame_write_page(out, page_data, &pc);
+	ftree_free(&t);
 	return ret;
 }
 

@@ -53,6 +53,15 @@ int flame_write_annot(FILE *out, const struct flame_labels *fl, uint64_t total);
 
 /* 0, -ENOMEM, or -EIO when out reports a write error. */
 int flame_write_html(FILE *out, const struct stacks *s, const struct flame_opts *o);
+
+/* The differential page (prep flamegraph --diff, flame_diff.c): the tree of
+ * two sides merged by name path (difftree.h), drawn with NEW's widths,
+ * each frame coloured by its change (dt: the marks of difftree_test); of
+ * o, the title, subtitle and icicle. 0, -ENOMEM or -EIO. */
+struct difftree;
+struct difftest;
+int flame_write_diff_html(FILE *out, const struct difftree *t, const struct difftest *dt,
+			  const struct flame_opts *o);
 int flame_write_svg(FILE *out, const struct stacks *s, const struct flame_opts *o);
 
 #endif

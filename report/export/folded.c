@@ -75,15 +75,10 @@ static int put_root(struct buf *b, const struct sstack *st, const struct folded_
 	return buf_append(b, ids, strlen(ids));
 }
 
-struct line {
-	size_t off, len;
-	uint64_t weight;
-};
-
 /* ctx: the text the lines are in */
 static int cmp_lines(const void *pa, const void *pb, void *ctx)
 {
-	const struct line *a = pa, *b = pb;
+	const struct folded_line *a = pa, *b = pb;
 	const uint8_t *text = ctx;
 	int c = memcmp(text + a->off, text + b->off, a->len < b->len ? a->len : b->len);
 
@@ -92,55 +87,89 @@ static int cmp_lines(const void *pa, const void *pb, void *ctx)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-int folded_write(FILE *out, const struct stacks *s, const struct folded_opts *o)
+void folded_lines_free(struct folded_lines *fl)
 {
-	struct buf text = BUF_INIT;
-	struct line *lines = calloc(s->nr_stacks + 1, sizeof(*lines));
-	size_t n = 0;
+	if (!fl)
+		return;
+	free(fl->v);
+	buf_free(&fl->text);
+	memset(fl, 0, sizeof(*fl));
+}
+
+/* the line of one stack into fl->text */
+static int put_line(struct buf *text, const struct stacks *s, const struct sstack *st,
+		    const struct folded_opts *o)
+{
+	size_t start = text->len;
 	int ret = 0;
 
-	if (!lines)
+	if (!o->no_comm && (ret = put_root(text, st, o)))
+		return ret;
+	for (uint32_t j = 0; j < st->nr && !ret; j++) {
+		const struct sframe *f = &s->frames[s->ids[st->first + j]];
+
+		if (text->len > start && (ret = buf_append(text, ";", 1)))
+			break;
+		ret = put_name(text, f->name, false);
+		if (!ret && o->kernel_mark && f->kind == SF_KERNEL)
+			ret = buf_append(text, "_[k]", 4);
+		if (!ret && o->inline_mark && f->kind == SF_INLINE)
+			ret = buf_append(text, "_[i]", 4);
+	}
+	return ret;
+}
+
+int folded_lines_build(struct folded_lines *fl, const struct stacks *s, const struct folded_opts *o)
+{
+	size_t n = 0, k = 0;
+	int ret = 0;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->v = calloc(s->nr_stacks + 1, sizeof(*fl->v));
+	if (!fl->v)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_stacks && !ret; i++) {
 		const struct sstack *st = &s->stacks[i];
-		size_t start = text.len;
+		size_t start = fl->text.len;
 
-		if (!o->no_comm && (ret = put_root(&text, st, o)))
-			break;
-		for (uint32_t j = 0; j < st->nr && !ret; j++) {
-			const struct sframe *f = &s->frames[s->ids[st->first + j]];
-
-			if (text.len > start && (ret = buf_append(&text, ";", 1)))
-				break;
-			ret = put_name(&text, f->name, false);
-			if (!ret && o->kernel_mark && f->kind == SF_KERNEL)
-				ret = buf_append(&text, "_[k]", 4);
-			if (!ret && o->inline_mark && f->kind == SF_INLINE)
-				ret = buf_append(&text, "_[i]", 4);
-		}
-		lines[n++] = (struct line){ start, text.len - start, o->period ? st->period : st->count };
+		ret = put_line(&fl->text, s, st, o);
+		fl->v[n++] = (struct folded_line){ start, fl->text.len - start,
+						   o->period ? st->period : st->count };
 	}
-	if (ret)
-		goto out;
+	if (ret) {
+		folded_lines_free(fl);
+		return ret;
+	}
 	if (n)
-		qsort_r(lines, n, sizeof(*lines), cmp_lines, text.data);
+		qsort_r(fl->v, n, sizeof(*fl->v), cmp_lines, fl->text.data);
+	/* stacks of other threads may read the same: one line, their sum */
 	for (size_t i = 0; i < n;) {
-		uint64_t w = lines[i].weight;
+		struct folded_line l = fl->v[i];
 		size_t j = i + 1;
 
-		/* stacks of other threads may read the same */
-		while (j < n && !cmp_lines(&lines[i], &lines[j], text.data))
-			w += lines[j++].weight;
-		if (w) {
-			fwrite(text.data + lines[i].off, 1, lines[i].len, out);
-			fprintf(out, " %" PRIu64 "\n", w);
-		}
+		while (j < n && !cmp_lines(&fl->v[i], &fl->v[j], fl->text.data))
+			l.weight += fl->v[j++].weight;
+		if (l.weight)
+			fl->v[k++] = l;
 		i = j;
+	}
+	fl->nr = k;
+	return 0;
+}
+
+int folded_write(FILE *out, const struct stacks *s, const struct folded_opts *o)
+{
+	struct folded_lines fl;
+	int ret = folded_lines_build(&fl, s, o);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < fl.nr; i++) {
+		fwrite(fl.text.data + fl.v[i].off, 1, fl.v[i].len, out);
+		fprintf(out, " %" PRIu64 "\n", fl.v[i].weight);
 	}
 	if (ferror(out))
 		ret = -EIO;
-out:
-	free(lines);
-	buf_free(&text);
+	folded_lines_free(&fl);
 	return ret;
 }

@@ -13,8 +13,11 @@
 #define PREC_REPORT_FOLDED_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "common/buf.h"
 #include "common/err.h"
 #include "report/aggregate/stacks.h"
 
@@ -34,5 +37,25 @@ int folded_parse(const char *arg, struct folded_opts *o, struct err *err);
 /* The lines of s (all its events: pick one with stacks_opts.event). 0,
  * -ENOMEM, or -EIO when out reports a write error. */
 int folded_write(FILE *out, const struct stacks *s, const struct folded_opts *o);
+
+/* The same lines in memory (what folded_write prints), for whoever merges
+ * them (diffstacks.h): line i is the bytes text.data[v[i].off ..
+ * v[i].off + v[i].len) (no newline) and its weight; sorted in byte order,
+ * equal lines merged into one, lines of weight 0 left out. The struct owns
+ * both arrays; the text does not point into s. */
+struct folded_line {
+	size_t off, len;
+	uint64_t weight;
+};
+
+struct folded_lines {
+	struct buf text;
+	struct folded_line *v;
+	size_t nr;
+};
+
+/* 0 or -ENOMEM (fl is then empty). */
+int folded_lines_build(struct folded_lines *fl, const struct stacks *s, const struct folded_opts *o);
+void folded_lines_free(struct folded_lines *fl);       /* NULL-tolerant; fl reusable */
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "common/opts.h"
 #include "dump.h"
+#include "latency.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
 #include "report/export/export.h"
@@ -47,6 +48,7 @@ struct report_opts {
 	const char *folded_opts;
 	bool dump_raw, version;
 	bool help;
+	struct latency_opts lat;
 };
 
 static int cb_callgraph(const struct opt *o, const char *arg, struct err *err)
@@ -73,13 +75,14 @@ static bool tok_is(const char *tok, size_t len, const char *name)
 	return strlen(name) == len && !memcmp(tok, name, len);
 }
 
-/* -F's value fields: not sort keys, shown in their own columns */
+/* -F's value fields: not sort keys, shown in their own columns (latency:
+ * latency.h) */
 static bool value_field(const char *k, size_t len, struct print_opts *po)
 {
 	if (tok_is(k, len, "sample"))
 		po->show_nr = true;
 	return tok_is(k, len, "overhead") || tok_is(k, len, "sample") ||
-	       tok_is(k, len, "period_total");
+	       tok_is(k, len, "period_total") || tok_is(k, len, "latency");
 }
 
 /* --sort's help: the names in the sort-key table */
@@ -116,46 +119,6 @@ static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts 
 	}
 	if (!ho->nr_keys)
 		return err_set(err, -EINVAL, "'%s': no sort key", list);
-	return 0;
-}
-
-/* -g graph|flat|fractal|folded|none[,THRESHOLD][,caller|callee] */
-static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
-			   bool *order_set, struct err *err)
-{
-	char buf[256];
-	char *save = NULL;
-
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(err, -EINVAL, "--call-graph: value too long");
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		double v;
-
-		if (!strcmp(t, "graph"))
-			po->mode = CG_GRAPH;
-		else if (!strcmp(t, "flat"))
-			po->mode = CG_FLAT;
-		else if (!strcmp(t, "fractal"))
-			po->mode = CG_FRACTAL;
-		else if (!strcmp(t, "folded"))
-			po->mode = CG_FOLDED;
-		else if (!strcmp(t, "none"))
-			po->mode = CG_NONE;
-		else if (!strcmp(t, "caller") || !strcmp(t, "callee")) {
-			ho->caller = t[4] == 'e' && t[5] == 'r';
-			*order_set = true;
-		} else if (!strcmp(t, "function") || !strcmp(t, "address") || !strcmp(t, "percent") ||
-			   !strcmp(t, "period") || !strcmp(t, "count")) {
-			/* perf's print-limit and key fields: function keys only */
-		} else if ((v = strtod(t, &end)), end != t && !*end && v >= 0 && v <= 100) {
-			po->threshold = v;
-		} else {
-			return err_set(err, -EINVAL, "--call-graph: '%s' is not graph, flat, fractal, "
-				       "folded, none, caller, callee or a threshold", t);
-		}
-	}
 	return 0;
 }
 
@@ -214,7 +177,7 @@ static int setup_keys(const struct report_opts *ro, struct report_cfg *c)
 		fprintf(stderr, "prep: %s: %s\n", ro->fields ? "--fields" : "--sort", err.msg);
 		return 129;
 	}
-	if (ro->callgraph && parse_callgraph(ro->callgraph, &c->po, &c->ho, &c->order_set, &err)) {
+	if (ro->callgraph && print_parse_callgraph(ro->callgraph, &c->po, &c->ho, &c->order_set, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}
@@ -268,6 +231,12 @@ static int report_setup(struct report_opts *ro, struct report_cfg *c)
 	c->ho.symfs = ro->lo.symfs;
 	/* call graphs, if the file has call chains (known once it is read) */
 	c->ho.callchain = c->po.mode != CG_NONE || ro->folded;
+	latency_setup(&ro->lat, ro->sort, ro->fields, &ro->lo, &c->ho, &c->po);
+	if (ro->error && c->po.latency) {
+		fprintf(stderr, "prep: --error: not with the Latency columns (--latency, -F latency): "
+			"latency shares are not counted samples\n");
+		return 129;
+	}
 	return 0;
 }
 
@@ -307,6 +276,10 @@ static int report_print(struct load *l, struct hist *h, const struct report_opts
 	struct err err = { 0 };
 	int ret;
 
+	if (!ro->header_only && latency_check(&ro->lat, l, h, &c->po, ro->folded, &err)) {
+		fprintf(stderr, "prep: %s\n", err.msg);
+		return 1;
+	}
 	if (ro->header || ro->header_only)
 		print_header(stdout, l);
 	if (ro->header_only)
@@ -394,7 +367,7 @@ int cmd_report(int argc, char **argv)
 	const struct opt table[] = {
 		LOAD_OPT_INPUTS(&ro.lo),
 		OPTION_STRING('s', "sort", &ro.sort, "keys", sort_help(sort_buf, sizeof(sort_buf))),
-		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, sample, period and sort keys"),
+		OPTION_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead, latency, sample, period and sort keys"),
 		OPTION_FLAG(0, "stdio", &ro.stdio, "text output (the default)"),
 		OPTION_FLAG(0, "tui", &ro.tui, "not available: text output is used"),
 		OPTION_FLAG(0, "children", &ro.children_on, "accumulate callees into callers (default with call chains)"),
@@ -412,6 +385,7 @@ int cmd_report(int argc, char **argv)
 		OPTION_FLAG(0, "no-inline", &ro.no_inline, "do not show inlined functions in call graphs"),
 		OPTION_FLAG(0, "group", &ro.group, "show the events of a group together, one overhead column each (default for {a,b}:S groups)"),
 		OPTION_FLAG('T', "threads", &ro.threads, "show per-thread event counters at the end (prec -s, {a,b}:S)"),
+		LATENCY_OPTIONS(&ro.lat, &ro.lo),
 		LOAD_SYMBOL_OPTIONS(&ro.lo),
 		LOAD_FILTER_OPTIONS(&ro.lo),
 		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),

@@ -41,6 +41,9 @@ prep | --cpu | --cpu 99 | --cpu '99': CPU 99 is not in the recording
 prep | --cpu | --cpu 1-0 | --cpu '1-0': not a CPU list
 prep | --time | --time 5,1 | --time '5,1': invalid time string
 prep | --time | --time abc | --time 'abc': expected START,END
+prep | --parallelism | --parallelism 0 | --parallelism '0': level 0 is invalid \(levels are 1\.\.4096\)
+prep | --parallelism | --parallelism 2-1 | --parallelism '2-1': not a list of levels like 1,2-4
+prep | --parallelism | --parallelism 1, | --parallelism '1,': not a list of levels
 prep script | --input | -i /nonexistent | cannot open '/nonexistent'
 prep script | --fields | -F bogus | -F: unknown field 'bogus'
 prep script | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
@@ -73,6 +76,13 @@ prep export | --kallsyms | --pprof --kallsyms /nonexistent | --kallsyms '/nonexi
 prep export | --pid | --pprof --pid x | --pid 'x': problems parsing pid list
 prep export | --cpu | --pprof -C 99 | --cpu '99': CPU 99 is not in the recording
 prep export | --time | --pprof --time x | --time 'x': expected START,END
+prep export | --base | difffolded --base , prec.data | --base ',': empty file name
+prep export | --new | difffolded --new 'prec.data,' | --new 'prec.data,': empty file name
+prep export | --alpha | flamegraph --diff --alpha 0 prec.data prec.data | --alpha '0': not a probability in \(0, 1\]
+prep export | --min-share | flamegraph --min-share 1 -i prec.data | --min-share '1': only with --diff
+prep export | --title | * | any text is a title
+prep export | --width | flamegraph --width 5 | --width: 5 is not in 200\.\.
+prep export | --with | folded --with bogus | --with: 'bogus' is not period
 prep flamegraph | --title | * | any text is a title
 prep flamegraph | --width | --width 5 | --width: 5 is not in 200\.\.
 prep flamegraph | --input | -i /nonexistent | cannot open '/nonexistent'
@@ -89,6 +99,10 @@ prep flamegraph | --cgroup | --cgroup '' | --cgroup '': empty name
 prep flamegraph | --symbols | -S , | --symbols ',': empty name
 prep flamegraph | --cpu | -C 5-2 | --cpu '5-2': not a CPU list
 prep flamegraph | --time | --time 50%-10% | --time '50%-10%'
+prep flamegraph | --base | --base /nonexistent | cannot open '/nonexistent'
+prep flamegraph | --new | --new ,prec.data | --new ',prec.data': empty file name
+prep flamegraph | --alpha | --diff --alpha x | --alpha 'x': not a probability in \(0, 1\]
+prep flamegraph | --min-share | --diff --min-share 101 | --min-share '101': not a percentage \(0 to 100\)
 prep annotate | --input | -i /nonexistent | cannot open '/nonexistent'
 prep annotate | --symbol | * | any text is a symbol name
 prep annotate | --dsos | -d , | --dso ',': empty name
@@ -166,6 +180,28 @@ prec | --clockid | --clockid bogus -- true | --clockid bogus: unknown clock
 prec | --branch-filter | -j foo -- true | -j foo: unknown branch filter 'foo'
 prec | --user-regs | --user-regs=foo -- true | --user-regs foo: unknown register 'foo'
 prec | --intr-regs | --intr-regs=foo -- true | --intr-regs foo: unknown register 'foo'
+prec top | --cpu | -C abc | -C 'abc': not a CPU list
+prec top | --cpu | -C 99 | -C 99: CPU 99 does not exist
+prec top | --pid | -p abc | -p 'abc': problems parsing pid list
+prec top | --tid | -t abc | -t 'abc': problems parsing tid list
+prec top | --event | -e nosuch | event 'nosuch': unknown event name
+prec top | --freq | -F abc | -F abc: not a frequency
+prec top | --count | -c 0 | -c 0: expected a number in 1\.\.
+prec top | --call-graph | --call-graph bogus | --call-graph: 'bogus' is not graph
+prec top | --call-graph | --call-graph dwarf,99999999 | --call-graph dwarf,99999999: the stack size must be 8\.\.65528
+prec top | --max-stack | --max-stack 0 | --max-stack 0: expected a number in 1\.\.
+prec top | --sort | -s bogus | --sort: unknown sort key 'bogus'
+prec top | --delay | -d 0 | -d 0: expected seconds
+prec top | --entries | -E 0 | -E 0: expected a number in 1\.\.
+prec top | --count-filter | -f x | -f x: expected a number in 0\.\.
+prec top | --percent-limit | --percent-limit 101 | --percent-limit '101' is not a percentage
+prec top | --comms | --comms a,,b | --comms 'a,,b': empty name
+prec top | --dsos | --dsos , | --dsos ',': empty name
+prec top | --symbols | --symbols '' | --symbols '': empty name
+prec top | --kallsyms | --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prec top | --mmap-pages | -m 3 | -m 3: the number of mmap data pages must be a power of two
+prec top | --record | --record /nonexistent/x --duration 0.2 | cannot create '/nonexistent/x'
+prec top | --duration | --duration abc | --duration abc: expected seconds
 prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
 prec stat | --pid | -p abc | -p 'abc': not a list of ids
@@ -194,7 +230,7 @@ EOF
 )
 
 COMMANDS=("prep" "prep script" "prep export" "prep flamegraph" "prep annotate" "prep diff" "prep archive" "prep dump"
-	  "prep stat report" "prec" "prec stat" "prec list")
+	  "prep stat report" "prec" "prec stat" "prec list" "prec top")
 
 trim() { sed 's/^ *//; s/ *$//'; }
 
@@ -205,7 +241,8 @@ for cmd in "${COMMANDS[@]}"; do
 	# shellcheck disable=SC2086
 	help=$($exe $sub --help 2>&1) || fail "$cmd --help failed"
 	# an option without a long name is named by its short one
-	opts=$(printf '%s\n' "$help" | grep -E '^    -' |
+	# (the long-only options are indented 8: they need rows too)
+	opts=$(printf '%s\n' "$help" | grep -E '^ {4}( {4})?-' |
 		sed -nE 's/^    (-[A-Za-z0-9])?(, )?(    )?(--[a-z0-9-]+)?(\[no-\])?([a-z0-9-]+)?(\[=<| <).*/\1 \4\6/p' |
 		awk '{ print ($2 != "" ? $2 : $1) }' | sort -u)
 	[ -n "$opts" ] || [ "$cmd" = "prec list" ] || fail "$cmd --help: no option with a value found"

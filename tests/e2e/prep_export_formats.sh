@@ -2,7 +2,9 @@
 # prep export FORMAT, the one command behind the exporter table: on a small
 # recording of tests/programs/tree, each format writes byte for byte what
 # its older spelling writes (prep --folded, prep export --pprof, prep export
-# --speedscope, prep flamegraph), with the same messages, to the same
+# --speedscope, prep flamegraph, prep flamegraph --diff; difffolded, which
+# has none, the folded lines twice for a recording against itself), with
+# the same messages, to the same
 # default files; an unknown or missing format is one line that lists the
 # formats (exit 129), and prep export --help lists every format.
 . tests/e2e/lib/common.sh
@@ -41,6 +43,11 @@ same speedscope_opts "export --speedscope --no-inline --event cpu-clock -i tree.
 same flamegraph "flamegraph -i tree.data -o -" "export flamegraph -i tree.data -o -"
 same flamegraph_svg "flamegraph --svg --width 400 --title T --no-comm -i tree.data -o -" \
 	"export flamegraph --svg --width 400 --title T --no-comm -i tree.data -o -"
+same flamegraph_diff "flamegraph --diff tree.data tree.data -o -" "export flamegraph --base tree.data --new tree.data -o -"
+# difffolded (no older spelling): a recording against itself, both columns equal
+$PREP export difffolded tree.data tree.data >dd 2>dd.err || fail "difffolded: exit $?: $(cat dd.err)"
+$PREP export folded -i tree.data | awk '{ n = $NF; $NF = n " " n; print }' | cmp -s - dd ||
+	fail "difffolded tree.data tree.data: not the folded lines with their count twice: $(head -2 dd)"
 
 # the same default output files, in a fresh folder each
 defaults() {   # "OLD ARGS" "NEW ARGS"
@@ -58,7 +65,7 @@ defaults "flamegraph" "export flamegraph"
 defaults "flamegraph --svg" "export flamegraph --svg"
 
 # ---- errors and help ------------------------------------------------------------
-formats="folded, pprof, speedscope or flamegraph"
+formats="folded, pprof, speedscope, flamegraph or difffolded"
 $PREP export nosuch -i tree.data >out 2>err; rc=$?
 [ $rc -eq 129 ] && [ ! -s out ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "unknown format 'nosuch'.*$formats" err ||
 	fail "unknown format: exit $rc, $(cat err)"
@@ -70,14 +77,15 @@ $PREP export folded --with bogus -i tree.data >/dev/null 2>err; rc=$?
 $PREP export speedscope --pprof -i tree.data >/dev/null 2>err; rc=$?
 [ $rc -eq 129 ] && grep -q "unknown option '--pprof'" err || fail "speedscope --pprof: exit $rc, $(head -1 err)"
 $PREP export --help >help || fail "prep export --help: exit $?"
-for f in folded pprof speedscope flamegraph; do
+for f in folded pprof speedscope flamegraph difffolded; do
 	grep -qE "^   $f +[a-z]" help || fail "prep export --help: no line for $f"
 	grep -q "^usage: prep export $f " help || fail "prep export --help: no options of $f"
 	$PREP export $f --help >fhelp || fail "prep export $f --help: exit $?"
 	head -1 fhelp | grep -q "^usage: prep export $f " || fail "prep export $f --help: $(head -1 fhelp)"
 done
-$PREP flamegraph --help | tail -n +2 >a
-$PREP export flamegraph --help | tail -n +2 >b
+# the usage (a line, and one for --diff) names the command; the options agree
+$PREP flamegraph --help | tail -n +3 >a
+$PREP export flamegraph --help | tail -n +3 >b
 cmp -s a b || fail "prep export flamegraph --help lists other options than prep flamegraph --help"
 
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }

@@ -66,6 +66,7 @@ for prog in ${@:-tree inl threads forker}; do
 	grep "^| $prog | " "$MD" | while IFS='|' read -r _ _ what name design _; do
 		what=${what// /}; name=${name// /}; design=${design// /}
 		case $what in
+		latency | level | level-latency) continue ;;       # perf 6.1 has no latency profile
 		self | children | comm | dso) got=$(pct "$d/$what" "$name") ;;
 		pid)
 			[ "$name" = child ] && p=$child || p=$parent

@@ -37,7 +37,7 @@ static void test_lookup(void **state)
 {
 	static const char *const names[SORT_NR] = {
 		"comm", "pid", "tid", "dso", "sym", "srcline", "srcfile", "cpu", "symoff",
-		"period", "parent", "symbol_daddr", "dso_daddr", "cgroup",
+		"period", "parent", "symbol_daddr", "dso_daddr", "cgroup", "parallelism",
 	};
 	enum sort_key_id id;
 
@@ -71,12 +71,15 @@ static void test_lookup(void **state)
 	assert_int_equal(sort_key_get(SORT_PERIOD)->min_width, 12);
 	assert_string_equal(sort_key_get(SORT_SYM_DADDR)->title, "Data Symbol");
 	assert_string_equal(sort_key_get(SORT_DSO_DADDR)->title, "Data Object");
+	/* perf's Parallelism column: 11 wide, right-aligned */
+	assert_string_equal(sort_key_get(SORT_PARALLELISM)->title, "Parallelism");
+	assert_int_equal(sort_key_get(SORT_PARALLELISM)->min_width, 11);
 }
 
 static void test_names_and_flags(void **state)
 {
 	const char *all = "comm, pid, tid, dso, sym, srcline, srcfile, cpu, symoff, period, parent, "
-			  "symbol_daddr, dso_daddr, cgroup";
+			  "symbol_daddr, dso_daddr, cgroup, parallelism";
 	char buf[168], small[10];
 
 	(void)state;
@@ -103,6 +106,10 @@ static void test_names_and_flags(void **state)
 	assert_true(sort_keys_have((enum sort_key_id[]){ SORT_COMM, SORT_DSO_DADDR }, 2, SK_DATA));
 	assert_true(sort_keys_have((enum sort_key_id[]){ SORT_SYM_DADDR }, 1, SK_DATA));
 	assert_false(sort_keys_have((enum sort_key_id[]){ SORT_SYM, SORT_DSO }, 2, SK_DATA));
+	/* parallelism, and only it, reads the samples' parallelism */
+	assert_true(sort_keys_have((enum sort_key_id[]){ SORT_COMM, SORT_PARALLELISM }, 2,
+				   SK_PARALLEL | SK_RIGHT));
+	assert_false(sort_keys_have((enum sort_key_id[]){ SORT_CPU, SORT_SYM }, 2, SK_PARALLEL));
 }
 
 /* ---- compare and text on hand-made entries -------------------------------- */
@@ -702,6 +709,156 @@ static void test_report_right(void **state)
 	free(text);
 }
 
+/* ---- latency profiles (prep --latency) ------------------------------------ */
+
+static void add_at(struct fx *x, struct thread *t, unsigned level, uint64_t period,
+		   const uint64_t *addrs, size_t n)
+{
+	hist_set_parallelism(&x->h, level);
+	add(x, 0, t, 0, period, addrs, n);
+}
+
+#define AT(x, t, level, period, ...) \
+	add_at(x, t, level, period, (const uint64_t[]){ __VA_ARGS__ }, \
+	       sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+
+/* The parallelism key splits entries by the samples' level; each entry's
+ * latency is its periods over their levels (x1000); the order is by latency
+ * first with prefer_latency, by period first otherwise, the other next. */
+static void test_parallelism_key(void **state)
+{
+	enum sort_key_id keys[] = { SORT_PARALLELISM, SORT_SYM };
+	const struct sort_key *sk = sort_key_get(SORT_PARALLELISM);
+	char buf[16];
+	struct fx x;
+
+	(void)state;
+	fx_init(&x, keys, 2, false, NULL);
+	x.h.opts.latency = x.h.opts.prefer_latency = true;
+	AT(&x, x.app, 1, 30, APP + 0x1010);
+	AT(&x, x.worker, 2, 10, APP + 0x1110);
+	AT(&x, x.worker, 2, 10, APP + 0x1110);  /* the same stack at the same level */
+	AT(&x, x.worker, 1, 10, APP + 0x1110);  /* another level: another stack */
+	assert_int_equal(x.h.nr_stacks, 3);
+	build(&x, 0);
+	assert_int_equal(x.h.total_period, 60);
+	assert_int_equal(x.h.total_latency, 30000 + 5000 + 5000 + 10000);
+	assert_int_equal(x.h.nr_entries, 3);
+	/* main 30000; then the two a entries of 10000: by period, 20 then 10 */
+	assert_string_equal(sym_of(&x, &x.h.entries[0]), "main");
+	assert_int_equal(x.h.entries[1].key.par, 2);
+	assert_int_equal(x.h.entries[1].self_period, 20);
+	assert_int_equal(x.h.entries[1].self_latency, 10000);
+	assert_int_equal(x.h.entries[2].key.par, 1);
+	assert_int_equal(x.h.entries[2].self_latency, 10000);
+	sk->text(&x.h, &x.h.entries[1], buf, sizeof(buf));
+	assert_string_equal(buf, "2");
+	assert_true(sk->cmp(&x.h, &x.h.entries[2], &x.h.entries[1]) < 0);
+	/* by period first: main 30, a at 2 (20), a at 1 (10) all the same */
+	x.h.opts.prefer_latency = false;
+	build(&x, 0);
+	assert_int_equal(x.h.entries[1].key.par, 2);
+	fx_free(&x);
+
+	/* without the key, one entry per function, the levels summed */
+	fx_init(&x, keys + 1, 1, false, NULL);
+	x.h.opts.latency = true;
+	AT(&x, x.worker, 2, 10, APP + 0x1110);
+	AT(&x, x.worker, 1, 10, APP + 0x1110);
+	assert_int_equal(x.h.nr_stacks, 1);
+	build(&x, 0);
+	assert_int_equal(entry(&x, "a")->self_latency, 15000);
+	fx_free(&x);
+}
+
+/* The printed layout of a latency profile, as perf's: a chain main > a >
+ * memcpy of the worker at level 2, main alone at level 1. */
+static char *latency_text(bool children, enum print_latency mode)
+{
+	struct load *l = calloc(1, sizeof(*l));
+	struct print_opts po = { .mode = CG_NONE, .children = children, .latency = mode };
+	enum sort_key_id keys[] = { SORT_SYM };
+	char *text = NULL, *body;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct fx x;
+
+	assert_non_null(l);
+	assert_non_null(out);
+	fx_init(&x, keys, 1, children, NULL);
+	x.h.opts.latency = true;
+	x.h.opts.prefer_latency = mode == PL_FIRST;
+	AT(&x, x.app, 1, 300, APP + 0x1010);
+	AT(&x, x.worker, 2, 100, LIBC + 0x2010, APP + 0x1110, APP + 0x1010);
+	name_frames(&x);
+	l->nr_events = 1;
+	l->events[0] = "cycles";
+	l->period_by_event[0] = 400;
+	assert_int_equal(print_report(out, l, &x.h, &po), 0);
+	fclose(out);
+	fx_free(&x);
+	free(l);
+	/* after the header lines: the titles on */
+	body = strstr(text, "(approx.): ");
+	assert_non_null(body);
+	body = strchr(body, '\n') + 3;
+	memmove(text, body, strlen(body) + 1);
+	return text;
+}
+
+static void test_report_latency(void **state)
+{
+	/* --latency: Latency first; without it, after Overhead (perf's
+	 * enabled latency); both 8 wide */
+	static const char first[] =
+		"#  Latency  Overhead  Symbol    \n"
+		"# ........  ........  ..........\n"
+		"#\n"
+		"    85.71%    75.00%  [.] main\n"
+		"    14.29%    25.00%  [.] memcpy\n"
+		"\n\n";
+	static const char after[] =
+		"# Overhead   Latency  Symbol    \n"
+		"# ........  ........  ..........\n"
+		"#\n"
+		"    75.00%    85.71%  [.] main\n"
+		"    25.00%    14.29%  [.] memcpy\n"
+		"\n\n";
+	/* children: the children's Latency is 7 wide (perf gives it no width
+	 * of its own: its title's), so 100.00% overflows it as in perf */
+	static const char children_first[] =
+		"# Latency  Children   Latency      Self  Symbol    \n"
+		"# .......  ........  ........  ........  ..........\n"
+		"#\n"
+		"   100.00%   100.00%    85.71%    75.00%  [.] main\n"
+		"   14.29%    25.00%    14.29%    25.00%  [.] memcpy\n"
+		"   14.29%    25.00%     0.00%     0.00%  [.] a\n"
+		"\n\n";
+	static const char children_after[] =
+		"# Children  Latency      Self   Latency  Symbol    \n"
+		"# ........  .......  ........  ........  ..........\n"
+		"#\n"
+		"   100.00%   100.00%    75.00%    85.71%  [.] main\n"
+		"    25.00%   14.29%    25.00%    14.29%  [.] memcpy\n"
+		"    25.00%   14.29%     0.00%     0.00%  [.] a\n"
+		"\n\n";
+	char *t;
+
+	(void)state;
+	t = latency_text(false, PL_FIRST);
+	assert_string_equal(t, first);
+	free(t);
+	t = latency_text(false, PL_AFTER);
+	assert_string_equal(t, after);
+	free(t);
+	t = latency_text(true, PL_FIRST);
+	assert_string_equal(t, children_first);
+	free(t);
+	t = latency_text(true, PL_AFTER);
+	assert_string_equal(t, children_after);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +877,8 @@ int main(void)
 		cmocka_unit_test(test_merge_values),
 		cmocka_unit_test(test_report_columns),
 		cmocka_unit_test(test_report_right),
+		cmocka_unit_test(test_parallelism_key),
+		cmocka_unit_test(test_report_latency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -158,6 +158,11 @@ PROGS += $(BUILD)/tests/programs/v1/moved $(BUILD)/tests/programs/v2/moved
 $(BUILD)/tests/programs/v%/moved: tests/programs/moved.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -DVERSION=$* -o $@ $<
+# prep diff's two versions of one program: same name, two folders
+PROGS += $(BUILD)/tests/programs/diff1/diffprog $(BUILD)/tests/programs/diff2/diffprog
+$(BUILD)/tests/programs/diff%/diffprog: tests/programs/diffprog.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -DVERSION=$* -o $@ $<
 $(BUILD)/tests/programs/annot: tests/programs/annot.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<

@@ -3,6 +3,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 double stats_mean(const double *x, size_t n)
 {
@@ -134,4 +135,98 @@ int stats_welch(double m1, double v1, size_t n1, double m2, double v2, size_t n2
 	out->df = se2 * se2 / (a * a / (double)(n1 - 1) + b * b / (double)(n2 - 1));
 	out->p = stats_t_p(out->stat, out->df);
 	return 0;
+}
+
+int stats_diff_test(double m1, double var_mean1, double df1, double m2, double var_mean2,
+		    double df2, struct stats_test *out)
+{
+	double se2 = var_mean1 + var_mean2, den = 0;
+
+	if (var_mean1 < 0 || var_mean2 < 0 || isnan(se2))
+		return -1;
+	if (df1 > 0)
+		den += var_mean1 * var_mean1 / df1;
+	if (df2 > 0)
+		den += var_mean2 * var_mean2 / df2;
+	if (!(se2 > 0)) {
+		out->stat = m1 == m2 ? 0 : (m2 > m1 ? INFINITY : -INFINITY);
+		out->df = df1 + df2;
+		out->p = m1 == m2 ? 1 : 0;
+		return 0;
+	}
+	out->stat = (m2 - m1) / sqrt(se2);
+	/* the known sides bring no uncertainty of their own to the variance */
+	out->df = den > 0 ? se2 * se2 / den : 0;
+	out->p = out->df > 0 ? stats_t_p(out->stat, out->df) : stats_z_p(out->stat);
+	return 0;
+}
+
+/* qsort_r: indexes by their p value, ascending (ties by index: stable) */
+static int by_p(const void *a, const void *b, void *ctx)
+{
+	const double *p = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (p[i] != p[j])
+		return p[i] < p[j] ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static void sort_by_p(const double *p, size_t n, size_t *order)
+{
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(*order), by_p, (void *)p);
+}
+
+void stats_adjust_holm(const double *p, size_t n, size_t m, double *adj, size_t *order)
+{
+	double run = 0;
+
+	if (m < n)
+		m = n;
+	sort_by_p(p, n, order);
+	/* the k-th smallest times (m - k), never below the one before */
+	for (size_t k = 0; k < n; k++) {
+		double v = p[order[k]] * (double)(m - k);
+
+		if (v > run)
+			run = v;
+		adj[order[k]] = run < 1 ? run : 1;
+	}
+}
+
+void stats_adjust_bh(const double *p, size_t n, size_t m, double *adj, size_t *order)
+{
+	double run = 1;
+
+	if (m < n)
+		m = n;
+	sort_by_p(p, n, order);
+	/* the k-th smallest times m / k, never above the one after */
+	for (size_t k = n; k-- > 0;) {
+		double v = p[order[k]] * (double)m / (double)(k + 1);
+
+		if (v < run)
+			run = v;
+		adj[order[k]] = run;
+	}
+}
+
+size_t stats_tarone(const double *p_min, size_t n, double alpha, size_t *order)
+{
+	size_t below = n;
+
+	if (!n)
+		return 0;
+	sort_by_p(p_min, n, order);
+	/* k grows while more than k of the smallest p_min are under alpha / k */
+	for (size_t k = 1; k <= n; k++) {
+		while (below && !(p_min[order[below - 1]] < alpha / (double)k))
+			below--;
+		if (below <= k)
+			return k;
+	}
+	return n;
 }

@@ -50,4 +50,37 @@ int stats_two_shares(double k1, double n1, double k2, double n2, struct stats_te
 int stats_welch(double m1, double v1, size_t n1, double m2, double v2, size_t n2,
 		struct stats_test *out);
 
+/* The difference m2 - m1 of two means against its standard error, each
+ * side given as the variance of its mean (var_mean: a run's variance over
+ * the number of runs) and the degrees of freedom that variance rests on:
+ * df > 0 for one estimated from runs (runs - 1), 0 for one known (the
+ * sampling variance of a share counted from its samples). The degrees of
+ * freedom of the difference are Welch-Satterthwaite's over the estimated
+ * sides; with none, the statistic is a standard normal z (out->df 0).
+ * Both variances known is the two-proportion z test when they are the
+ * pooled share's; both estimated is stats_welch. A zero standard error
+ * decides by the means (p 1 if equal, else 0). -1 for a negative variance,
+ * else 0. */
+int stats_diff_test(double m1, double var_mean1, double df1, double m2, double var_mean2,
+		    double df2, struct stats_test *out);
+
+/* Multiple comparisons: the n p values p[] of a family of m >= n tests
+ * (the other m - n are never rejected) adjusted into adj[] (which may be
+ * p), so that "adj[i] < alpha" is the decision for each at the family's
+ * level. order is caller-provided room for n indexes (no allocation here).
+ * Holm's step-down adjustment bounds the chance of any false positive
+ * among the m (the family-wise error) by alpha; Benjamini-Hochberg's
+ * step-up bounds the expected share of false positives among those
+ * declared (the false discovery rate). Adjusted values never exceed 1. */
+void stats_adjust_holm(const double *p, size_t n, size_t m, double *adj, size_t *order);
+void stats_adjust_bh(const double *p, size_t n, size_t m, double *adj, size_t *order);
+
+/* Tarone's count of the tests that matter, for tests whose p value can
+ * never fall below a known p_min[i] (a count test of few samples): the
+ * least k >= 1 with at most k of the p_min[] under alpha / k. A test with
+ * p_min >= alpha / k can never pass at that level and need not be counted:
+ * correcting for k tests, not n, keeps the family-wise error under alpha.
+ * 0 for n == 0. order: room for n indexes. */
+size_t stats_tarone(const double *p_min, size_t n, double alpha, size_t *order);
+
 #endif

@@ -30,6 +30,7 @@ struct perfdata {
 	uint64_t feat_off[PERFDATA_FEAT_MAX];
 	/* the walk */
 	uint64_t data_start, data_end, pos;
+	uint64_t dropped;       /* the mapping's pages before this are given back */
 	bool ended;
 	struct perfdata_stats stats;
 	/* decompression: dbuf holds [0, dend) whole records, handed out from

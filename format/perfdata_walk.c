@@ -14,6 +14,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 int pd_record_at(const struct perfdata *pd, uint64_t pos, uint64_t end, uint32_t *type,
@@ -233,8 +235,27 @@ static int finish(struct perfdata *pd)
 	return 0;
 }
 
+/* The pages of a mapped file read this far behind are given back
+ * (MADV_DONTNEED): the page cache keeps them, and a record still waiting
+ * to be put in time order that lies there is read again from the file (a
+ * minor fault), so reading a large file does not hold all of it. */
+#define DROP_LAG (8u << 20)
+#define DROP_STEP (4u << 20)
+
+static void drop_behind(struct perfdata *pd)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), upto;
+
+	if (!pd->mapped || pd->pos < pd->dropped + DROP_LAG + DROP_STEP)
+		return;
+	upto = (pd->pos - DROP_LAG) & ~(page - 1);
+	if (!madvise((void *)(uintptr_t)(pd->base + pd->dropped), upto - pd->dropped, MADV_DONTNEED))
+		pd->dropped = upto;
+}
+
 int perfdata_next(struct perfdata *pd, struct perfdata_chunk *c, struct err *err)
 {
+	drop_behind(pd);
 	for (;;) {
 		struct err why = { 0 };
 		uint64_t total, start;
@@ -290,6 +311,7 @@ int perfdata_next(struct perfdata *pd, struct perfdata_chunk *c, struct err *err
 void perfdata_rewind(struct perfdata *pd)
 {
 	pd->pos = pd->data_start;
+	pd->dropped = 0;
 	pd->ended = false;
 	pd->dactive = pd->zbroken = false;
 	pd->dbuf.len = pd->dpos = pd->dend = 0;

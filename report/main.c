@@ -13,6 +13,7 @@
 #include "common/opts.h"
 #include "report/views/annotate.h"
 #include "report/views/archive.h"
+#include "report/views/diff.h"
 #include "report/views/dump.h"
 #include "report/export/export.h"
 #include "report/views/report.h"
@@ -76,6 +77,7 @@ static const struct command commands[] = {
 	{ "script", cmd_script, "one line per sample, as perf script prints them" },
 	{ "annotate", cmd_annotate, "per-instruction profiles of the hottest symbols, as perf annotate --stdio" },
 	{ "export", cmd_export, "write the samples for another tool: folded, pprof, speedscope, flamegraph or difffolded" },
+	{ "diff", cmd_diff, "compare profiles as perf diff does, and tell a change from the noise" },
 	{ "flamegraph", cmd_flamegraph, "write a flame graph: an interactive HTML page, or SVG; --diff OLD NEW: what changed" },
 	{ "archive", cmd_archive, "embed what the report needs of the binaries hit; perf.data to prec.data" },
 	{ "dump", cmd_dump, "every block and record of a file, decoded (also prep -D)" },

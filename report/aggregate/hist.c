@@ -241,6 +241,7 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 		raw_reset(h);   /* no memory for the shortcut: do without */
 	}
 count:
+	h->last_stack = idx;
 	h->stacks[idx].count++;
 	h->stacks[idx].period += period;
 	if (h->opts.latency)

@@ -179,6 +179,7 @@ struct hist {
 	unsigned next_par;              /* the parallelism of the next sample added */
 	uint64_t added;         /* samples given to hist_add */
 	const bool *tree_want;  /* during hist_build_trees: the entries to make trees of */
+	uint32_t last_stack;    /* the stack hist_add added the last sample to */
 };
 
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);

@@ -259,10 +259,13 @@ static size_t assemble_chain(struct run_ctx *rc, struct thread *t, const struct 
 	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	size_t n = 0;
 
+	if (rc->l->opts.self_only)
+		goto self;
 	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr)
 		n = chain_recorded(smp, kmode, rc->addrs, rc->kernel);
 	if ((smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size)
 		n = chain_unwound(rc->l->unw, t, smp, kmode, rc->addrs, rc->kernel, n);
+self:
 	if (!n) {
 		rc->addrs[0] = smp->ip;
 		rc->kernel[0] = kmode;

@@ -42,6 +42,8 @@ struct load_opts {
 	bool no_embedded;               /* ignore the files' SYMBOLS blocks */
 	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
 	bool quiet;                     /* no warnings */
+	bool self_only;                 /* each sample's own address only: no call chain
+					   assembled nor unwound (prep diff) */
 	struct load_filter_opts f;
 	bool parallelism;               /* each sample's parallelism (parallel.h) */
 	const char *parallelism_list;   /* --parallelism: only these levels */

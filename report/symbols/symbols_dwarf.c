@@ -76,7 +76,8 @@ static int write_plain(Elf *src, const char *path)
 	Elf *dst = NULL;
 	int fd, ret = -1;
 
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	/* by thread: two readings of one process (prep diff) may write it at once */
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)gettid());
 	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;

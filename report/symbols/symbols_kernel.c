@@ -271,7 +271,8 @@ static void kcache_store(const char *dir, uint64_t key, const struct kindex *k)
 		closedir(dh);
 	}
 	kcache_path(dir, key, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	/* by thread: two readings of one process (prep diff) may write it at once */
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)gettid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto out;

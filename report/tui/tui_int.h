@@ -76,7 +76,7 @@ struct view {
 	struct col cols[SORT_NR];
 	size_t nc;
 	uint64_t shown_period, shown_count, total;
-	uint64_t lat_total;     /* prep --latency: the Latency columns' total */
+	struct print_totals totals;     /* what the entry lines' percentages are of */
 	struct vent *ents;      /* h->nr_entries */
 	size_t nr_ents;
 	size_t *vis;            /* the entries shown, in order */

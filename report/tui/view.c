@@ -159,24 +159,31 @@ static void view_totals(struct view *vw)
 {
 	const struct hist *h = vw->h;
 
-	uint64_t lat_all;
+	const struct print_opts *po = vw->src->po;
+	bool all;
+	uint64_t lat_shown = 0, lat_all;
 
-	vw->shown_period = vw->shown_count = vw->lat_total = 0;
+	vw->shown_period = vw->shown_count = 0;
 	for (size_t i = 0; i < h->nr_entries; i++) {
 		if (!entry_passes(vw, &h->entries[i]))
 			continue;
 		vw->shown_period += h->entries[i].self_period;
 		vw->shown_count += h->entries[i].self_count;
-		vw->lat_total += h->entries[i].self_latency;
+		lat_shown += h->entries[i].self_latency;
 	}
-	vw->total = vw->src->po->absolute && vw->ev.period > vw->shown_period ? vw->ev.period :
-		    vw->shown_period;
-	/* the Latency columns: of what is shown, or with --percentage
-	 * absolute of every sample, as the text report's */
-	if (vw->src->po->latency && vw->src->po->absolute && vw->src->load) {
-		lat_all = latency_total(vw->src->load, h, vw->src->po, vw->event);
-		if (lat_all > vw->lat_total)
-			vw->lat_total = lat_all;
+	all = po->absolute && vw->ev.period > vw->shown_period;
+	vw->total = all ? vw->ev.period : vw->shown_period;
+	/* as the text report's: of what is shown, or with --percentage
+	 * absolute of every sample (its samples for --error, its latency for
+	 * the Latency columns) */
+	vw->totals.period = vw->total;
+	vw->totals.samples = all && vw->src->load ? load_event_samples(vw->src->load, vw->event) :
+			     vw->shown_count;
+	vw->totals.latency = lat_shown;
+	if (po->latency && po->absolute && vw->src->load) {
+		lat_all = latency_total(vw->src->load, h, po, vw->event);
+		if (lat_all > lat_shown)
+			vw->totals.latency = lat_all;
 	}
 }
 
@@ -296,7 +303,7 @@ const char *view_text(struct view *vw, size_t row, size_t *len, struct print_pct
 	mark = view_mark(vw, row);
 	if (!p.k) {
 		if (print_entry_line(&vw->line, vw->h, vw->src->po, vw->cols, vw->nc,
-				     &vw->h->entries[vw->vis[p.v]], vw->total, vw->lat_total, pcts))
+				     &vw->h->entries[vw->vis[p.v]], &vw->totals, pcts))
 			return NULL;
 	} else if ((ln = row_line(vw, p))) {
 		const struct vent *ve = &vw->ents[vw->vis[p.v]];

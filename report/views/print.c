@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "common/stats.h"
 #include "format/blocks.h"
 #include "dump.h"
 #include "latency.h"
@@ -99,28 +100,53 @@ void col_widths(const struct load *l, const struct hist *h, struct col *cols, si
 	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &n);
 }
 
+/* "  Error" after a share's title, "  ......." under it (--error) */
+static int error_title(struct buf *b, const struct print_opts *po, bool dots)
+{
+	return po->error ? buf_printf(b, "  %*s", ERROR_WIDTH, dots ? "......." : "Error") : 0;
+}
+
+/* The share columns' titles (dots: their rules), after the '#' */
+static int share_titles(struct buf *b, const struct print_opts *po, bool dots)
+{
+	int ret;
+
+	if (po->latency)
+		return latency_titles(b, po, dots);
+	ret = buf_printf(b, "%s", dots ? " ........" : po->children ? " Children" : " Overhead");
+	if (!ret)
+		ret = error_title(b, po, dots);
+	if (!ret && po->children)
+		ret = buf_printf(b, "%s", dots ? "  ........" : "      Self");
+	if (!ret && po->children)
+		ret = error_title(b, po, dots);
+	return ret;
+}
+
 int print_title_line(struct buf *b, const struct print_opts *po, const struct col *cols,
 		     size_t nc)
 {
-	int ret = po->latency ? buf_printf(b, "#") || latency_titles(b, po, false) :
-		  buf_printf(b, "#%s", po->children ? " Children      Self" : " Overhead");
+	int ret = buf_printf(b, "#");
 
+	if (!ret)
+		ret = share_titles(b, po, false);
 	if (!ret && po->show_nr)
 		ret = buf_printf(b, "  %12s", "Samples");
 	if (!ret && po->show_period)
 		ret = buf_printf(b, "  %12s", "Period");
 	for (size_t j = 0; j < nc && !ret; j++)
 		ret = buf_printf(b, cols[j].sk->flags & SK_RIGHT ? "  %*s" : "  %-*s", cols[j].width,
-			      cols[j].sk->title);
+				 cols[j].sk->title);
 	return ret;
 }
 
 int print_dots_line(struct buf *b, const struct print_opts *po, const struct col *cols,
 		    size_t nc)
 {
-	int ret = po->latency ? buf_printf(b, "#") || latency_titles(b, po, true) :
-		  buf_printf(b, "#%s", po->children ? " ........  ........" : " ........");
+	int ret = buf_printf(b, "#");
 
+	if (!ret)
+		ret = share_titles(b, po, true);
 	if (!ret && po->show_nr)
 		ret = buf_printf(b, "  ............");
 	if (!ret && po->show_period)
@@ -145,40 +171,52 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 	buf_free(&b);
 }
 
-/* A percentage column of an entry line, where print_pcts says; in perf's
- * colours when po->color (a terminal's text: red from 5%, green above
- * 0.5%; the browser colours by itself, from pcts). */
-static int entry_pct(struct buf *b, const struct print_opts *po, double v,
-		     struct print_pcts *pcts)
+void error_cell(double pct_v, uint64_t n, char *buf, size_t len)
 {
-	const char *color = !po->color ? NULL : v >= 5.0 ? "\033[31m" : v > 0.5 ? "\033[32m" : NULL;
+	snprintf(buf, len, "\xc2\xb1%5.2f%%", 100 * stats_share_se(pct_v / 100, (double)n));
+}
+
+/* A share column of an entry line, where print_pcts says; in perf's
+ * colours when po->color (a terminal's text: red from 5%, green above
+ * 0.5%; the browser colours by itself, from pcts); with --error its
+ * standard error after it, from the samples t counts. */
+static int entry_share(struct buf *b, const struct print_opts *po, uint64_t v,
+		       const struct print_totals *t, struct print_pcts *pcts)
+{
+	double p = pct(v, t->period);
+	const char *color = !po->color ? NULL : p >= 5.0 ? "\033[31m" : p > 0.5 ? "\033[32m" : NULL;
 	size_t at = b->len + 2;
-	int ret = color ? buf_printf(b, "  %s%7.2f%%\033[m", color, v) : buf_printf(b, "  %7.2f%%", v);
+	char cell[32];
+	int ret = color ? buf_printf(b, "  %s%7.2f%%\033[m", color, p) : buf_printf(b, "  %7.2f%%", p);
 
 	if (!ret && pcts && pcts->nr < 2) {
 		pcts->at[pcts->nr] = at;
 		pcts->width[pcts->nr] = b->len - at;
-		pcts->pct[pcts->nr++] = v;
+		pcts->pct[pcts->nr++] = p;
+	}
+	if (!ret && po->error) {
+		error_cell(p, t->samples, cell, sizeof(cell));
+		ret = buf_printf(b, "  %s", cell);
 	}
 	return ret;
 }
 
 int print_entry_line(struct buf *b, const struct hist *h, const struct print_opts *po,
-		     const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
-		     uint64_t lat_total, struct print_pcts *pcts)
+		     const struct col *cols, size_t nc, const struct hentry *e,
+		     const struct print_totals *t, struct print_pcts *pcts)
 {
 	char cell[4096];
 	int ret;
 
 	if (pcts)
 		pcts->nr = 0;
-	if (po->latency)
-		ret = latency_values(b, po, e, total, lat_total);
-	else
-		ret = entry_pct(b, po, pct(po->children ? e->total_period : e->self_period, total),
-				pcts);
-	if (!ret && po->children && !po->latency)
-		ret = entry_pct(b, po, pct(e->self_period, total), pcts);
+	if (po->latency) {
+		ret = latency_values(b, po, e, t->period, t->latency);
+	} else {
+		ret = entry_share(b, po, po->children ? e->total_period : e->self_period, t, pcts);
+		if (!ret && po->children)
+			ret = entry_share(b, po, e->self_period, t, pcts);
+	}
 	if (!ret && po->show_nr)
 		ret = buf_printf(b, "  %12" PRIu64, e->self_count);
 	if (!ret && po->show_period)
@@ -199,27 +237,27 @@ int print_entry_line(struct buf *b, const struct hist *h, const struct print_opt
 /* One entry's line: its percentages, counts and cells. */
 static void print_entry(FILE *out, struct buf *b, const struct hist *h,
 			const struct print_opts *po, const struct col *cols, size_t nc,
-			const struct hentry *e, uint64_t total, uint64_t lat_total)
+			const struct hentry *e, const struct print_totals *t)
 {
 	buf_reset(b);
-	if (!print_entry_line(b, h, po, cols, nc, e, total, lat_total, NULL))
+	if (!print_entry_line(b, h, po, cols, nc, e, t, NULL))
 		fwrite(b->data, 1, b->len, out);
 	fputc('\n', out);
 }
 
 /* The entries that pass the percent limit, the count filter and the frame
  * filters, at most max of them (0: all), each with its call graph; with
- * mark (out NULL), only marked. Latency percentages are of lat_total. */
+ * mark (out NULL), only marked. */
 static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
-			  const struct col *cols, size_t nc, int event, uint64_t total,
-			  uint64_t lat_total, size_t max, bool *mark)
+			  const struct col *cols, size_t nc, int event, const struct print_totals *t,
+			  size_t max, bool *mark)
 {
 	struct buf line = BUF_INIT;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < h->nr_entries && (!max || shown < max); i++) {
 		const struct hentry *e = &h->entries[i];
-		double p = pct(po->children ? e->total_period : e->self_period, total);
+		double p = pct(po->children ? e->total_period : e->self_period, t->period);
 
 		if (po->percent_limit > 0 && p < po->percent_limit)
 			continue;
@@ -232,10 +270,10 @@ static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struc
 			mark[i] = true;
 			continue;
 		}
-		print_entry(out, &line, h, po, cols, nc, e, total, lat_total);
+		print_entry(out, &line, h, po, cols, nc, e, t);
 		/* an event without call chains has no graph (perf's way) */
 		if (po->callchain && e->tree && load_event_has_chains(l, event))
-			print_callchain(out, po, e, total);
+			print_callchain(out, po, e, t->period);
 	}
 	buf_free(&line);
 	return shown;
@@ -246,7 +284,8 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 {
 	struct col cols[SORT_NR];
 	size_t nc;
-	uint64_t total, all, shown_period, shown_count, lat_total = 0;
+	uint64_t all, shown_period, shown_count;
+	struct print_totals t = { 0 };
 	char cnt[32];
 	int ret = hist_build(h, event);
 
@@ -254,9 +293,10 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 		return ret;
 	all = load_event_period(l, event);
 	print_shown_totals(l, h, &shown_period, &shown_count);
-	total = po->absolute && all > shown_period ? all : shown_period;
+	t.period = po->absolute && all > shown_period ? all : shown_period;
+	t.samples = po->absolute && all > shown_period ? load_event_samples(l, event) : shown_count;
 	if (po->latency)
-		lat_total = latency_total(l, h, po, event);
+		t.latency = latency_total(l, h, po, event);
 	if (!po->quiet) {
 		unit_count(shown_count, cnt, sizeof(cnt));
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, load_event_name(l, event));
@@ -265,7 +305,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &nc);
 	if (!po->quiet)
 		print_titles(out, po, cols, nc);
-	entry_lines(out, l, h, po, cols, nc, event, total, lat_total, 0, NULL);
+	entry_lines(out, l, h, po, cols, nc, event, &t, 0, NULL);
 	fprintf(out, "\n\n");
 	return 0;
 }
@@ -273,17 +313,20 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 size_t print_entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
 			 int event, uint64_t total, size_t max)
 {
+	struct print_totals t = { .period = total };
 	struct col cols[SORT_NR];
 	size_t nc;
 
 	print_cols_init(h, load_options(l)->f.dsos != NULL, cols, &nc);
-	return entry_lines(out, l, h, po, cols, nc, event, total, 0, max, NULL);
+	return entry_lines(out, l, h, po, cols, nc, event, &t, max, NULL);
 }
 
 size_t print_entry_mark(struct load *l, struct hist *h, const struct print_opts *po, int event,
 			uint64_t total, size_t max, bool *mark)
 {
-	return entry_lines(NULL, l, h, po, NULL, 0, event, total, 0, max, mark);
+	struct print_totals t = { .period = total };
+
+	return entry_lines(NULL, l, h, po, NULL, 0, event, &t, max, mark);
 }
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)

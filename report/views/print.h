@@ -32,6 +32,7 @@ struct print_opts {
 	enum print_latency latency;
 	bool color;             /* percentages in perf's colours (a terminal) */
 	uint64_t count_filter;  /* only entries of more samples than this (perf top -f) */
+	bool error;             /* --error: each share's standard error after it */
 };
 
 /* -g/--call-graph's printing: graph|flat|fractal|folded|none[,THRESHOLD]

@@ -109,15 +109,34 @@ static int cmp_gentry(const void *a, const void *b, void *ctx)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* --error: a block of the members' errors after each block of shares,
+ * one 8-column cell each as the shares have */
+static void error_titles(FILE *out, const struct print_opts *po, int w, bool dots)
+{
+	if (!po->error)
+		return;
+	fputs("  ", out);
+	if (!dots) {
+		fprintf(out, "%*s", w, "Error");
+		return;
+	}
+	for (int i = 0; i < w; i++)
+		fputc('.', out);
+}
+
 static void print_titles(FILE *out, const struct print_opts *po, const struct col *cols,
 			 size_t nc, size_t n)
 {
 	int w = (int)(8 * n);
 
-	if (po->children)
-		fprintf(out, "# %*s  %*s", w, "Children", w, "Self");
-	else
+	if (po->children) {
+		fprintf(out, "# %*s", w, "Children");
+		error_titles(out, po, w, false);
+		fprintf(out, "  %*s", w, "Self");
+	} else {
 		fprintf(out, "# %*s", w, "Overhead");
+	}
+	error_titles(out, po, w, false);
 	if (po->show_nr)
 		fprintf(out, "  %*s", (int)(12 * n), "Samples");
 	if (po->show_period)
@@ -128,10 +147,12 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 	fprintf(out, "\n# ");
 	for (int i = 0; i < w; i++)
 		fputc('.', out);
+	error_titles(out, po, w, true);
 	if (po->children) {
 		fputs("  ", out);
 		for (int i = 0; i < w; i++)
 			fputc('.', out);
+		error_titles(out, po, w, true);
 	}
 	for (int k = 0; k < (po->show_nr + po->show_period); k++) {
 		fputs("  ", out);
@@ -146,20 +167,33 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 	fprintf(out, "\n#\n");
 }
 
+/* the members' shares of their totals, then with --error their errors */
+static void print_shares(FILE *out, const struct print_opts *po, const struct group *gr,
+			 const uint64_t *v, const uint64_t *total, const uint64_t *count)
+{
+	char buf[32];
+
+	fputs("  ", out);
+	for (size_t m = 0; m < gr->nr; m++)
+		fprintf(out, "%7.2f%%", pct(v[m], total[m]));
+	if (!po->error)
+		return;
+	fputs("  ", out);
+	for (size_t m = 0; m < gr->nr; m++) {
+		error_cell(pct(v[m], total[m]), count[m], buf, sizeof(buf));
+		fprintf(out, " %s", buf);
+	}
+}
+
 static void print_gentry(FILE *out, const struct hist *h, const struct print_opts *po,
 			 const struct col *cols, size_t nc, const struct group *gr,
-			 const struct gentry *g, const uint64_t *total)
+			 const struct gentry *g, const uint64_t *total, const uint64_t *count)
 {
 	char buf[4096];
 
-	if (po->children) {
-		fputs("  ", out);
-		for (size_t m = 0; m < gr->nr; m++)
-			fprintf(out, "%7.2f%%", pct(g->children[m], total[m]));
-	}
-	fputs("  ", out);
-	for (size_t m = 0; m < gr->nr; m++)
-		fprintf(out, "%7.2f%%", pct(g->period[m], total[m]));
+	if (po->children)
+		print_shares(out, po, gr, g->children, total, count);
+	print_shares(out, po, gr, g->period, total, count);
 	if (po->show_nr) {
 		fputs("  ", out);
 		for (size_t m = 0; m < gr->nr; m++)
@@ -252,7 +286,7 @@ static int print_group(FILE *out, struct load *l, struct hist *h, const struct p
 			continue;
 		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[g->e.frame]))
 			continue;
-		print_gentry(out, h, po, cols, nc, gr, g, total);
+		print_gentry(out, h, po, cols, nc, gr, g, total, count);
 		if (po->callchain && g->e.tree && load_event_has_chains(l, gr->ev[0]))
 			print_callchain(out, po, &h->entries[i], total[0]);
 	}

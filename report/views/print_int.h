@@ -7,6 +7,12 @@
 #include "print.h"
 #include "print_line.h"
 
+/* --error's cell: "± x.xx%", the standard error of a share of pct
+ * percent counted from n samples, sqrt(p (1 - p) / n) (7 columns on the
+ * screen for errors under 10 points, in 9 bytes: ± is two) */
+void error_cell(double pct, uint64_t n, char *buf, size_t len);
+#define ERROR_WIDTH 7
+
 /* Each column as wide as its title and its widest cell in h->entries
  * (print_cols_init, with the reading's --dso list). */
 void col_widths(const struct load *l, const struct hist *h, struct col *cols, size_t nc);

@@ -52,13 +52,19 @@ struct print_pcts {
 	double pct[2];
 };
 
-/* Entry e's line, its percentages of total (with po->latency, perf's
- * Latency columns, of lat_total: latency_total()); *pcts (may be NULL)
- * says where the percentages are in the line (not set for the Latency
- * columns). */
+/* What an entry line's percentages are of: the period total (Overhead,
+ * Children, Self), the Latency columns' total (prep --latency:
+ * latency_total()) and the samples the period total counts (--error's
+ * standard error). */
+struct print_totals {
+	uint64_t period, latency, samples;
+};
+
+/* Entry e's line, its percentages of *t; *pcts (may be NULL) says where
+ * the share percentages are in the line (not the Latency columns). */
 int print_entry_line(struct buf *b, const struct hist *h, const struct print_opts *po,
-		     const struct col *cols, size_t nc, const struct hentry *e, uint64_t total,
-		     uint64_t lat_total, struct print_pcts *pcts);
+		     const struct col *cols, size_t nc, const struct hentry *e,
+		     const struct print_totals *t, struct print_pcts *pcts);
 
 /* One line of a call graph, valid during the callback: its text, the node
  * whose name it shows (NULL for the "|" lines between branches, the empty

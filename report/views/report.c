@@ -41,6 +41,7 @@ struct report_opts {
 	bool header, header_only, stats;
 	bool no_inline;
 	bool group, threads;
+	bool error;
 	int quiet;
 	long max_stack;
 	const char *percent_limit;
@@ -213,6 +214,12 @@ static int report_setup(struct report_opts *ro, struct report_cfg *c)
 	c->po.quiet = ro->quiet > 0;
 	c->po.show_nr = ro->show_nr;
 	c->po.show_period = ro->show_period;
+	c->po.error = ro->error;
+	if (ro->error && ro->folded) {
+		fprintf(stderr, "prep: --error: not with --folded (it qualifies the report's percentages, "
+			"which the folded stacks do not have)\n");
+		return 129;
+	}
 	ret = setup_percent(ro, &c->po);
 	if (ret)
 		return ret;
@@ -228,6 +235,11 @@ static int report_setup(struct report_opts *ro, struct report_cfg *c)
 	/* call graphs, if the file has call chains (known once it is read) */
 	c->ho.callchain = c->po.mode != CG_NONE || ro->folded;
 	latency_setup(&ro->lat, ro->sort, ro->fields, &ro->lo, &c->ho, &c->po);
+	if (ro->error && c->po.latency) {
+		fprintf(stderr, "prep: --error: not with the Latency columns (--latency, -F latency): "
+			"latency shares are not counted samples\n");
+		return 129;
+	}
 	return 0;
 }
 
@@ -488,6 +500,7 @@ int cmd_report(int argc, char **argv)
 		OPTION_STRING(0, "percent-limit", &ro.percent_limit, "pct", "hide entries under this percentage"),
 		OPTION_FLAG('n', "show-nr-samples", &ro.show_nr, "show the number of samples"),
 		OPTION_FLAG(0, "show-total-period", &ro.show_period, "show the total period"),
+		OPTION_FLAG(0, "error", &ro.error, "after each percentage, its standard error from the sample count (± x.xx%)"),
 		OPTION_STRING(0, "percentage", &ro.percentage, "relative|absolute", "percentages of the filtered total (relative) or of all (absolute)"),
 		OPTION_INT(0, "max-stack", &ro.max_stack, "n", "use at most n frames of each call chain", 1, 100000),
 		OPTION_STRING('p', "parent", &ro.parent, "regex", "parent symbol pattern for --sort parent (default ^sys_|^do_page_fault)"),

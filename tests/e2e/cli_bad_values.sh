@@ -122,6 +122,33 @@ prep annotate | --cgroup | --cgroup , | --cgroup ',': empty name
 prep annotate | --symbols | -S '' | --symbols '': empty name
 prep annotate | --cpu | -C 99 | --cpu '99': CPU 99 is not in the recording
 prep annotate | --time | --time 5,1 | --time '5,1': invalid time string
+prep diff | --compute | -c bogus | --compute 'bogus': not a computation method
+prep diff | --compute | -c wdiff:1 | --compute 'wdiff:1': wrong weights
+prep diff | --compute | -c cycles | --compute 'cycles': needs branch stacks
+prep diff | --sort | -s bogus | --sort: unknown sort key 'bogus'
+prep diff | --order | -o x | --order 'x': not a column number
+prep diff | --order | -o 2 prec.data prec.data | --order 2: there is only 1 new file
+prep diff | --percentage | --percentage x | --percentage must be relative or absolute, not 'x'
+prep diff | --percent-limit | --percent-limit x | --percent-limit 'x' is not a percentage
+prep diff | --field-separator | -t '' | --field-separator '': the separator is empty
+prep diff | --base | --base a,,b prec.data | --base 'a,,b': an empty file name in the list
+prep diff | --base | --base /nonexistent prec.data | cannot open '/nonexistent'
+prep diff | --new | --new , | --new ',': an empty file name in the list
+prep diff | --alpha | --alpha 2 | --alpha '2': not a level between 0 and 1
+prep diff | --correction | --correction bogus | --correction 'bogus': not holm, bh or none
+prep diff | --comms | --comms a,,b | --comms 'a,,b': empty name
+prep diff | --dsos | -d , | --dsos ',': empty name
+prep diff | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
+prep diff | --kallsyms | --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prep diff | --comm | --comm '' | --comm '': empty name
+prep diff | --pid | --pid abc | --pid 'abc': problems parsing pid list
+prep diff | --tid | --tid x | --tid 'x': problems parsing tid list
+prep diff | --dso | --dso , | --dso ',': empty name
+prep diff | --cgroup | --cgroup , | --cgroup ',': empty name
+prep diff | --symbols | -S '' | --symbols '': empty name
+prep diff | --cpu | -C abc | --cpu 'abc': not a CPU list
+prep diff | --cpu | -C 99 prec.data prec.data | --cpu '99': CPU 99 is not in the recording
+prep diff | --time | --time 5,1 | --time '5,1': invalid time string
 prep archive | --input | -i /nonexistent | cannot open '/nonexistent'
 prep archive | --output | -o other.data | -o 'other.data': only for a perf.data input
 prep archive | --symfs | --symfs /nonexistent | --symfs '/nonexistent': not a folder
@@ -202,7 +229,7 @@ prec stat | --for-each-cgroup | -a -e task-clock --for-each-cgroup nosuch-cgroup
 EOF
 )
 
-COMMANDS=("prep" "prep script" "prep export" "prep flamegraph" "prep annotate" "prep archive" "prep dump"
+COMMANDS=("prep" "prep script" "prep export" "prep flamegraph" "prep annotate" "prep diff" "prep archive" "prep dump"
 	  "prep stat report" "prec" "prec stat" "prec list" "prec top")
 
 trim() { sed 's/^ *//; s/ *$//'; }

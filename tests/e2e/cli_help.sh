@@ -7,7 +7,7 @@
 trap 'rm -rf "$d"' EXIT
 cd "$d" || exit 1
 
-COMMANDS="report script export flamegraph annotate archive dump stat help"
+COMMANDS="report script export flamegraph annotate diff archive dump stat help"
 
 $PREP >bare 2>&1; rc=$?
 [ $rc -eq 1 ] || fail "prep alone: exit $rc, expected 1 (as git and perf)"
@@ -28,7 +28,7 @@ for o in --sort --dump-raw --version --help; do
 done
 
 # every command's help, also as prep help COMMAND
-for c in report script export flamegraph annotate archive dump; do
+for c in report script export flamegraph annotate diff archive dump; do
 	$PREP $c --help >c_help 2>&1 || fail "prep $c --help: exit $?"
 	head -1 c_help | grep -q "^usage: prep" || fail "prep $c --help: no usage line"
 	$PREP help $c >c_help2 2>&1 || fail "prep help $c: exit $?"

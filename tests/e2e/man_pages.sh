@@ -13,6 +13,7 @@ declare -A CMD=(
 	[prec]="prec" [prec-stat]="prec stat" [prec-list]="prec list" [prec-top]="prec top"
 	[prep]="prep report" [prep-script]="prep script" [prep-export]="prep export"
 	[prep-flamegraph]="prep flamegraph" [prep-archive]="prep archive" [prep-annotate]="prep annotate"
+	[prep-diff]="prep diff"
 	[prep-dump]="prep dump" [prep-stat-report]="prep stat report"
 )
 

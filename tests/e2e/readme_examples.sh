@@ -52,6 +52,7 @@ check() { # $1 = the line as run, $2 = its stdout, $3 = its stderr
 			echo "the report does not show the program's functions" ;;
 	prep\ --sort*|prep\ -i*|prep\ report*) grep -q 'Overhead\|Children' "$2" || echo "no report printed" ;;
 	prep\ --dump-raw*) grep -q ' SAMPLE ' "$2" || echo "no records dumped" ;;
+	prep\ diff*) grep -q '^# Baseline .* Delta Abs' "$2" || echo "no comparison printed" ;;
 	prep\ --folded*) grep -q ';' app.folded || echo "no folded stacks" ;;
 	*"-o "*) f=$(sed 's/.*-o \([^ ]*\).*/\1/' <<<"$1"); [ -s "$f" ] || echo "no $f written" ;;
 	esac
@@ -61,6 +62,8 @@ cd "$d" || exit 1
 export PATH="$d/bin:$PATH"
 # a file recorded without the embedded data, for `prep archive -i old.data`
 prec -q --no-embed -o old.data -- ./app >/dev/null 2>&1 || fail "setup: old.data"
+# runs of two versions, for `prep diff a1.data,a2.data,a3.data b1.data,...`
+for f in a1 a2 a3 b1 b2 b3; do cp old.data $f.data; done
 n=0
 while IFS= read -r line; do
 	run=$(sed -e "s/1234/$spid/g" -e 's/sleep 10/sleep 0.5/' -e 's/sleep 2/sleep 0.5/' \

@@ -157,9 +157,11 @@ static void test_rows_are_text_lines(void **state)
 	assert_int_equal(view_init(&x.vw, &x.src, 0, &x.err), 0);
 	assert_int_equal(view_rows(&x.vw), x.h.nr_entries);
 	for (size_t r = 0; r < view_rows(&x.vw); r++) {
+		struct print_totals t = { .period = x.h.total_period };
+
 		buf_reset(&b);
 		assert_int_equal(print_entry_line(&b, &x.h, &x.po, x.vw.cols, x.vw.nc,
-						  &x.h.entries[r], x.h.total_period, 0, NULL), 0);
+						  &x.h.entries[r], &t, NULL), 0);
 		assert_int_equal(b.data[0], ' ');
 		/* the fold mark in the first column, the text's line after it */
 		assert_memory_equal(row(&x, r) + 1, b.data + 1, b.len - 1);

@@ -140,6 +140,14 @@ $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
+# off-CPU time (issue 19): sleeps and lock waits of known lengths, switches at a known rate
+PROGS += $(BUILD)/tests/programs/sleeper $(BUILD)/tests/programs/lockwait
+$(BUILD)/tests/programs/sleeper: tests/programs/sleeper.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/lockwait: tests/programs/lockwait.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 # one program in two versions (differential profiles): the same basename in two folders
 PROGS += $(BUILD)/tests/programs/v1/moved $(BUILD)/tests/programs/v2/moved
 $(BUILD)/tests/programs/v%/moved: tests/programs/moved.c tests/programs/work.h

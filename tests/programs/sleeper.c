@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `sleeper [N[w] [SLEEPS [MS [hang]]]]`: a program with a known off-CPU
+ * profile (tests/programs/PROFILES.md). N million xorshift steps in all
+ * (default 250, about 0.5 s of CPU here), in SLEEPS equal parts (default
+ * 5), each followed by a sleep of MS milliseconds (default 200):
+ *
+ *   main -> compute        the CPU time (cpu-clock)
+ *   main -> nap            SLEEPS x MS of off-CPU time, blocked in the
+ *                          kernel's nanosleep called from nap
+ *
+ * With "hang" it then blocks in hang_forever (a read of a pipe nobody
+ * writes), so that a recording that stops first ends with the thread still
+ * blocked there.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "work.h"
+
+NOINL unsigned long compute(unsigned long x, long pct);
+NOINL void nap(long ms);
+NOINL void hang_forever(void);
+
+unsigned long compute(unsigned long x, long pct)
+{
+	FRAME();
+	x = burn(x, pct);
+	KEEP(x);
+	return x;
+}
+
+/* The system call is made here, not in libc's nanosleep: libc's wrappers
+ * keep no frame pointer, so a frame-pointer chain taken in the kernel would
+ * go from the wrapper straight to nap's caller, leaving nap out. */
+void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	long r;
+
+	FRAME();
+	do {
+		__asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_nanosleep), "D"(&ts), "S"(&ts)
+				 : "rcx", "r11", "memory");
+	} while (r == -EINTR);
+	KEEP(r);
+}
+
+void hang_forever(void)
+{
+	int fd[2];
+	char c;
+	ssize_t n;
+
+	FRAME();
+	if (pipe(fd))
+		return;
+	n = read(fd[0], &c, 1);
+	KEEP(n);
+}
+
+int main(int argc, char **argv)
+{
+	long sleeps = argc > 2 ? atol(argv[2]) : 5, ms = argc > 3 ? atol(argv[3]) : 200;
+	unsigned long x = 88172645463325252ul;
+
+	if (work_setup(argc > 1 ? argc : 2, argc > 1 ? argv : (char *[]){ argv[0], "250", NULL },
+		       "sleeper"))
+		return 2;
+	if (sleeps < 1 || ms < 0) {
+		fprintf(stderr, "usage: sleeper [MILLION_STEPS[w] [SLEEPS [MS [hang]]]]\n");
+		return 2;
+	}
+	for (long i = 0; i < sleeps; i++) {
+		x = compute(x, 100 / sleeps);
+		nap(ms);
+	}
+	if (argc > 4 && !strcmp(argv[4], "hang"))
+		hang_forever();
+	printf("%lu\n", x & 1);
+	return 0;
+}

@@ -11,11 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/cursor.h"
@@ -305,66 +304,68 @@ void offcpu_print_stats(const struct session *s, FILE *out)
 
 /* ---- the end clock ---------------------------------------------------------- */
 
-/* The kernel's perf clock from the TSC, with the conversion the control
- * page publishes (perf_event_open(2), cap_user_time_zero): false where it
- * does not. The page's lock is a sequence count, odd while it changes. */
-static bool perf_clock_now(const struct perf_event_mmap_page *pc, uint64_t *now)
+/*
+ * The record clock now, as the kernel reads it: a dummy event on prec
+ * itself, with a one-page ring, gets a COMM record when prec sets its own
+ * name again (prctl PR_SET_NAME), and that record's sample_id carries the
+ * time. (The control page's TSC conversion, cap_user_time_zero, would do
+ * without an event, but virtual machines with a paravirtual sched_clock do
+ * not offer it.) False where the kernel refuses the event.
+ */
+static bool clock_probe(const struct record_opts *o, uint64_t *now)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	uint64_t cyc, zero, cycles, mask, quot, rem;
-	uint32_t seq, mult;
-	uint16_t shift;
-	bool ok, is_short;
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_SW_DUMMY, .sample_type = PERF_SAMPLE_TIME,
+				     .sample_id_all = 1, .comm = 1, .exclude_kernel = 1,
+				     .exclude_hv = 1 };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char name[32] = "";
+	bool ok = false;
+	void *base;
+	int fd;
 
-	for (;;) {
-		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-		ok = pc->cap_user_time_zero;
-		is_short = pc->cap_user_time_short;
-		zero = pc->time_zero;
-		mult = pc->time_mult;
-		shift = pc->time_shift;
-		cycles = pc->time_cycles;
-		mask = pc->time_mask;
-		cyc = __rdtsc();
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!(seq & 1) && __atomic_load_n(&pc->lock, __ATOMIC_RELAXED) == seq)
-			break;
-	}
-	if (!ok || shift > 63)
+	a.use_clockid = o->sample.use_clockid;
+	a.clockid = o->sample.use_clockid ? o->sample.clockid : 0;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
 		return false;
-	if (is_short)
-		cyc = cycles + ((cyc - cycles) & mask);
-	quot = cyc >> shift;
-	rem = cyc & ((UINT64_C(1) << shift) - 1);
-	*now = zero + quot * mult + ((rem * mult) >> shift);
-	return true;
-#else
-	(void)pc;
-	(void)now;
-	return false;
-#endif
+	base = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base != MAP_FAILED) {
+		struct perf_event_mmap_page *pc = base;
+		const uint8_t *data = (const uint8_t *)base + page;
+		uint64_t head;
+
+		prctl(PR_GET_NAME, name);
+		prctl(PR_SET_NAME, name);
+		/* pairs with the kernel's release store of data_head (drain.c) */
+		head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+		for (uint64_t off = 0; off + 16 <= head && off + 16 <= page;) {
+			struct perf_event_header h;
+
+			memcpy(&h, data + off, sizeof(h));
+			if (h.size < 16 || off + h.size > page)
+				break;
+			if (h.type == PERF_RECORD_COMM) {
+				memcpy(now, data + off + h.size - 8, 8);  /* the trailer: TIME */
+				ok = true;
+				break;
+			}
+			off += h.size;
+		}
+		munmap(base, 2 * page);
+	}
+	close(fd);
+	return ok;
 }
 
 int offcpu_write_end_clock(struct session *s, struct container_writer *w, struct err *err)
 {
-	const struct record_opts *o = s->opts;
 	struct metadata m = { 0 };
 	struct buf b = BUF_INIT;
 	uint64_t now = 0;
-	bool ok = false;
 	int ret;
 
-	if (!o->off.on)
-		return 0;
-	if (o->sample.use_clockid) {
-		struct timespec ts;
-
-		ok = !clock_gettime(o->sample.clockid, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	} else if (s->nr_rings && s->rings[0].base) {
-		ok = perf_clock_now(s->rings[0].base, &now);
-	}
-	if (!ok)
+	if (!s->opts->off.on || !clock_probe(s->opts, &now))
 		return 0;
 	ret = metadata_set_u64(&m, META_END_CLOCK_NS, now) || metadata_encode(&m, &b) ?
 	      err_set(err, -ENOMEM, "out of memory") :

@@ -81,10 +81,10 @@ int offcpu_pass_take(struct session *s, size_t r, const void *a, size_t na, cons
 		     size_t nb, struct err *err);
 int offcpu_pass_write(struct session *s, struct container_writer *w, struct err *err);
 
-/* The record clock now (the kernel's perf clock, read as perf_event_open(2)
- * describes through the ring's control page, or the --clockid clock), as
- * the end_clock_ns metadata: where the report closes the waits still open.
- * Nothing without --off-cpu, or where the clock cannot be read. */
+/* The record clock now (the kernel's perf clock, or the --clockid clock,
+ * as a record of a probe event on prec itself gets it) as the end_clock_ns
+ * metadata: where the report closes the waits still open. Nothing without
+ * --off-cpu, or where the kernel refuses the probe. */
 int offcpu_write_end_clock(struct session *s, struct container_writer *w, struct err *err);
 /* -v: how many switch-out stacks the threshold kept and dropped. */
 void offcpu_print_stats(const struct session *s, FILE *out);

@@ -384,7 +384,10 @@ int offcpu_file_end(struct offcpu *o, struct machine *m, const struct session *s
 	o->m = m;
 	o->fn = fn;
 	o->ctx = ctx;
-	metadata_get_u64(&s->meta, META_END_CLOCK_NS, &end);
+	/* prec's end clock, else the newest sample (the pairing takes the
+	 * newest switch it met, if later) */
+	if (!metadata_get_u64(&s->meta, META_END_CLOCK_NS, &end) || end < s->last_time)
+		end = s->last_time;
 	ret = offcpu_pairs_end(&o->pairs, end, deliver_wait, o);
 	o->file_ev = -1;
 	return ret;

@@ -428,10 +428,10 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return on_sample(rc, s, rec);
 	ret = machine_process(&rc->l->machine, rec);
-	if (!ret)       /* switches: off-CPU waits (offcpu.h) */
-		ret = offcpu_record(rc->l->off, &rc->l->machine, rec, deliver_made, rc);
 	if (!ret && rc->on_record)
 		ret = rc->on_record(rc->ctx, rc->l, s, rec);
+	if (!ret)       /* a switch-in ends an off-CPU wait: its sample after it (offcpu.h) */
+		ret = offcpu_record(rc->l->off, &rc->l->machine, rec, deliver_made, rc);
 	return ret;
 }
 
@@ -453,7 +453,8 @@ static int map_events(struct load *l, size_t file, struct err *err)
 		}
 		l->event_map[file][i] = (int)j;
 		l->event_chains[j] |= !!(s->events[i].attr.sample_type &
-					 (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
+					 (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) &&
+				      !offcpu_event_stackless(s, i);
 	}
 	offcpu_file_begin(l->off, s, file, l->event_map[file]);
 	return 0;

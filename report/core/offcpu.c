@@ -240,6 +240,17 @@ static bool is_clock_event(const struct session *s, size_t i)
 	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+bool offcpu_weighted_event(const char *name)
+{
+	return !strcmp(name, OFFCPU_EVENT) || !strcmp(name, OFFCPU_WALL_NAME);
+}
+
+bool offcpu_event_stackless(const struct session *s, size_t i)
+{
+	return is_offcpu_event(s, i, session_event_name(s, (int)i)) &&
+	       s->events[i].attr.exclude_kernel;
+}
+
 const char *offcpu_event_name(const struct offcpu *o, const struct session *s, size_t i,
 			      const char *name)
 {

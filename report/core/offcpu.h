@@ -91,6 +91,10 @@ void offcpu_pairs_exit(struct offcpu_pairs *p, uint32_t tid);
 int offcpu_pairs_end(struct offcpu_pairs *p, uint64_t end, offcpu_wait_fn fn, void *ctx);
 void offcpu_pairs_free(struct offcpu_pairs *p);
 
+/* An event whose samples are durations in nanoseconds, exact, not counts
+ * (offcpu-time, as perf's own; wall-time): the exports weigh them by period. */
+bool offcpu_weighted_event(const char *name);
+
 /* ---- the loader's part ------------------------------------------------------- */
 
 struct session;
@@ -108,6 +112,9 @@ void offcpu_free(struct offcpu *o);     /* NULL: nothing */
  * cpu-clock, task-clock and offcpu-time; name otherwise. */
 const char *offcpu_event_name(const struct offcpu *o, const struct session *s, size_t i,
 			      const char *name);
+/* Event i of file s is an offcpu-time event that can have no stacks (the
+ * kernel took it only as context-switches:u): no call chains for it. */
+bool offcpu_event_stackless(const struct session *s, size_t i);
 /* The file's events are mapped (event_map: its events' global indexes):
  * whether and where it holds off-CPU data. file: its index. */
 void offcpu_file_begin(struct offcpu *o, const struct session *s, size_t file,

@@ -2,7 +2,9 @@
 /*
  * Draining the ring buffers: copy the bytes between our tail and the
  * kernel's head into the container writer (at most two spans when the data
- * wraps), then publish the new tail. Nothing is decoded here.
+ * wraps), then publish the new tail. Nothing is decoded here; with
+ * --off-cpu-thresh a pass goes through offcpu.c, which looks at its switch
+ * records and switch-out samples before writing it (offcpu.h).
  */
 #include "record.h"
 

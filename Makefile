@@ -141,7 +141,11 @@ $(BUILD)/tests/programs/grpwork: tests/programs/grpwork.c tests/programs/work.h
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 PROGS += $(BUILD)/tests/programs/dataw $(BUILD)/tests/programs/annot
 # off-CPU time (issue 19): sleeps and lock waits of known lengths, switches at a known rate
-PROGS += $(BUILD)/tests/programs/sleeper $(BUILD)/tests/programs/lockwait
+PROGS += $(BUILD)/tests/programs/sleeper $(BUILD)/tests/programs/lockwait \
+	 $(BUILD)/tests/programs/pingpong
+$(BUILD)/tests/programs/pingpong: tests/programs/pingpong.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 $(BUILD)/tests/programs/sleeper: tests/programs/sleeper.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<

@@ -357,7 +357,7 @@ static int hold_stack(struct run_ctx *rc, struct session *s, const struct record
 	t = machine_thread(&rc->l->machine, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	return offcpu_stack(rc->l->off, rec, rc->addrs, rc->kernel, assemble_chain(rc, t, rec));
+	return offcpu_stack(rc->l->off, rec, t, rc->addrs, rc->kernel, assemble_chain(rc, t, rec));
 }
 
 /* An offcpu-time sample made of a wait (offcpu.h): counted, filtered as a

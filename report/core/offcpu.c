@@ -282,11 +282,13 @@ bool offcpu_seen(const struct offcpu *o)
 	return o->seen;
 }
 
-int offcpu_stack(struct offcpu *o, const struct record *rec, const uint64_t *addrs,
-		 const bool *kernel, size_t nr)
+int offcpu_stack(struct offcpu *o, const struct record *rec, const struct thread *t,
+		 const uint64_t *addrs, const bool *kernel, size_t nr)
 {
 	const struct sample *smp = &rec->u.sample;
 
+	if (t->exited)
+		return 0;       /* its last switch, after its EXIT (-a): it never comes back */
 	return offcpu_pairs_stack(&o->pairs, smp->pid, smp->tid, smp->time, addrs, kernel, nr,
 				  (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0);
 }
@@ -379,7 +381,7 @@ int offcpu_record(struct offcpu *o, struct machine *m, const struct record *rec,
 	if (!t)
 		return -ENOMEM;
 	if (t->exited)
-		return 0;       /* its last switch (-a): it never comes back */
+		return 0;       /* its last switch, as for its stack */
 	return offcpu_pairs_out(&o->pairs, sid->pid, sid->tid, sid->time, sid->cpu,
 				!!(rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
 }

@@ -121,8 +121,8 @@ void offcpu_file_begin(struct offcpu *o, const struct session *s, size_t file,
 		       const int *event_map);
 /* Samples of the file's event ev are switch-out stacks (offcpu_stack). */
 bool offcpu_holds(const struct offcpu *o, int ev);
-int offcpu_stack(struct offcpu *o, const struct record *rec, const uint64_t *addrs,
-		 const bool *kernel, size_t nr);
+int offcpu_stack(struct offcpu *o, const struct record *rec, const struct thread *t,
+		 const uint64_t *addrs, const bool *kernel, size_t nr);
 /* SWITCH, SWITCH_CPU_WIDE and EXIT records; a wait that ends goes to fn. */
 int offcpu_record(struct offcpu *o, struct machine *m, const struct record *rec,
 		  offcpu_deliver_fn fn, void *ctx);

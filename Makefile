@@ -36,11 +36,12 @@ PREP_OBJ := $(PREP_SRC:%.c=$(BUILD)/%.o)
 PREP_LIB := $(BUILD)/libprep.a
 PREP_MAIN := $(BUILD)/report/main.o
 PREC_SRC := $(wildcard record/*.c)
-# prec uses two public interfaces of report/, nothing else: the stat printer
-# (report/stat/stat.h, its live output) and the embedding step
-# (report/symbols/embed.h: what the report needs of the binaries hit). It
+# prec uses three public interfaces of report/, nothing else: the stat
+# printer (report/stat/stat.h, its live output), the embedding step
+# (report/symbols/embed.h: what the report needs of the binaries hit) and
+# prec top's view (report/views/top.h: the live histogram and its table). It
 # links libprep.a, from which the linker takes only the objects those need
-# (the reading core, symbolizer, unwinder and histograms; no views).
+# (the reading core, symbolizer, unwinder, histograms and prec top's view).
 PREC_OBJ := $(PREC_SRC:%.c=$(BUILD)/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

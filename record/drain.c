@@ -54,8 +54,11 @@ static long ring_drain(struct session *s, size_t i, struct err *err)
 	if (offcpu_pass_active(s))
 		ret = offcpu_pass_take(s, i, data + start, n1, data, (size_t)size - n1, err);
 	else
-		ret = container_write_records(s->writer, (uint32_t)r->cpu, data + start, n1, data,
-					      (size_t)size - n1, err);
+		ret = s->writer ? container_write_records(s->writer, (uint32_t)r->cpu, data + start,
+							  n1, data, (size_t)size - n1, err) : 0;
+	if (!ret && s->sink)
+		ret = s->sink->records(s->sink->ctx, (uint32_t)r->cpu, data + start, n1, data,
+				       (size_t)size - n1, err);
 	if (ret)
 		return ret;
 	ring_write_tail(pc, head);
@@ -84,8 +87,10 @@ long session_drain(struct session *s, struct err *err)
 	 * records drained meanwhile; without round marks the reader sorts
 	 * them all together (flight.c) */
 	if (total && !s->opts->overwrite) {
-		int ret = container_write_round(s->writer, err);
+		int ret = s->writer ? container_write_round(s->writer, err) : 0;
 
+		if (!ret && s->sink)
+			ret = s->sink->round(s->sink->ctx, err);
 		if (ret)
 			return ret;
 	}
@@ -95,7 +100,7 @@ long session_drain(struct session *s, struct err *err)
 
 int session_poll(struct session *s, int timeout_ms)
 {
-	struct pollfd pfd[257];
+	struct pollfd pfd[258];
 	size_t n = 0;
 	int ret;
 
@@ -108,11 +113,14 @@ int session_poll(struct session *s, int timeout_ms)
 		pfd[n].revents = 0;
 		n++;
 	}
-	/* --control's commands end the wait too (control_record.c reads them) */
+	/* --control's commands end the wait too (control_record.c reads them),
+	 * and prec top's keys */
 	pfd[n] = (struct pollfd){ .fd = control_fd(s->control), .events = POLLIN };
-	ret = poll(pfd, n + 1, timeout_ms);
+	pfd[n + 1] = (struct pollfd){ .fd = s->poll_stdin ? STDIN_FILENO : -1, .events = POLLIN };
+	ret = poll(pfd, n + 2, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
+	s->stdin_ready = s->poll_stdin && (pfd[n + 1].revents & (POLLIN | POLLHUP));
 	if (ret > 0) {
 		size_t hung = 0;
 

@@ -35,11 +35,7 @@
 #include "control.h"
 #include "format/blocks.h"
 #include "format/record.h"
-#include "report/symbols/embed.h"
-#include "synth.h"
 #include "record/cgroup.h"
-
-#define DWARF_BLOCK_SIZE (4u << 20)
 
 static uint64_t wall_ns(void)
 {
@@ -59,28 +55,6 @@ static double mono_s(void)
 
 /* ---- recording ------------------------------------------------------- */
 
-static void on_sideband(void *ctx, const void *rec, size_t len)
-{
-	dso_list_note(ctx, rec, len);
-}
-
-/* Timestamps for the DATA blocks' time ranges. Every event prec opens has
- * IDENTIFIER, IP, TID, TIME first in its samples, and TID, TIME, CPU,
- * IDENTIFIER as its sample_id_all trailer (evlist.c, setup_attr). */
-static uint64_t record_time(void *ctx, const void *rec, size_t len)
-{
-	struct perf_event_header h;
-	uint64_t t = 0;
-
-	(void)ctx;
-	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE && len >= 40)
-		memcpy(&t, (const uint8_t *)rec + 32, 8);
-	else if (h.type < PERF_RECORD_MAX && len >= 8 + 32)
-		memcpy(&t, (const uint8_t *)rec + len - 24, 8);
-	return t;
-}
-
 /* perf renames an existing output file to NAME.old before writing (here:
  * once recording has started, commit_output). */
 static void keep_old_output(const char *path)
@@ -94,111 +68,11 @@ static void keep_old_output(const char *path)
 	rename(path, old);
 }
 
-/* The decoder's view of the events, for the writer (record.h layouts). */
-static int add_layout(struct session *s, const struct perf_event_attr *a,
-		      const struct event_id *ids, size_t n, struct err *err)
-{
-	struct event_layout l;
-	uint64_t *id = calloc(n + 1, sizeof(*id));
-	int ret;
-
-	if (!id)
-		return err_set(err, -ENOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++)
-		id[k] = ids[k].id;
-	event_layout_from_attr(&l, a, sizeof(*a));
-	ret = record_layouts_add(s->layouts, &l, id, n, err);
-	free(id);
-	return ret < 0 ? ret : 0;
-}
-
-static int write_events(struct session *s, struct err *err)
-{
-	int ret = 0;
-
-	for (size_t i = 0; i < s->nr_events && !ret; i++) {
-		struct event_id *ids = calloc(s->nr_evfds + 1, sizeof(*ids));
-		struct buf b = BUF_INIT;
-		size_t n = 0;
-
-		if (!ids)
-			return err_set(err, -ENOMEM, "out of memory");
-		for (size_t k = 0; k < s->nr_evfds; k++) {
-			if (s->evfds[k].event != (int)i)
-				continue;
-			ids[n].id = s->evfds[k].id;
-			ids[n].cpu = s->evfds[k].cpu;
-			ids[n].tid = s->evfds[k].tid;
-			n++;
-		}
-		ret = event_block_encode(&s->attrs[i], sizeof(s->attrs[i]), s->events[i].name, ids, n, &b);
-		if (ret)
-			err_set(err, ret, "cannot encode event '%s'", s->events[i].name);
-		else
-			ret = container_write_block(s->writer, BLOCK_EVENT, b.data, b.len, err);
-		if (!ret)
-			ret = add_layout(s, &s->attrs[i], ids, n, err);
-		buf_free(&b);
-		free(ids);
-	}
-	return ret;
-}
-
-/* Synthesized records are gathered and written as one span. */
-static int emit_synth(void *ctx, const void *rec, size_t len)
-{
-	return buf_append(ctx, rec, len);
-}
-
-/* Into out: the kernel's map, and for -p/-t/-a what already runs. */
-static int synthesize_into(struct session *s, struct buf *out, struct err *err)
-{
-	const struct record_opts *o = s->opts;
-	struct synth_params p = { .sample_type = s->attrs[0].sample_type, .id = s->evfds[0].id,
-				  .proc = "/proc", .emit = emit_synth, .ctx = out,
-				  .data = o->sample.data };
-	bool restricted = false;
-	int ret = synth_kernel(&p, &restricted, err);
-
-	if (ret < 0)
-		return ret;
-	if (restricted && !o->quiet && !s->attrs[0].exclude_kernel)
-		fprintf(stderr, "prec: kernel addresses are hidden (kptr_restrict): kernel samples "
-			"will not be named\n");
-	if (o->all_cgroups && (ret = cgroup_synth(&p, err)) < 0)
-		return ret;
-	if (s->workload_pid > 0)        /* a switched file: what runs now (flight.c) */
-		return flight_synth_workload(s->workload_pid, &p, err);
-	if (o->all_cpus || o->cpu_list)
-		return synth_all(&p, err) < 0 ? err->code : 0;
-	if (o->pids) {
-		/* -p: s->tids holds every thread; synthesize each process once */
-		const char *q = o->pids;
-
-		while (*q) {
-			char *end;
-			long pid = strtol(q, &end, 10);
-
-			ret = synth_process((pid_t)pid, &p, err);
-			if (ret < 0)
-				return ret;
-			q = *end ? end + 1 : end;
-		}
-	} else if (o->tids) {
-		for (size_t i = 0; i < s->nr_tids; i++) {
-			ret = synth_thread(s->tids[i], &p, err);
-			if (ret < 0)
-				return ret;
-		}
-	}
-	return 0;
-}
-
 /* What already runs when we attach: tasks, their mappings, the kernel. */
 static int synthesize(struct session *s, struct err *err)
 {
 	struct buf out = BUF_INIT;
-	int ret = synthesize_into(s, &out, err);
+	int ret = record_synthesize(s, &out, err);
 
 	if (ret >= 0 && out.len)
 		ret = container_write_records(s->writer, SPAN_CPU_SYNTH, out.data, out.len, NULL, 0,
@@ -222,21 +96,6 @@ static void print_setup(const struct session *s)
 			(unsigned long long)s->attrs[i].sample_type);
 	fprintf(stderr, "prec: build ids %s\n", s->build_id_in_mmap ?
 		"from the kernel's MMAP2 records" : "read from the binaries at the end");
-}
-
-static void writer_opts(struct session *s, struct container_writer_opts *wo)
-{
-	*wo = (struct container_writer_opts){ .level = (int)s->opts->level,
-					      .on_sideband = on_sideband,
-					      .record_time = record_time, .ctx = s->dsos,
-					      .background = true };
-	/* Stack copies make 8 KiB samples: bigger blocks keep each thread's
-	 * previous stack at hand for the transform (FORMAT.md 6.3) across more
-	 * samples, instead of starting over every hundred of them. 4 MiB
-	 * (500 samples) stores as small as 16 MiB did, and a report holds two
-	 * decoded blocks at a time (one decoded ahead on the other core). */
-	if (s->opts->callgraph == CALLGRAPH_DWARF)
-		wo->block_size = DWARF_BLOCK_SIZE;
 }
 
 struct run {
@@ -348,7 +207,7 @@ static int switch_output(struct run *run, struct err *err)
 	flight_reset_read_counts(s);
 	/* what runs now, read before the slow part (embedding): a workload
 	 * that ends meanwhile is still named in the new file */
-	ret = synthesize_into(s, &synth, err);
+	ret = record_synthesize(s, &synth, err);
 	if (ret >= 0)
 		ret = close_output(run, &st, &bytes, err);
 	if (!ret)
@@ -367,12 +226,12 @@ static int switch_output(struct run *run, struct err *err)
 	s->dsos = dso_list_new();
 	record_layouts_free(s->layouts);
 	s->layouts = record_layouts_new();
-	writer_opts(s, &wo);
+	record_writer_opts(s, &wo);
 	ret = container_writer_open(&s->writer, o->output, &wo, err);
 	if (!ret)
 		ret = write_metadata(s->writer, o, wall_ns(), err);
 	if (!ret)
-		ret = write_events(s, err);
+		ret = record_write_events(s, err);
 	if (!ret) {
 		container_writer_set_layouts(s->writer, s->layouts);
 		if (synth.len)
@@ -490,7 +349,7 @@ static int start(struct run *run, struct err *err)
 	struct container_writer_opts wo;
 	int ret;
 
-	writer_opts(s, &wo);
+	record_writer_opts(s, &wo);
 
 	if (o->argc) {
 		run->wl.stop_at_exec = probes_need_exec_stop(&o->events);
@@ -507,7 +366,7 @@ static int start(struct run *run, struct err *err)
 	if (!ret)
 		ret = write_metadata(s->writer, o, wall_ns(), err);
 	if (!ret)
-		ret = write_events(s, err);
+		ret = record_write_events(s, err);
 	if (ret)
 		return ret;
 	container_writer_set_layouts(s->writer, s->layouts);
@@ -585,36 +444,7 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 		run->kept.error = ret;
 		return ret;
 	}
-	if (!s->opts->no_embed) {
-		struct embed_opts eo = { .quiet = true, .level = s->opts->level,
-					 .embed_source = s->opts->embed_source };
-		struct embed_stats as;
-		struct err e2 = { 0 };
-
-		/* the file is whole already: a failure here only costs offline use */
-		if (embed_binaries_hit(s->opts->output, &eo, &as, &e2))
-			fprintf(stderr, "prec: warning: the symbols of the binaries hit could not be "
-				"embedded: %s\n", e2.msg);
-		else
-			bytes += as.file_growth;
-		if (s->opts->verbose)
-			fprintf(stderr, "prec: embedded %llu binaries (%llu addresses, %llu bytes)\n",
-				(unsigned long long)as.binaries, (unsigned long long)as.addresses,
-				(unsigned long long)as.file_growth);
-		if (s->opts->verbose)
-			fprintf(stderr, "prec: embedded the code of %llu functions (%llu bytes); "
-				"%llu left out (larger than the bound, or no file)\n",
-				(unsigned long long)as.code_functions,
-				(unsigned long long)as.code_bytes, (unsigned long long)as.code_left_out);
-		if (s->opts->embed_source && (s->opts->verbose || (!s->opts->quiet &&
-					      (as.source_unreadable || as.source_left_out))))
-			fprintf(stderr, "prec: --embed-source: the lines of %llu source files embedded "
-				"(%llu lines); %llu could not be read, %llu past the bound\n",
-				(unsigned long long)as.source_files,
-				(unsigned long long)as.source_lines,
-				(unsigned long long)as.source_unreadable,
-				(unsigned long long)as.source_left_out);
-	}
+	bytes += record_embed(s->opts);
 	*file_bytes = bytes;
 	return 0;
 }
@@ -729,6 +559,8 @@ int main(int argc, char **argv)
 		return cmd_stat(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return cmd_top(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "record")) {
 		argv++;
 		argc--;

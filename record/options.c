@@ -105,7 +105,7 @@ static long max_sample_rate(void)
 	return sysctl_long("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
 }
 
-static int check_freq(struct record_opts *o, const char *freq_arg, struct err *err)
+int record_check_freq(struct record_opts *o, const char *freq_arg, struct err *err)
 {
 	long max = max_sample_rate();
 	char *end;
@@ -133,7 +133,7 @@ static int check_freq(struct record_opts *o, const char *freq_arg, struct err *e
 	return 0;
 }
 
-static int check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err)
+int record_check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err)
 {
 	o->stack_size = DEFAULT_STACK;
 	if (!a) {
@@ -166,10 +166,10 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 {
 	int targets = !!o->pids + !!o->tids + (o->all_cpus || o->cpu_list) + (o->argc > 0);
 	const char *duration_arg = raw->duration;
-	int ret = check_freq(o, raw->freq, err);
+	int ret = record_check_freq(o, raw->freq, err);
 
 	if (!ret)
-		ret = check_callgraph(o, raw->callgraph, raw->fp, err);
+		ret = record_check_callgraph(o, raw->callgraph, raw->fp, err);
 	if (!ret)
 		ret = sample_opts_check(&o->sample, err);
 	if (ret)
@@ -212,6 +212,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 
 static const char usage_line[] = "prec [<options>] [--] <command> [<args>]\n"
 				 "   or: prec record [<options>] [--] <command> [<args>]\n"
+				 "   or: prec top [<options>]"
+				 "   (what the system runs now: prec top --help)\n"
 				 "   or: prec stat [record] [<options>] [--] <command> [<args>]"
 				 "   (counting: prec stat --help)\n"
 				 "   or: prec list [<filter>...]"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "common/buf.h"
 #include "common/err.h"
 #include "common/events.h"
 #include "format/container.h"
@@ -95,6 +96,18 @@ struct ring {
 	bool backward;                  /* write_backward, mapped read-only (--overwrite) */
 };
 
+/* Where a session's blocks and drained records go besides the writer
+ * (prec top's view, record/top.c): the EVENT blocks, each ring buffer's
+ * bytes as copied (two pieces when it wrapped) and the end of each drain
+ * pass. Each returns 0 or a negative code with err set. */
+struct record_sink {
+	int (*block)(void *ctx, unsigned type, const void *payload, size_t len, struct err *err);
+	int (*records)(void *ctx, uint32_t cpu, const void *p1, size_t n1, const void *p2,
+		       size_t n2, struct err *err);
+	int (*round)(void *ctx, struct err *err);
+	void *ctx;
+};
+
 struct session {
 	const struct record_opts *opts;
 	struct event_spec *events;      /* a copy of opts->events (the default may fall back) */
@@ -109,7 +122,8 @@ struct session {
 	size_t nr_cpus;
 	pid_t *tids;                    /* threads for -p / -t / a workload; NULL for -a */
 	size_t nr_tids, cap_tids;
-	struct container_writer *writer;
+	struct container_writer *writer;        /* NULL: none (prec top without --record) */
+	const struct record_sink *sink;         /* or NULL */
 	uint64_t bytes_drained;
 	uint64_t wakeups;
 	bool build_id_in_mmap;          /* the kernel accepted attr.build_id */
@@ -123,11 +137,18 @@ struct session {
 	pid_t workload;                 /* the workload followed, or 0 */
 	int *cgroup_fds;                /* -G: per event, its cgroup's directory or -1 */
 	struct offcpu_rec *offcpu;      /* --off-cpu (offcpu.h), else NULL */
+	bool poll_stdin;                /* session_poll wakes on standard input too (prec top) */
+	bool stdin_ready;               /* ... and it had something to read */
 };
 
 /* options.c: the command line into o (exits for --help and --version);
  * 0, or 129 after printing the error and the usage. */
 int record_parse_args(struct record_opts *o, int argc, char **argv);
+
+/* -F (a number of Hz or max; default 4000, none with -c) into o. */
+int record_check_freq(struct record_opts *o, const char *freq_arg, struct err *err);
+/* --call-graph fp|dwarf[,SIZE]|none (NULL: -g's fp when fp_flag) into o. */
+int record_check_callgraph(struct record_opts *o, const char *a, bool fp_flag, struct err *err);
 
 /* evlist.c */
 int session_open_events(struct session *s, pid_t workload, struct err *err);
@@ -168,8 +189,9 @@ bool switch_output_take(void);
 void switch_signal_install(void);
 
 /* drain.c */
-/* Copy whatever every ring holds into the writer; returns bytes copied or a
- * negative code. Writes a round marker after a pass that copied anything. */
+/* Copy whatever every ring holds into the writer and the sink; returns
+ * bytes copied or a negative code. Writes a round marker after a pass that
+ * copied anything. */
 long session_drain(struct session *s, struct err *err);
 /* Poll the rings until data, a signal or the timeout: 0, 1 when every
  * ring is hung up (the tasks followed have all exited), or negative. */
@@ -310,6 +332,21 @@ int write_metadata(struct container_writer *w, const struct record_opts *o, uint
 		   struct err *err);
 int write_final_metadata(struct container_writer *w, const struct container_writer_stats *st,
 			 int workload_status, uint64_t end_ns, struct err *err);
+
+/* output.c: what prec and prec top write alike */
+/* The container writer's options for this session's file. */
+void record_writer_opts(struct session *s, struct container_writer_opts *wo);
+/* Each event's EVENT block, to the writer and to the sink (either may be
+ * absent), and its layout into s->layouts. 0 or negative with err set. */
+int record_write_events(struct session *s, struct err *err);
+/* Into out: the kernel's map, and for -p/-t/-a/-C what already runs. */
+int record_synthesize(struct session *s, struct buf *out, struct err *err);
+/* The finished file o->output gets what the report needs of the binaries
+ * hit (unless --no-embed), with prec's messages: its growth in bytes. */
+uint64_t record_embed(const struct record_opts *o);
+
+/* top.c: prec top; argv is prec's whole command line ("prec", "top", ...). */
+int cmd_top(int argc, char **argv);
 
 /* pipe.c: `-o -`, the stream form on standard output (FORMAT.md 7). The
  * recording is written as usual, to a private unlinked file (o->output

@@ -147,6 +147,17 @@ static bool stack_eq(void *ctx, uint32_t idx)
 	       !memcmp(&k->h->frame_ids[a->first], k->ids, a->nr_frames * sizeof(uint32_t));
 }
 
+static uint64_t stack_hash(const struct hist *h, const struct stack *s, const uint32_t *ids)
+{
+	uint64_t hv = hash_bytes(ids, s->nr_frames * sizeof(*ids),
+				 hash_combine(hash_combine(hash_u64((uint64_t)s->event),
+							   (uintptr_t)s->thread),
+					      hash_combine((uintptr_t)s->comm,
+							   s->cpu ^ (s->cgroup << 20))));
+
+	return hist_wants_data(h) ? hash_bytes(&s->data, sizeof(s->data), hv) : hv;
+}
+
 int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t period,
 	     const uint64_t *addrs, const bool *kernel, size_t n, unsigned ktab)
 {
@@ -206,11 +217,7 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 	}
 	s.nr_frames = (uint32_t)n;
 	h->chains_seen |= n > 1;
-	hv = hash_bytes(ids, n * sizeof(*ids),
-			hash_combine(hash_combine(hash_u64((uint64_t)event), (uintptr_t)t),
-				     hash_combine((uintptr_t)s.comm, cpu ^ (cgroup << 20))));
-	if (hist_wants_data(h))
-		hv = hash_bytes(&s.data, sizeof(s.data), hv);
+	hv = stack_hash(h, &s, ids);
 	if (!hmap_find(&h->stack_idx, hv, stack_eq, &k, &idx)) {
 		if (array_grow((void **)&h->frame_ids, &h->cap_ids, h->nr_ids + n, sizeof(*ids)) ||
 		    array_grow((void **)&h->stacks, &h->cap_stacks, h->nr_stacks + 1, sizeof(s)) ||
@@ -252,6 +259,32 @@ count:
 bool hist_wants_data(const struct hist *h)
 {
 	return h->want_data;
+}
+
+int hist_decay(struct hist *h, unsigned num, unsigned den)
+{
+	size_t kept = 0, ids = 0;
+
+	hmap_free(&h->stack_idx);
+	raw_reset(h);           /* its entries point at stacks by index */
+	for (size_t i = 0; i < h->nr_stacks; i++) {
+		struct stack s = h->stacks[i];
+
+		s.period = num && den ? s.period / den * num + s.period % den * num / den : 0;
+		s.count = num && den ? s.count / den * num + s.count % den * num / den : 0;
+		if (!s.period && !s.count)
+			continue;
+		memmove(&h->frame_ids[ids], &h->frame_ids[s.first], s.nr_frames * sizeof(uint32_t));
+		s.first = ids;
+		ids += s.nr_frames;
+		if (hmap_insert(&h->stack_idx, stack_hash(h, &s, &h->frame_ids[s.first]),
+				(uint32_t)kept))
+			return -ENOMEM;
+		h->stacks[kept++] = s;
+	}
+	h->nr_stacks = kept;
+	h->nr_ids = ids;
+	return 0;
 }
 
 int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct thread *t,
@@ -314,6 +347,8 @@ static struct hentry *find_entry(struct hist *h, struct hmap *idx, const struct 
 
 	if (hmap_find(idx, hv, hentry_eq, &hk, &i))
 		return &h->entries[i];
+	if (!cap)
+		return NULL;    /* hist_build_trees: the entries are made already */
 	if (array_grow((void **)&h->entries, cap, h->nr_entries + 1, sizeof(*h->entries)) ||
 	    hmap_insert(idx, hv, (uint32_t)h->nr_entries))
 		return NULL;
@@ -517,6 +552,8 @@ static int add_total(struct hist *h, struct hentry *e, const struct stack *s, ui
 		if (seen[j] == ei)
 			return 0;
 	seen[(*nseen)++] = ei;
+	if (h->tree_want)       /* hist_build_trees: only the trees asked for */
+		return h->tree_want[ei] ? add_chain(h, e, s, pos, lvl) : 0;
 	if (!e->thread)
 		e->thread = s->thread;
 	if (!e->level && level)
@@ -525,7 +562,7 @@ static int add_total(struct hist *h, struct hentry *e, const struct stack *s, ui
 		e->max_depth = depth;
 	e->total_period += s->period;
 	e->total_count += s->count;
-	return h->opts.callchain ? add_chain(h, e, s, pos, lvl) : 0;
+	return h->opts.callchain && !h->opts.defer_trees ? add_chain(h, e, s, pos, lvl) : 0;
 }
 
 /* The functions inlined into frame pos, each an entry of its own ("name
@@ -552,7 +589,7 @@ static int add_inlined(struct hist *h, struct hmap *idx, size_t *cap, const stru
 		k->inl = names[i];
 		e = find_entry(h, idx, k, id, cap);
 		ret = e ? add_total(h, e, s, pos, h->opts.caller ? depth - in : depth + in, level,
-				    (int)i, seen, nseen) : -ENOMEM;
+				    (int)i, seen, nseen) : cap ? -ENOMEM : 0;
 	}
 	k->inl = NULL;
 	return ret;
@@ -595,7 +632,7 @@ static int add_cumulative(struct hist *h, struct hmap *idx, size_t *cap, const s
 		if (pos || k.ip) {
 			e = find_entry(h, idx, &k, h->frame_ids[s->first + pos], cap);
 			ret = e ? add_total(h, e, s, pos, depth, level, INT_MAX, seen, &nseen) :
-				  -ENOMEM;
+				  cap ? -ENOMEM : 0;
 		}
 		if (!ret && by_sym)
 			ret = add_inlined(h, idx, cap, s, pos, &k, depth, level, seen, &nseen);
@@ -642,7 +679,7 @@ int hist_build(struct hist *h, int event)
 			e->thread = s->thread;
 		first_entry = (size_t)(e - h->entries);
 		if (!h->opts.children) {
-			if (h->opts.callchain && s->nr_frames)
+			if (h->opts.callchain && !h->opts.defer_trees && s->nr_frames)
 				ret = add_chain(h, e, s, 0, -1);
 			continue;
 		}
@@ -660,4 +697,48 @@ int hist_build(struct hist *h, int event)
 	if (h->nr_entries)
 		qsort_r(h->entries, h->nr_entries, sizeof(*h->entries), cmp_entries, h);
 	return 0;
+}
+
+int hist_build_trees(struct hist *h, int event, const bool *want)
+{
+	struct hmap idx = HMAP_INIT;
+	regex_t re;
+	bool want_parent = sort_keys_have(h->opts.keys, h->opts.nr_keys, SK_PARENT);
+	int ret = 0;
+
+	if (!h->opts.callchain)
+		return 0;
+	if (want_parent && regcomp(&re, h->opts.parent_re ? h->opts.parent_re : "^sys_|^do_page_fault",
+				   REG_EXTENDED | REG_NOSUB))
+		return -EINVAL;
+	/* the entries as sorted, found again by their keys */
+	for (size_t i = 0; i < h->nr_entries && !ret; i++)
+		ret = hmap_insert(&idx, hash_bytes(&h->entries[i].key, sizeof(h->entries[i].key), 7),
+				  (uint32_t)i) ? -ENOMEM : 0;
+	h->tree_want = want;
+	for (size_t si = 0; si < h->nr_stacks && !ret; si++) {
+		const struct stack *s = &h->stacks[si];
+		const char *parent = want_parent ? parent_of(h, s, &re) : NULL;
+		struct hentry *e;
+		struct hkey k;
+
+		if (s->event != event || !s->nr_frames)
+			continue;
+		make_key(h, s, 0, parent, &k);
+		e = find_entry(h, &idx, &k, h->frame_ids[s->first], NULL);
+		if (!e)
+			continue;
+		if (!h->opts.children)
+			ret = want[e - h->entries] ? add_chain(h, e, s, 0, -1) : 0;
+		else
+			ret = add_cumulative(h, &idx, NULL, s, parent, (size_t)(e - h->entries));
+	}
+	h->tree_want = NULL;
+	if (want_parent)
+		regfree(&re);
+	hmap_free(&idx);
+	for (size_t i = 0; i < h->nr_entries && !ret; i++)
+		if (want[i] && h->entries[i].tree)
+			sort_tree(h->entries[i].tree);
+	return ret;
 }

@@ -119,6 +119,10 @@ struct hist_opts {
 	int max_stack;
 	const char *parent_re;
 	const char *symfs;      /* look for binaries under this folder (perf's --symfs) */
+	/* hist_build makes no call-graph tree: hist_build_trees makes those
+	 * of the entries shown (prec top, whose entries are built again at
+	 * each refresh and only some shown) */
+	bool defer_trees;
 };
 
 struct symid_rec;
@@ -158,6 +162,7 @@ struct hist {
 	struct stack_data next_data;    /* for the sample hist_add_data adds */
 	bool want_data;                 /* a sort key reads data addresses (hist_init) */
 	uint64_t added;         /* samples given to hist_add */
+	const bool *tree_want;  /* during hist_build_trees: the entries to make trees of */
 };
 
 int hist_init(struct hist *h, const struct hist_opts *o, struct machine *m, struct symbolizer *s);
@@ -181,6 +186,14 @@ int hist_add_data(struct hist *h, const struct stack_data *d, int event, struct 
 		  uint32_t cpu, uint64_t cgroup, uint64_t period, const uint64_t *addrs,
 		  const bool *kernel, size_t n, unsigned ktab);
 
+/* Older samples weigh less (prec top between two refreshes): every
+ * stack's period and count times num/den, rounded down (perf top's 7/8),
+ * and the stacks with nothing left dropped; num 0 drops them all (-z).
+ * The frames and their names stay. Build the entries again after it.
+ * 0 or -ENOMEM (then the stacks are as decayed, the index is not whole:
+ * free the hist). */
+int hist_decay(struct hist *h, unsigned num, unsigned den);
+
 /* Start opening, on a thread, the DWARF of the dsos hit so far, when the
  * options want it (inline frames, srcline keys). Only the first call acts. */
 int hist_prefetch_dwarf(struct hist *h);
@@ -188,6 +201,10 @@ int hist_prefetch_dwarf(struct hist *h);
 int hist_resolve(struct hist *h);
 /* Build the entries of one event, sorted for output. */
 int hist_build(struct hist *h, int event);
+/* With opts.defer_trees, after hist_build: the call-graph trees of the
+ * entries i with want[i] (want has nr_entries elements), the same trees
+ * hist_build makes without it. 0, -ENOMEM or -EINVAL (--parent). */
+int hist_build_trees(struct hist *h, int event, const bool *want);
 
 /* The symbolizer's handle of a dso, found under symfs when given. */
 struct sym_dso *dso_sym(struct symbolizer *s, const char *symfs, struct dso *d);

@@ -156,6 +156,7 @@ void load_free(struct load *l)
 	free(l->embeds);
 	filter_free(&l->filter);
 	read_deltas_free(&l->deltas);
+	load_live_free(l);
 	free(l);
 }
 
@@ -169,23 +170,6 @@ bool load_filters_frames(const struct load *l)
 {
 	return filter_by_frame(&l->filter);
 }
-
-#define CHAIN_MAX (PERF_MAX_STACK_DEPTH + 8)
-
-struct run_ctx {
-	struct load *l;
-	size_t file;
-	load_sample_fn fn;
-	load_record_fn on_record;
-	void *ctx;
-	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
-	bool *kernel;
-	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
-	/* the members of a leader sample that grew, and by how much */
-	int grp_event[LOAD_MAX_EVENTS];
-	uint64_t grp_delta[LOAD_MAX_EVENTS];
-	size_t grp_nr;
-};
 
 /* A sample's weight: its period, or without one the event's fixed
  * sample_period (-c), as perf reads it. */
@@ -462,7 +446,7 @@ static int map_events(struct load *l, size_t file, struct err *err)
 
 /* Events are known only once their blocks are read; the first sample of a
  * file maps them (EVENT blocks precede DATA blocks). */
-static int on_record_first(void *ctx, struct session *s, const struct record *rec)
+int load_on_record_first(void *ctx, struct session *s, const struct record *rec)
 {
 	struct run_ctx *rc = ctx;
 
@@ -671,7 +655,7 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 	/* perf.data gives its build ids before its records: the script
 	 * resolves as it reads */
 	apply_build_ids(l, s);
-	ret = session_read(s, on_record_first, rc, err);
+	ret = session_read(s, load_on_record_first, rc, err);
 	if (ret == -E2BIG)
 		ret = err_set(err, ret, "%s: more than %d events", l->opts.inputs[i], LOAD_MAX_EVENTS);
 	if (!ret)       /* the waits still open, closed at the end */

@@ -134,6 +134,22 @@ struct load *load_new(const struct load_opts *o, struct err *err);
  * merged) and its copy of kallsyms (kernel table file index + 1). */
 int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,
 	     struct err *err);
+/* A live reading (prec top, load_live.c): instead of files, one input
+ * called name (in messages) whose blocks, as a prec.data file holds them
+ * (FORMAT.md 5: the EVENT blocks first, then DATA blocks, one per drain
+ * pass, each ended by its ROUND_END span), come through load_live_feed as
+ * they are produced, and take every step a file's blocks take. fn and
+ * on_record are load_run's, called during load_live_feed and
+ * load_live_end; the kernel is named from /proc/kallsyms (or
+ * opts.kallsyms_path). Once per struct load, instead of load_run. */
+int load_live_start(struct load *l, const char *name, load_sample_fn fn,
+		    load_record_fn on_record, void *ctx, struct err *err);
+/* One block (the payload is only read during the call): 0, a non-zero
+ * return of fn or on_record, or a negative code with err set. */
+int load_live_feed(struct load *l, unsigned type, const void *payload, size_t len,
+		   struct err *err);
+/* The end: what waits for a later drain pass is handed on. */
+int load_live_end(struct load *l, struct err *err);
 /* Close the files once read (the results stay): they may be changed. */
 void load_close_inputs(struct load *l);
 void load_free(struct load *l);         /* NULL: nothing */

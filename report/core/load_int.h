@@ -30,6 +30,32 @@ void read_deltas_free(struct read_deltas *d);
  * into group_leader. */
 void load_groups_from_header(struct load *l, size_t file);
 
+#define CHAIN_MAX (PERF_MAX_STACK_DEPTH + 8)
+
+/* One reading of one input: what load_run (and a live reading) keep while
+ * its records go by. */
+struct run_ctx {
+	struct load *l;
+	size_t file;
+	load_sample_fn fn;
+	load_record_fn on_record;
+	void *ctx;
+	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
+	bool *kernel;
+	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
+	/* the members of a leader sample that grew, and by how much */
+	int grp_event[LOAD_MAX_EVENTS];
+	uint64_t grp_delta[LOAD_MAX_EVENTS];
+	size_t grp_nr;
+};
+
+/* A session_record_fn (ctx a struct run_ctx): the file's events mapped at
+ * its first record, then the record into the machine model, or a sample
+ * through the filters and its chain's assembly to rc->fn. */
+int load_on_record_first(void *ctx, struct session *s, const struct record *rec);
+/* load_free's part for a live reading (load_live.c). */
+void load_live_free(struct load *l);
+
 struct load {
 	struct load_opts opts;          /* a copy of what load_new was given */
 	struct filter filter;           /* opts.f, compiled */
@@ -58,6 +84,7 @@ struct load {
 	size_t nr_embeds;
 	struct embed_dso **merged;      /* the merged entries, owned */
 	size_t nr_merged;
+	struct run_ctx *live;           /* a live reading (load_live_start), else NULL */
 };
 
 #endif

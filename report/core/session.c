@@ -20,7 +20,7 @@ struct pending {
 	uint32_t len;
 };
 
-struct order {
+struct session_order {
 	struct buf bytes, spare;
 	struct pending *q, *tmp;
 	size_t nr, cap;
@@ -232,6 +232,8 @@ int session_open_mem(struct session *s, const char *path, const void *data, size
 	return open_any(s, path, data ? data : "", len, quiet, err);
 }
 
+static void order_free(struct session_order *o);
+
 void session_close(struct session *s)
 {
 	for (size_t i = 0; i < s->nr_events; i++)
@@ -249,6 +251,10 @@ void session_close(struct session *s)
 	free(s->sources);
 	container_reader_close(s->r);
 	perfdata_close(s->pd);
+	if (s->live) {
+		order_free(s->live);
+		free(s->live);
+	}
 	memset(s, 0, sizeof(*s));
 }
 
@@ -379,7 +385,7 @@ static void sort_pending(struct pending *q, struct pending *tmp, size_t n)
 }
 
 /* Hand on the pending records with time <= limit (all when flush_all). */
-static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_all,
+static int flush(struct session *s, struct session_order *o, uint64_t limit, bool flush_all,
 		 session_record_fn fn, void *ctx)
 {
 	size_t n = 0, keep = 0;
@@ -440,7 +446,7 @@ static int flush(struct session *s, struct order *o, uint64_t limit, bool flush_
 	return ret;
 }
 
-static int queue(struct session *s, struct order *o, const uint8_t *p, size_t len)
+static int queue(struct session *s, struct session_order *o, const uint8_t *p, size_t len)
 {
 	struct pending *e;
 
@@ -473,7 +479,7 @@ static int queue(struct session *s, struct order *o, const uint8_t *p, size_t le
 
 /* The block's bytes are about to be reused: copy the records of it that
  * wait for a later pass into the pending bytes. */
-static int adopt(struct order *o)
+static int adopt(struct session_order *o)
 {
 	for (size_t i = 0; i < o->nr; i++) {
 		struct pending *e = &o->q[i];
@@ -490,7 +496,7 @@ static int adopt(struct order *o)
 
 /* The end of a pass: hand on what is no later than the newest time of the
  * pass before. */
-static int round_end(struct session *s, struct order *o, session_record_fn fn, void *ctx,
+static int round_end(struct session *s, struct session_order *o, session_record_fn fn, void *ctx,
 		     struct err *err)
 {
 	int ret = flush(s, o, o->prev_max, false, fn, ctx);
@@ -501,7 +507,7 @@ static int round_end(struct session *s, struct order *o, session_record_fn fn, v
 	return 0;
 }
 
-static int read_data(struct session *s, struct order *o, const struct container_block *b,
+static int read_data(struct session *s, struct session_order *o, const struct container_block *b,
 		     session_record_fn fn, void *ctx, struct err *err)
 {
 	struct data_iter it;
@@ -546,7 +552,7 @@ static void progress(struct session *s, uint64_t done)
 /* perf.data: FINISHED_ROUND ends a pass; perf's other records are counted
  * by the importer. Runs of records in the file's mapping stay where they
  * are; decompressed ones are copied if they must wait. */
-static int read_perf(struct session *s, struct order *o, session_record_fn fn, void *ctx,
+static int read_perf(struct session *s, struct session_order *o, session_record_fn fn, void *ctx,
 		     struct err *err)
 {
 	struct perfdata_chunk ch;
@@ -572,42 +578,48 @@ static int read_perf(struct session *s, struct order *o, session_record_fn fn, v
 	return ret ? ret : got < 0 ? got : 0;
 }
 
+/* One block of the file (or of a live session): what it holds kept in s,
+ * the records of a DATA block queued and handed on as its rounds end. */
+static int read_block(struct session *s, struct session_order *o, const struct container_block *b,
+		      session_record_fn fn, void *ctx, struct err *err)
+{
+	switch (b->type) {
+	case BLOCK_EVENT:
+		return add_event(s, b, err);
+	case BLOCK_METADATA:
+		return metadata_decode(&s->meta, b->data, b->len, err);
+	case BLOCK_BUILD_IDS:
+		return s->early ? 0 : add_build_ids(s, b, err);
+	case BLOCK_KALLSYMS:
+		return s->early ? 0 : set_kallsyms(s, b, err);
+	case BLOCK_SYMBOLS:
+		return s->early ? 0 : add_embed(s, b, err);
+	case BLOCK_SOURCE:
+		return s->early ? 0 : add_source(s, b, err);
+	case BLOCK_DATA:
+		return read_data(s, o, b, fn, ctx, err);
+	}
+	return 0;
+}
+
+static void order_free(struct session_order *o)
+{
+	free(o->q);
+	free(o->tmp);
+	buf_free(&o->bytes);
+	buf_free(&o->spare);
+}
+
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err)
 {
-	struct order o = { .bytes = BUF_INIT, .spare = BUF_INIT };
+	struct session_order o = { .bytes = BUF_INIT, .spare = BUF_INIT };
 	struct container_block b;
 	int ret = 0, got = 0;
 
 	if (s->pd)
 		ret = read_perf(s, &o, fn, ctx, err);
 	while (!s->pd && !ret && (got = container_reader_next(s->r, &b, err)) == 1) {
-		switch (b.type) {
-		case BLOCK_EVENT:
-			ret = add_event(s, &b, err);
-			break;
-		case BLOCK_METADATA:
-			ret = metadata_decode(&s->meta, b.data, b.len, err);
-			break;
-		case BLOCK_BUILD_IDS:
-			if (!s->early)
-				ret = add_build_ids(s, &b, err);
-			break;
-		case BLOCK_KALLSYMS:
-			if (!s->early)
-				ret = set_kallsyms(s, &b, err);
-			break;
-		case BLOCK_SYMBOLS:
-			if (!s->early)
-				ret = add_embed(s, &b, err);
-			break;
-		case BLOCK_SOURCE:
-			if (!s->early)
-				ret = add_source(s, &b, err);
-			break;
-		case BLOCK_DATA:
-			ret = read_data(s, &o, &b, fn, ctx, err);
-			break;
-		}
+		ret = read_block(s, &o, &b, fn, ctx, err);
 		progress(s, b.offset);
 	}
 	if (!ret && got < 0)
@@ -618,9 +630,48 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 		err_set(err, ret, "out of memory");
 	if (s->progress)
 		s->progress(s->progress_ctx, s->path, session_size(s), session_size(s));
-	free(o.q);
-	free(o.tmp);
-	buf_free(&o.bytes);
-	buf_free(&o.spare);
+	order_free(&o);
+	return ret;
+}
+
+/* ---- a live session --------------------------------------------------- */
+
+int session_open_live(struct session *s, const char *name, bool quiet, struct err *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->path = name;
+	s->quiet = quiet;
+	s->header.kind = CONTAINER_KIND_SAMPLES;
+	s->header.byte_order = container_host_byte_order();
+	s->cstats = &s->no_cstats;
+	s->layouts = record_layouts_new();
+	s->live = calloc(1, sizeof(*s->live));
+	if (!s->layouts || !s->live) {
+		session_close(s);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;     /* zeroed: empty buffers (BUF_INIT) */
+}
+
+int session_feed_block(struct session *s, unsigned type, const void *payload, size_t len,
+		       session_record_fn fn, void *ctx, struct err *err)
+{
+	struct container_block b = { .type = (uint16_t)type, .data = payload, .len = len };
+	int ret;
+
+	if (!s->live)
+		return err_set(err, -EINVAL, "%s: not a live session", s->path);
+	ret = read_block(s, s->live, &b, fn, ctx, err);
+	if (ret == -ENOMEM)
+		err_set(err, ret, "out of memory");
+	return ret;
+}
+
+int session_feed_end(struct session *s, session_record_fn fn, void *ctx, struct err *err)
+{
+	int ret = s->live ? flush(s, s->live, 0, true, fn, ctx) : 0;
+
+	if (ret == -ENOMEM)
+		err_set(err, ret, "out of memory");
 	return ret;
 }

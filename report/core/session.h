@@ -10,6 +10,11 @@
  * A perf.data file (told by its magic) is read the same way through
  * format/perfdata.h: its events, metadata and build ids are known once it
  * is open, and its FINISHED_ROUND records end the passes.
+ *
+ * A live session (prec top) has no file: the blocks a prec.data file would
+ * hold are handed to it one at a time as the recording produces them
+ * (session_feed_block), and go through the same steps as a file's blocks,
+ * in the same time order across CPU buffers.
  */
 #ifndef PREC_REPORT_SESSION_H
 #define PREC_REPORT_SESSION_H
@@ -80,6 +85,7 @@ struct session {
 	session_progress_fn progress;
 	void *progress_ctx;
 	uint64_t progress_at;           /* done at the last call */
+	struct session_order *live;     /* a live session's records waiting for a later pass */
 };
 
 /* Called for every record in time order. A non-zero return stops reading
@@ -98,6 +104,20 @@ int session_open_mem(struct session *s, const char *path, const void *data, size
  * attributed are counted as bad. */
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err);
 void session_close(struct session *s);
+/* A live session named name (in messages): no file; its blocks come
+ * through session_feed_block. 0 or -ENOMEM with err set; session_close
+ * ends it. */
+int session_open_live(struct session *s, const char *name, bool quiet, struct err *err);
+/* One block of a live session, a payload of the given type as a prec.data
+ * file holds it (FORMAT.md 5; EVENT blocks before the DATA blocks whose
+ * records they describe): what session_read does with a block read from
+ * a file, fn getting the records of a DATA block in time order as its
+ * ROUND_END spans let them go. The payload is only read during the call.
+ * 0, a non-zero return of fn, or a negative code with err set. */
+int session_feed_block(struct session *s, unsigned type, const void *payload, size_t len,
+		       session_record_fn fn, void *ctx, struct err *err);
+/* The end of a live session: the records still waiting go to fn. */
+int session_feed_end(struct session *s, session_record_fn fn, void *ctx, struct err *err);
 /* The times of the file's first and last sample, as session_read would
  * find them (first_time, last_time), from the few DATA blocks that the
  * index says may hold them (span.c): 1 when found so, 0 when the file has

@@ -6,6 +6,7 @@
  */
 #include "print.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
@@ -190,6 +191,46 @@ void print_callchain(FILE *out, const struct print_opts *po, const struct hentry
 	}
 }
 
+/* -g graph|flat|fractal|folded|none[,THRESHOLD][,caller|callee] */
+int print_parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
+			  bool *order_set, struct err *err)
+{
+	char buf[256];
+	char *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return err_set(err, -EINVAL, "--call-graph: value too long");
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v;
+
+		if (!strcmp(t, "graph"))
+			po->mode = CG_GRAPH;
+		else if (!strcmp(t, "flat"))
+			po->mode = CG_FLAT;
+		else if (!strcmp(t, "fractal"))
+			po->mode = CG_FRACTAL;
+		else if (!strcmp(t, "folded"))
+			po->mode = CG_FOLDED;
+		else if (!strcmp(t, "none"))
+			po->mode = CG_NONE;
+		else if (!strcmp(t, "caller") || !strcmp(t, "callee")) {
+			ho->caller = t[4] == 'e' && t[5] == 'r';
+			*order_set = true;
+		} else if (!strcmp(t, "function") || !strcmp(t, "address") || !strcmp(t, "percent") ||
+			   !strcmp(t, "period") || !strcmp(t, "count")) {
+			/* perf's print-limit and key fields: function keys only */
+		} else if ((v = strtod(t, &end)), end != t && !*end && v >= 0 && v <= 100) {
+			po->threshold = v;
+		} else {
+			return err_set(err, -EINVAL, "--call-graph: '%s' is not graph, flat, fractal, "
+				       "folded, none, caller, callee or a threshold", t);
+		}
+	}
+	return 0;
+}
+
 /* ---- the report --------------------------------------------------------- */
 
 void unit_count(uint64_t v, char *buf, size_t n)
@@ -212,7 +253,7 @@ void unit_count(uint64_t v, char *buf, size_t n)
 /* The period and samples the header counts and the percentages are of.
  * --dso and --symbols hide entries; as in perf, the relative percentages
  * and the counts in the header are then of what is shown. */
-static void shown_totals(struct load *l, const struct hist *h, uint64_t *period, uint64_t *count)
+void print_shown_totals(struct load *l, const struct hist *h, uint64_t *period, uint64_t *count)
 {
 	*period = h->total_period;
 	*count = h->total_count;
@@ -283,17 +324,33 @@ static void print_titles(FILE *out, const struct print_opts *po, const struct co
 	fprintf(out, "\n#\n");
 }
 
+/* "  12.34%" in 8 columns, in perf's colours when asked: red from 5%,
+ * green above 0.5% */
+static void put_pct(FILE *out, const struct print_opts *po, double p)
+{
+	const char *color = !po->color ? NULL : p >= 5.0 ? "\033[31m" : p > 0.5 ? "\033[32m" : NULL;
+
+	if (color)
+		fprintf(out, "%s%7.2f%%\033[m", color, p);
+	else
+		fprintf(out, "%7.2f%%", p);
+}
+
 /* One entry's line: its percentages, counts and cells. */
 static void print_entry(FILE *out, const struct hist *h, const struct print_opts *po,
 			const struct col *cols, size_t nc, const struct hentry *e, uint64_t total)
 {
 	char buf[4096];
 
-	if (po->children)
-		fprintf(out, "  %7.2f%%  %7.2f%%", pct(e->total_period, total),
-			pct(e->self_period, total));
-	else
-		fprintf(out, "  %7.2f%%", pct(e->self_period, total));
+	if (po->children) {
+		fputs("  ", out);
+		put_pct(out, po, pct(e->total_period, total));
+		fputs("  ", out);
+		put_pct(out, po, pct(e->self_period, total));
+	} else {
+		fputs("  ", out);
+		put_pct(out, po, pct(e->self_period, total));
+	}
 	if (po->show_nr)
 		fprintf(out, "  %12" PRIu64, e->self_count);
 	if (po->show_period)
@@ -311,6 +368,38 @@ static void print_entry(FILE *out, const struct hist *h, const struct print_opts
 	fputc('\n', out);
 }
 
+/* The entries that pass the percent limit, the count filter and the frame
+ * filters, at most max of them (0: all), each with its call graph; with
+ * mark (out NULL), only marked. */
+static size_t entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
+			  const struct col *cols, size_t nc, int event, uint64_t total, size_t max,
+			  bool *mark)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < h->nr_entries && (!max || shown < max); i++) {
+		const struct hentry *e = &h->entries[i];
+		double p = pct(po->children ? e->total_period : e->self_period, total);
+
+		if (po->percent_limit > 0 && p < po->percent_limit)
+			continue;
+		if (po->count_filter && e->self_count <= po->count_filter)
+			continue;
+		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[e->frame]))
+			continue;
+		shown++;
+		if (mark) {
+			mark[i] = true;
+			continue;
+		}
+		print_entry(out, h, po, cols, nc, e, total);
+		/* an event without call chains has no graph (perf's way) */
+		if (po->callchain && e->tree && load_event_has_chains(l, event))
+			print_callchain(out, po, e, total);
+	}
+	return shown;
+}
+
 int print_event(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
 		       int event)
 {
@@ -323,7 +412,7 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	if (ret)
 		return ret;
 	all = load_event_period(l, event);
-	shown_totals(l, h, &shown_period, &shown_count);
+	print_shown_totals(l, h, &shown_period, &shown_count);
 	total = po->absolute && all > shown_period ? all : shown_period;
 	if (!po->quiet) {
 		unit_count(shown_count, cnt, sizeof(cnt));
@@ -335,21 +424,27 @@ int print_event(FILE *out, struct load *l, struct hist *h, const struct print_op
 	col_widths(l, h, cols, nc);
 	if (!po->quiet)
 		print_titles(out, po, cols, nc);
-	for (size_t i = 0; i < h->nr_entries; i++) {
-		const struct hentry *e = &h->entries[i];
-		double p = pct(po->children ? e->total_period : e->self_period, total);
-
-		if (po->percent_limit > 0 && p < po->percent_limit)
-			continue;
-		if (load_filters_frames(l) && !load_frame_wanted(l, &h->frames[e->frame]))
-			continue;
-		print_entry(out, h, po, cols, nc, e, total);
-		/* an event without call chains has no graph (perf's way) */
-		if (po->callchain && e->tree && load_event_has_chains(l, event))
-			print_callchain(out, po, e, total);
-	}
+	entry_lines(out, l, h, po, cols, nc, event, total, 0, NULL);
 	fprintf(out, "\n\n");
 	return 0;
+}
+
+size_t print_entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
+			 int event, uint64_t total, size_t max)
+{
+	struct col cols[SORT_NR];
+	size_t nc = h->opts.nr_keys;
+
+	for (size_t j = 0; j < nc; j++)
+		cols[j].sk = sort_key_get(h->opts.keys[j]);
+	col_widths(l, h, cols, nc);
+	return entry_lines(out, l, h, po, cols, nc, event, total, max, NULL);
+}
+
+size_t print_entry_mark(struct load *l, struct hist *h, const struct print_opts *po, int event,
+			uint64_t total, size_t max, bool *mark)
+{
+	return entry_lines(NULL, l, h, po, NULL, 0, event, total, max, mark);
 }
 
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po)

@@ -26,10 +26,32 @@ struct print_opts {
 	bool skip_first;
 	bool header_shown;      /* --header printed before the report */
 	bool group;             /* --group: the events of a group side by side */
+	bool color;             /* percentages in perf's colours (a terminal) */
+	uint64_t count_filter;  /* only entries of more samples than this (perf top -f) */
 };
 
+/* -g/--call-graph's printing: graph|flat|fractal|folded|none[,THRESHOLD]
+ * [,caller|callee] (perf's print-limit and key words are taken and left
+ * alone) into po and ho; *order_set when caller or callee was given. 0, or
+ * -EINVAL with a message naming the word. */
+int print_parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
+			  bool *order_set, struct err *err);
 int print_report(FILE *out, struct load *l, struct hist *h, const struct print_opts *po);
 void print_header(FILE *out, const struct load *l);
+/* For live views (prec top), under a header of their own: the lines of
+ * h's entries (hist_build done) as the report prints them, each with its
+ * call graph, of those that pass po->percent_limit, po->count_filter and
+ * the frame filters (--dso, --symbols), at most max of them (0: all);
+ * percentages of total. Returns how many were printed. */
+size_t print_entry_lines(FILE *out, struct load *l, struct hist *h, const struct print_opts *po,
+			 int event, uint64_t total, size_t max);
+/* The entries print_entry_lines would print, marked in mark (h's
+ * nr_entries elements, zeroed by the caller): how many. */
+size_t print_entry_mark(struct load *l, struct hist *h, const struct print_opts *po, int event,
+			uint64_t total, size_t max, bool *mark);
+/* The period and samples the percentages are of: with --dso or --symbols,
+ * of the entries they let through, else all of h's. */
+void print_shown_totals(struct load *l, const struct hist *h, uint64_t *period, uint64_t *count);
 /* "# ========" and the "# captured on" line of perf's --header (the
  * recording's start time, local time; "unknown" without one) */
 struct metadata;

@@ -118,46 +118,6 @@ static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts 
 	return 0;
 }
 
-/* -g graph|flat|fractal|folded|none[,THRESHOLD][,caller|callee] */
-static int parse_callgraph(const char *arg, struct print_opts *po, struct hist_opts *ho,
-			   bool *order_set, struct err *err)
-{
-	char buf[256];
-	char *save = NULL;
-
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(err, -EINVAL, "--call-graph: value too long");
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		double v;
-
-		if (!strcmp(t, "graph"))
-			po->mode = CG_GRAPH;
-		else if (!strcmp(t, "flat"))
-			po->mode = CG_FLAT;
-		else if (!strcmp(t, "fractal"))
-			po->mode = CG_FRACTAL;
-		else if (!strcmp(t, "folded"))
-			po->mode = CG_FOLDED;
-		else if (!strcmp(t, "none"))
-			po->mode = CG_NONE;
-		else if (!strcmp(t, "caller") || !strcmp(t, "callee")) {
-			ho->caller = t[4] == 'e' && t[5] == 'r';
-			*order_set = true;
-		} else if (!strcmp(t, "function") || !strcmp(t, "address") || !strcmp(t, "percent") ||
-			   !strcmp(t, "period") || !strcmp(t, "count")) {
-			/* perf's print-limit and key fields: function keys only */
-		} else if ((v = strtod(t, &end)), end != t && !*end && v >= 0 && v <= 100) {
-			po->threshold = v;
-		} else {
-			return err_set(err, -EINVAL, "--call-graph: '%s' is not graph, flat, fractal, "
-				       "folded, none, caller, callee or a threshold", t);
-		}
-	}
-	return 0;
-}
-
 /* perf's "Invalid regex: [" with the option's name */
 static int check_regex(const char *opt, const char *re)
 {
@@ -213,7 +173,7 @@ static int setup_keys(const struct report_opts *ro, struct report_cfg *c)
 		fprintf(stderr, "prep: %s: %s\n", ro->fields ? "--fields" : "--sort", err.msg);
 		return 129;
 	}
-	if (ro->callgraph && parse_callgraph(ro->callgraph, &c->po, &c->ho, &c->order_set, &err)) {
+	if (ro->callgraph && print_parse_callgraph(ro->callgraph, &c->po, &c->ho, &c->order_set, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
 	}

@@ -150,6 +150,28 @@ prec | --intr-regs | --intr-regs=foo -- true | --intr-regs foo: unknown register
 prec | --off-cpu-thresh | --off-cpu-thresh abc -- true | --off-cpu-thresh abc: expected milliseconds
 prec | --off-cpu-thresh | --off-cpu-thresh -1 -- true | --off-cpu-thresh -1: expected milliseconds
 prec | --off-cpu-thresh | --off-cpu-thresh 5 --overwrite -- true | --off-cpu-thresh cannot be used with --overwrite
+prec top | --cpu | -C abc | -C 'abc': not a CPU list
+prec top | --cpu | -C 99 | -C 99: CPU 99 does not exist
+prec top | --pid | -p abc | -p 'abc': problems parsing pid list
+prec top | --tid | -t abc | -t 'abc': problems parsing tid list
+prec top | --event | -e nosuch | event 'nosuch': unknown event name
+prec top | --freq | -F abc | -F abc: not a frequency
+prec top | --count | -c 0 | -c 0: expected a number in 1\.\.
+prec top | --call-graph | --call-graph bogus | --call-graph: 'bogus' is not graph
+prec top | --call-graph | --call-graph dwarf,99999999 | --call-graph dwarf,99999999: the stack size must be 8\.\.65528
+prec top | --max-stack | --max-stack 0 | --max-stack 0: expected a number in 1\.\.
+prec top | --sort | -s bogus | --sort: unknown sort key 'bogus'
+prec top | --delay | -d 0 | -d 0: expected seconds
+prec top | --entries | -E 0 | -E 0: expected a number in 1\.\.
+prec top | --count-filter | -f x | -f x: expected a number in 0\.\.
+prec top | --percent-limit | --percent-limit 101 | --percent-limit '101' is not a percentage
+prec top | --comms | --comms a,,b | --comms 'a,,b': empty name
+prec top | --dsos | --dsos , | --dsos ',': empty name
+prec top | --symbols | --symbols '' | --symbols '': empty name
+prec top | --kallsyms | --kallsyms /nonexistent | --kallsyms '/nonexistent': invalid file
+prec top | --mmap-pages | -m 3 | -m 3: the number of mmap data pages must be a power of two
+prec top | --record | --record /nonexistent/x --duration 0.2 | cannot create '/nonexistent/x'
+prec top | --duration | --duration abc | --duration abc: expected seconds
 prec stat | --event | -e nosuch -- true | event 'nosuch': unknown event name
 prec stat | --cpu | -C abc -- true | -C 'abc': not a CPU list
 prec stat | --pid | -p abc | -p 'abc': not a list of ids
@@ -178,7 +200,7 @@ EOF
 )
 
 COMMANDS=("prep" "prep script" "prep export" "prep flamegraph" "prep annotate" "prep archive" "prep dump"
-	  "prep stat report" "prec" "prec stat" "prec list")
+	  "prep stat report" "prec" "prec stat" "prec list" "prec top")
 
 trim() { sed 's/^ *//; s/ *$//'; }
 

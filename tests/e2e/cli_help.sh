@@ -2,7 +2,7 @@
 # A CLI that explains itself: prep, prep help and prep --help list every
 # command (one line each) and then the report's options; each command's
 # --help lists its options (export: --pprof's too); prec --help names prec
-# record, prec stat and prec list; prep stat alone points to prep stat report.
+# record, prec top, prec stat and prec list; prep stat alone points to prep stat report.
 . tests/e2e/lib/common.sh
 trap 'rm -rf "$d"' EXIT
 cd "$d" || exit 1
@@ -52,11 +52,12 @@ grep -q "use 'prep stat report'" err || fail "prep stat: $(cat err)"
 
 # prec --help names its commands
 $PREC --help >prec_help || fail "prec --help: exit $?"
-for c in record stat list; do
+for c in record top stat list; do
 	grep -q "prec $c" prec_help || fail "prec --help does not name prec $c"
 done
 $PREC stat --help | head -1 | grep -q "^usage: prec stat" || fail "prec stat --help"
 $PREC list --help | head -1 | grep -q "^usage: prec list" || fail "prec list --help"
+$PREC top --help | head -1 | grep -q "^usage: prec top" || fail "prec top --help"
 
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
 echo ok

@@ -10,7 +10,7 @@ command -v man >/dev/null || { echo "man is not installed (make deps installs ma
 
 # page: the command line whose --help is its option table
 declare -A CMD=(
-	[prec]="prec" [prec-stat]="prec stat" [prec-list]="prec list"
+	[prec]="prec" [prec-stat]="prec stat" [prec-list]="prec list" [prec-top]="prec top"
 	[prep]="prep report" [prep-script]="prep script" [prep-export]="prep export"
 	[prep-flamegraph]="prep flamegraph" [prep-archive]="prep archive" [prep-annotate]="prep annotate"
 	[prep-dump]="prep dump" [prep-stat-report]="prep stat report"

@@ -36,6 +36,9 @@ awk '/^```/ { inb = !inb; next } inb' README.md | sed 's/[[:space:]]\{2,\}#.*//'
 # what each kind of example must leave behind (beyond exit status 0)
 check() { # $1 = the line as run, $2 = its stdout, $3 = its stderr
 	case $1 in
+	prec\ top*--record*) grep -q 'PerfTop:' top.log && "$BIN/prep" -i top.data --stdio 2>/dev/null |
+			grep -q 'Overhead' || echo "no tables in top.log or no report of top.data" ;;
+	prec\ top*) grep -q 'PerfTop:' "$2" || echo "no table printed" ;;
 	prec\ stat\ record*) [ -s app.stat ] && grep -q 'task-clock' "$2" || echo "no counts reported" ;;
 	prec\ stat*) grep -q 'Performance counter stats\|counts' "$3" "$2" || echo "no counts printed" ;;
 	prec\ list*) [ -s "$2" ] || echo "nothing listed" ;;
@@ -62,7 +65,9 @@ n=0
 while IFS= read -r line; do
 	run=$(sed -e "s/1234/$spid/g" -e 's/sleep 10/sleep 0.5/' -e 's/sleep 2/sleep 0.5/' \
 		  -e 's/--duration 5/--duration 0.5/' -e 's/-I 1000 --interval-count 5/-I 200 --interval-count 2/' \
-		  <<<"$line")
+		  -e 's/--duration 60/--duration 1.5/' <<<"$line")
+	# prec top runs until q or Ctrl-C: here a second and a half
+	[[ $run == "prec top"* && $run != *--duration* ]] && run="prec top --duration 1.5${run#prec top}"
 	n=$((n + 1))
 	bash -c "$run" >"$d/out.$n" 2>"$d/err.$n" </dev/null
 	rc=$?

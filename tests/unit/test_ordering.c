@@ -6,7 +6,8 @@
  * each round marker hands on only what is no later than the newest time of
  * the pass before, a record older than what was already handed on comes
  * late and is counted, and records that wait across DATA blocks keep their
- * bytes.
+ * bytes. A live session (prec top) fed the same records as in-memory DATA
+ * blocks, one per drain pass, hands them on in the same order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -354,6 +355,106 @@ static void test_across_blocks(void **state)
 	assert_int_equal(st.samples, total);
 }
 
+
+/* ---- a live session ------------------------------------------------------- */
+
+static void live_event(struct session *s)
+{
+	struct perf_event_attr a;
+	struct event_id id = { .id = 1, .cpu = -1, .tid = -1 };
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000;
+	a.sample_type = ST;
+	a.sample_id_all = 1;
+	a.comm = 1;
+	assert_int_equal(event_block_encode(&a, sizeof(a), "cpu-clock", &id, 1, &b), 0);
+	assert_int_equal(session_feed_block(s, BLOCK_EVENT, b.data, b.len, on_record, &got, &err), 0);
+	buf_free(&b);
+}
+
+static void put_span(struct buf *blk, uint32_t cpu, uint16_t kind, const void *p, size_t len)
+{
+	uint8_t h[SPAN_HEADER_SIZE];
+
+	span_header_encode(cpu, kind, len, h);
+	assert_int_equal(buf_append(blk, h, sizeof(h)), 0);
+	if (len)
+		assert_int_equal(buf_append(blk, p, len), 0);
+}
+
+/* The steps as prec top gives them: each pass one DATA block in memory
+ * (its span counts in the data header left 0: the reading does not need
+ * them), whose bytes are scribbled over once it was fed. */
+static void live_steps(const struct step *steps, size_t n, struct session_stats *st)
+{
+	struct buf blk = BUF_INIT;
+	struct session s;
+	struct err err = { 0 };
+	uint8_t zero[DATA_HEADER_SIZE] = { 0 };
+
+	got.n = 0;
+	assert_int_equal(session_open_live(&s, "live", true, &err), 0);
+	live_event(&s);
+	for (size_t i = 0; i < n; i++) {
+		static struct bb r;
+
+		if (!blk.len)
+			assert_int_equal(buf_append(&blk, zero, sizeof(zero)), 0);
+		if (steps[i].cpu != ROUND_CPU) {
+			r.len = 0;
+			for (size_t k = 0; k < 8 && steps[i].times[k]; k++)
+				sample(&r, steps[i].times[k], steps[i].cpu);
+			put_span(&blk, steps[i].cpu, SPAN_RECORDS, r.b, r.len);
+			continue;
+		}
+		put_span(&blk, 0, SPAN_ROUND_END, NULL, 0);
+		assert_int_equal(session_feed_block(&s, BLOCK_DATA, blk.data, blk.len, on_record,
+						    &got, &err), 0);
+		memset(blk.data, 0xa5, blk.len);
+		buf_reset(&blk);
+	}
+	assert_int_equal(session_feed_end(&s, on_record, &got, &err), 0);
+	*st = s.stats;
+	session_close(&s);
+	buf_free(&blk);
+}
+
+/* Fed live, the steps come out as read from a file. */
+static void test_live_as_file(void **state)
+{
+	static const struct step steps[] = {
+		{ 0, { 100, 500 } }, { 2, { 120 } }, ROUND,
+		{ 1, { 200 } }, ROUND,
+		{ 0, { 600 } }, { 1, { 550 } }, ROUND,
+		{ 1, { 150, 700 } }, { 0, { 400, 800 } }, ROUND,
+		{ 2, { 900 } }, { 0, { 910 } }, ROUND,
+	};
+	static struct got file;
+	struct session_stats fst, lst;
+	size_t n = sizeof(steps) / sizeof(steps[0]);
+
+	(void)state;
+	write_steps(steps, n);
+	read_back(&fst);
+	file = got;
+	live_steps(steps, n, &lst);
+	assert_int_equal(got.n, file.n);
+	assert_int_equal(got.n, 12);
+	for (size_t i = 0; i < got.n; i++) {
+		assert_int_equal(got.time[i], file.time[i]);
+		assert_int_equal(got.ip[i], file.ip[i]);
+	}
+	assert_int_equal(lst.samples, fst.samples);
+	assert_int_equal(lst.out_of_order, fst.out_of_order);
+	assert_int_equal(lst.bad_records, 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -380,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_older_than_flush),
 		cmocka_unit_test(test_no_rounds),
 		cmocka_unit_test(test_across_blocks),
+		cmocka_unit_test(test_live_as_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -11,14 +11,15 @@ rate, the program's busy work per hop is first calibrated so that it alone
 switches that many times per second of its own CPU time, then it runs for
 about S seconds of CPU (default 2) alone and under each recording:
 
-  alone       the program alone
-  prec        prec -g (cpu-clock at 4000 Hz, the default), for reference
-  switches    prec -g --switch-events: the switch records alone (what a
-              user at perf_event_paranoid 2 gets, without stacks)
-  off-cpu     prec -g --off-cpu: a sample with call chains at each switch
-              and the switch records
-  thresh      prec -g --off-cpu --off-cpu-thresh 1: every wait here is
-              shorter, so the stacks are left out of the file
+  alone         the program alone
+  prec          prec -g (cpu-clock at 4000 Hz, the default), for reference
+  prec+off      prec -g --off-cpu: what a user types
+  switches      prec -e dummy --switch-events: the switch records alone
+                (what a user at perf_event_paranoid 2 gets, without stacks)
+  off-cpu       prec -e dummy -g --off-cpu: the off-CPU part alone, a
+                sample with call chains at each switch and the switch records
+  thresh        the same with --off-cpu-thresh 1: every wait here is
+                shorter, so the stacks are left out of the file
 
 and prints the medians over N runs (default 3) of: the workload's CPU time
 over its CPU time alone (slowdown), the workload's CPU per switch added by
@@ -74,33 +75,35 @@ def calibrate(rate):
 MODES = [
     ("alone", None),
     ("prec", ["-g"]),
-    ("switches", ["-g", "--switch-events"]),
-    ("off-cpu", ["-g", "--off-cpu"]),
-    ("thresh", ["-g", "--off-cpu", "--off-cpu-thresh", "1"]),
+    ("prec+off", ["-g", "--off-cpu"]),
+    ("switches", ["-e", "dummy", "--switch-events"]),
+    ("off-cpu", ["-e", "dummy", "-g", "--off-cpu"]),
+    ("thresh", ["-e", "dummy", "-g", "--off-cpu", "--off-cpu-thresh", "1"]),
 ]
 
-
 def measure(prec, rate, spin, hops, runs, tmp):
-    out = {}
-    for name, flags in MODES:
-        rows = []
-        for _ in range(runs):
-            data = os.path.join(tmp, "b.data")
+    """Each run goes through every mode in turn, so that the machine's
+    changing load falls on all of them alike."""
+    rows = {name: [] for name, _ in MODES}
+    data = os.path.join(tmp, "b.data")
+    for _ in range(runs):
+        for name, flags in MODES:
             cmd = [PINGPONG, str(hops), str(spin)]
             if flags is not None:
                 cmd = [prec, "-q", "--no-embed", "-o", data] + flags + ["--"] + cmd
             cpu, h, wall, wcpu = run(cmd)
             size = os.path.getsize(data) if flags is not None else 0
-            rows.append((wcpu / 1e9, (cpu - wcpu / 1e9), size / h, wall / 1e9))
-        out[name] = [statistics.median(r[i] for r in rows) for i in range(4)]
+            rows[name].append((wcpu / 1e9, (cpu - wcpu / 1e9), size / h, wall / 1e9))
+    out = {name: [statistics.median(r[i] for r in rows[name]) for i in range(4)]
+           for name, _ in MODES}
     alone = out["alone"][0]
     print("\n%d switches/s (busy work %d steps a hop), %d switches a run, medians of %d runs"
           % (rate, spin, hops, runs))
-    print("%-9s %9s %9s %14s %16s %14s %10s" % ("", "CPU s", "slowdown", "+CPU/switch",
+    print("%-10s %9s %9s %14s %16s %14s %10s" % ("", "CPU s", "slowdown", "+CPU/switch",
                                                "recorder/switch", "bytes/switch", "wall s"))
     for name, _ in MODES:
         c, rec, b, wall = out[name]
-        print("%-9s %9.3f %8.1f%% %11.2f us %13.2f us %14.1f %10.3f" % (
+        print("%-10s %9.3f %8.1f%% %11.2f us %13.2f us %14.1f %10.3f" % (
             name, c, 100 * (c / alone - 1), (c - alone) * 1e6 / hops,
             rec * 1e6 / hops if name != "alone" else 0, b, wall))
 

@@ -153,6 +153,18 @@ $(BUILD)/tests/programs/parphase: tests/programs/parphase.c tests/programs/work.
 $(BUILD)/tests/programs/pingpong: tests/programs/pingpong.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+# off-CPU time (issue 19): sleeps and lock waits of known lengths, switches at a known rate
+PROGS += $(BUILD)/tests/programs/sleeper $(BUILD)/tests/programs/lockwait \
+	 $(BUILD)/tests/programs/futexhop
+$(BUILD)/tests/programs/futexhop: tests/programs/futexhop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
+$(BUILD)/tests/programs/sleeper: tests/programs/sleeper.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/programs/lockwait: tests/programs/lockwait.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread
 # one program in two versions (differential profiles): the same basename in two folders
 PROGS += $(BUILD)/tests/programs/v1/moved $(BUILD)/tests/programs/v2/moved
 $(BUILD)/tests/programs/v%/moved: tests/programs/moved.c tests/programs/work.h

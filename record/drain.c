@@ -2,7 +2,9 @@
 /*
  * Draining the ring buffers: copy the bytes between our tail and the
  * kernel's head into the container writer (at most two spans when the data
- * wraps), then publish the new tail. Nothing is decoded here.
+ * wraps), then publish the new tail. Nothing is decoded here; with
+ * --off-cpu-thresh a pass goes through offcpu.c, which looks at its switch
+ * records and switch-out samples before writing it (offcpu.h).
  */
 #include "record.h"
 
@@ -32,8 +34,9 @@ static inline void ring_write_tail(struct perf_event_mmap_page *pc, uint64_t tai
 	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-static long ring_drain(struct session *s, struct ring *r, struct err *err)
+static long ring_drain(struct session *s, size_t i, struct err *err)
 {
+	struct ring *r = &s->rings[i];
 	struct perf_event_mmap_page *pc = r->base;
 	const uint8_t *data = (const uint8_t *)r->base + (size_t)sysconf(_SC_PAGESIZE);
 	uint64_t head = ring_read_head(pc), size = head - r->tail;
@@ -47,8 +50,12 @@ static long ring_drain(struct session *s, struct ring *r, struct err *err)
 			       r->cpu, (unsigned long long)head, (unsigned long long)size);
 	start = (size_t)(r->tail & (r->data_size - 1));
 	n1 = r->data_size - start < size ? r->data_size - start : (size_t)size;
-	ret = s->writer ? container_write_records(s->writer, (uint32_t)r->cpu, data + start, n1,
-						  data, (size_t)size - n1, err) : 0;
+	/* --off-cpu-thresh: the pass decides what of it is written (offcpu.h) */
+	if (offcpu_pass_active(s))
+		ret = offcpu_pass_take(s, i, data + start, n1, data, (size_t)size - n1, err);
+	else
+		ret = s->writer ? container_write_records(s->writer, (uint32_t)r->cpu, data + start,
+							  n1, data, (size_t)size - n1, err) : 0;
 	if (!ret && s->sink)
 		ret = s->sink->records(s->sink->ctx, (uint32_t)r->cpu, data + start, n1, data,
 				       (size_t)size - n1, err);
@@ -64,11 +71,17 @@ long session_drain(struct session *s, struct err *err)
 	long total = 0;
 
 	for (size_t i = 0; i < s->nr_rings; i++) {
-		long n = s->rings[i].backward ? 0 : ring_drain(s, &s->rings[i], err);
+		long n = s->rings[i].backward ? 0 : ring_drain(s, i, err);
 
 		if (n < 0)
 			return n;
 		total += n;
+	}
+	if (total && offcpu_pass_active(s)) {
+		int ret = offcpu_pass_write(s, s->writer, err);
+
+		if (ret)
+			return ret;
 	}
 	/* --overwrite: the samples come at the dump, older than the tracking
 	 * records drained meanwhile; without round marks the reader sorts

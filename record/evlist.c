@@ -235,12 +235,13 @@ static void setup_attr(struct session *s, size_t i, bool workload)
 		a->comm_exec = 1;
 		a->task = 1;
 		a->build_id = s->build_id_in_mmap;
-		a->context_switch = o->switch_events;
+		a->context_switch = o->switch_events || o->off.on;
 		a->cgroup = o->all_cgroups;     /* PERF_RECORD_CGROUP for new cgroups */
 	}
 	setup_sample_read(s, i, a);
 	if (o->all_cgroups)
 		a->sample_type |= PERF_SAMPLE_CGROUP;
+	offcpu_attr(s, i, a);
 }
 
 static int add_evfd(struct session *s, const struct evfd *e)
@@ -369,7 +370,9 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	s->attrs = calloc(s->nr_events, sizeof(*s->attrs));
 	if (!s->attrs)
 		return err_set(err, -ENOMEM, "out of memory");
-	ret = target_cpus(o->cpu_list, &s->cpus, &s->nr_cpus, err);
+	ret = offcpu_session_open(s, err);
+	if (!ret)
+		ret = target_cpus(o->cpu_list, &s->cpus, &s->nr_cpus, err);
 	if (ret)
 		return ret;
 	s->ring_pages = choose_ring_pages(s);
@@ -401,7 +404,7 @@ int session_open_events(struct session *s, pid_t workload, struct err *err)
 	}
 	if (!s->nr_evfds)
 		return err_set(err, -ESRCH, "nothing to record: every thread exited");
-	if (s->tried_user_only && !o->quiet)
+	if (!offcpu_note(s, o->quiet ? NULL : stderr) && s->tried_user_only && !o->quiet)
 		user_only_note(stderr, "prec", s->events[0].name);
 	return 0;
 }
@@ -482,6 +485,7 @@ void record_session_close(struct session *s)
 	free(s->cpus);
 	free(s->tids);
 	cgroup_close_all(s->cgroup_fds, s->nr_events);
+	offcpu_session_free(s);
 	s->cgroup_fds = NULL;
 	s->rings = NULL;
 	s->evfds = NULL;

@@ -429,6 +429,8 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 	 * (skipped for a command, where reading them would be most of the cost). */
 	if (!ret && (s->opts->pids || s->opts->tids || s->opts->all_cpus || s->opts->cpu_list))
 		ret = write_kallsyms(s->writer, s->opts->verbose, err);
+	if (!ret)       /* --off-cpu: where waits still open end */
+		ret = offcpu_write_end_clock(s, s->writer, err);
 	if (!ret)
 		ret = write_final_metadata(s->writer, st, run->status, wall_ns(), err);
 	if (ret)
@@ -477,6 +479,8 @@ static int finish(struct run *run, struct err *err)
 				       name, sizeof(name), err)))
 		return ret;
 	print_summary(s->opts, &st, file_bytes, name);
+	if (s->opts->verbose)
+		offcpu_print_stats(s, stderr);
 	return 0;
 }
 

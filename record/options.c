@@ -206,6 +206,8 @@ static int check_opts(struct record_opts *o, const struct raw_args *raw, struct 
 		o->default_event = true;
 		ret = events_parse("cycles", NULL, &o->events, err);
 	}
+	if (!ret)       /* --off-cpu: its event after the others */
+		ret = offcpu_check(o, err);
 	if (!ret)       /* probes' symbols, mem:SYMBOL's variable */
 		ret = probes_resolve(&o->events, o->argc ? o->argv : NULL,
 				     o->pids ? o->pids : o->tids, err);
@@ -252,6 +254,7 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 		OPTION_FLAG(0, "switch-events", &o->switch_events, "record context switches"),
 		OPTION_FLAG(0, "latency", &o->latency, "record what prep --latency needs: the context "
 			    "switches of the recorded threads"),
+		OFFCPU_OPTIONS(&o->off),
 		OPTION_INT('D', "delay", &o->delay_ms, "ms", "enable the events ms milliseconds after "
 			   "the start (-1: when --control says enable)", -1, 1L << 30),
 		OPTION_STRING(0, "control", &o->control, "fifo:ctl[,ack]|fd:ctl[,ack]",

@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "common/events.h"
 #include "format/container.h"
+#include "record/offcpu.h"
 #include "record/sample_opts.h"
 
 #define PREC_VERSION "0.1"
@@ -74,6 +75,7 @@ struct record_opts {
 	const char *cgroups[EVENT_LIST_MAX];    /* -G: each event's cgroup, or NULL */
 	size_t nr_cgroup_names;         /* -G names given so far (cgroup.h) */
 	bool all_cgroups;               /* --all-cgroups */
+	struct offcpu_opts off;         /* --off-cpu, --off-cpu-thresh (offcpu.h) */
 };
 
 /* One opened event on one CPU/thread. */
@@ -135,6 +137,7 @@ struct session {
 	bool disabled;                  /* -D or --control's disable holds the events off */
 	pid_t workload;                 /* the workload followed, or 0 */
 	int *cgroup_fds;                /* -G: per event, its cgroup's directory or -1 */
+	struct offcpu_rec *offcpu;      /* --off-cpu (offcpu.h), else NULL */
 	bool poll_stdin;                /* session_poll wakes on standard input too (prec top) */
 	bool stdin_ready;               /* ... and it had something to read */
 };

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/opts.h"
 #include "format/blocks.h"
+#include "offcpu.h"
 #include "report/aggregate/daddr.h"
 #include "parallel.h"
 
@@ -109,7 +110,8 @@ static int load_init(struct load *l, const struct load_opts *o, struct err *err)
 	so.cache_dir = o->no_cache ? NULL : cache_dir(cache, sizeof(cache));
 	l->sym = symbolizer_new(&so);
 	l->unw = unwinder_new(&l->machine, o->symfs);
-	if (!l->sym || !l->unw)
+	l->off = offcpu_new(o->wall);
+	if (!l->sym || !l->unw || !l->off)
 		return err_set(err, -ENOMEM, "out of memory");
 	if (o->parallelism && !(l->par = parallel_new(o->parallelism_list, err)))
 		return -EINVAL;
@@ -150,6 +152,7 @@ void load_free(struct load *l)
 	load_close_inputs(l);
 	symbolizer_free(l->sym);
 	unwinder_free(l->unw);
+	offcpu_free(l->off);
 	machine_free(&l->machine);
 	for (size_t i = 0; i < l->nr_merged; i++)
 		embed_free(l->merged[i]);
@@ -202,6 +205,15 @@ static bool sample_wanted(const struct run_ctx *rc, const struct sample *smp)
 
 	return filter_ids_wanted(f, smp->pid, smp->tid, smp->cpu) &&
 	       filter_time_wanted(&f->time, smp->time, rc->t0, rc->t1);
+}
+
+/* Filtering on the sample's thread (--comm) and cgroup. */
+static bool thread_wanted(const struct load *l, const struct sample *smp, const struct thread *t)
+{
+	if (l->filter.comms.on && !filter_name_wanted(&l->filter.comms, t->comm))
+		return false;
+	return !l->filter.cgroups.on || filter_cgroup_wanted(&l->filter, (smp->type & PERF_SAMPLE_CGROUP) ?
+			machine_cgroup_path(&l->machine, smp->cgroup) : NULL);
 }
 
 /* Call-chain assembly: the recorded chain, its context markers turned into
@@ -325,6 +337,42 @@ static bool is_read_group(const struct sample *smp)
 	       (smp->read.format & PERF_FORMAT_GROUP);
 }
 
+/* prec --off-cpu: a switch-out's stack, held until the thread's switch-in
+ * makes it an offcpu-time sample (offcpu.h). */
+static int hold_stack(struct run_ctx *rc, struct session *s, const struct record *rec)
+{
+	const struct sample *smp = &rec->u.sample;
+	struct thread *t;
+	int ret;
+
+	if (rc->on_record && (ret = rc->on_record(rc->ctx, rc->l, s, rec)))
+		return ret;
+	t = machine_thread(&rc->l->machine, smp->pid, smp->tid);
+	if (!t)
+		return -ENOMEM;
+	return offcpu_stack(rc->l->off, rec, t, rc->addrs, rc->kernel, assemble_chain(rc, t, rec));
+}
+
+/* An offcpu-time sample made of a wait (offcpu.h): counted, filtered as a
+ * recorded one (by its thread's own command: a wait open at the end shows
+ * under a marked copy), handed to fn. */
+static int deliver_made(void *ctx, const struct load_sample *ls)
+{
+	struct run_ctx *rc = ctx;
+	struct load *l = rc->l;
+	const struct sample *smp = &ls->rec->u.sample;
+	const struct thread *t = machine_thread(&l->machine, smp->pid, smp->tid);
+
+	if (!t)
+		return -ENOMEM;
+	count_sample(l, ls->event, ls->period);
+	if ((l->filter.by_sample && !sample_wanted(rc, smp)) || !thread_wanted(l, smp, t)) {
+		l->filtered++;
+		return 0;
+	}
+	return rc->fn ? rc->fn(rc->ctx, l, ls) : 0;
+}
+
 /* A sample: counted, shown to on_record, filtered, its chain assembled,
  * handed to fn. */
 static int on_sample(struct run_ctx *rc, struct session *s, const struct record *rec)
@@ -339,6 +387,8 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 		return 0;
 	if ((ret = parallel_sample(l->par, rec, &ls.parallelism)))
 		return ret;
+	if (offcpu_holds(l->off, rec->event))
+		return hold_stack(rc, s, rec);
 	ls.event = l->event_map[rc->file][rec->event];
 	ls.period = sample_period(s, rec);
 	if (!group)
@@ -355,12 +405,7 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 	ls.thread = machine_thread(&l->machine, smp->pid, smp->tid);
 	if (!ls.thread)
 		return -ENOMEM;
-	if (l->filter.comms.on && !filter_name_wanted(&l->filter.comms, ls.thread->comm)) {
-		l->filtered++;
-		return 0;
-	}
-	if (l->filter.cgroups.on && !filter_cgroup_wanted(&l->filter, (smp->type & PERF_SAMPLE_CGROUP) ?
-			machine_cgroup_path(&l->machine, smp->cgroup) : NULL)) {
+	if (!thread_wanted(l, smp, ls.thread)) {
 		l->filtered++;
 		return 0;
 	}
@@ -383,6 +428,8 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 		ret = parallel_record(rc->l->par, rec);
 	if (!ret && rc->on_record)
 		ret = rc->on_record(rc->ctx, rc->l, s, rec);
+	if (!ret)       /* a switch-in ends an off-CPU wait: its sample after it (offcpu.h) */
+		ret = offcpu_record(rc->l->off, &rc->l->machine, rec, deliver_made, rc);
 	return ret;
 }
 
@@ -391,7 +438,7 @@ static int map_events(struct load *l, size_t file, struct err *err)
 	const struct session *s = &l->sessions[file];
 
 	for (size_t i = 0; i < s->nr_events && i < LOAD_MAX_EVENTS; i++) {
-		const char *name = session_event_name(s, (int)i);
+		const char *name = offcpu_event_name(l->off, s, i, session_event_name(s, (int)i));
 		size_t j;
 
 		for (j = 0; j < l->nr_events; j++)
@@ -404,8 +451,10 @@ static int map_events(struct load *l, size_t file, struct err *err)
 		}
 		l->event_map[file][i] = (int)j;
 		l->event_chains[j] |= !!(s->events[i].attr.sample_type &
-					 (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
+					 (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) &&
+				      !offcpu_event_stackless(s, i);
 	}
+	offcpu_file_begin(l->off, s, file, l->event_map[file]);
 	return 0;
 }
 
@@ -626,6 +675,8 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 	ret = session_read(s, load_on_record_first, rc, err);
 	if (ret == -E2BIG)
 		ret = err_set(err, ret, "%s: more than %d events", l->opts.inputs[i], LOAD_MAX_EVENTS);
+	if (!ret)       /* the waits still open, closed at the end */
+		ret = offcpu_file_end(l->off, &l->machine, s, deliver_made, rc);
 	if (!ret)
 		ret = check_cpus(l, s, err);
 	return ret ? ret : after_read(l, i, kallsyms_done, err);
@@ -649,6 +700,9 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 		rc.file = i;
 		ret = read_input(l, &rc, kallsyms_done, err);
 	}
+	if (!ret && l->opts.wall && !offcpu_seen(l->off))
+		warn(l, "--wall: the input has no off-CPU time (record with prec --off-cpu): "
+		     "wall-time is cpu-clock alone");
 out:
 	free(rc.addrs);
 	free(rc.kernel);

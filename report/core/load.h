@@ -44,6 +44,7 @@ struct load_opts {
 	bool quiet;                     /* no warnings */
 	bool self_only;                 /* each sample's own address only: no call chain
 					   assembled nor unwound (prep diff) */
+	bool wall;                      /* --wall: cpu-clock and offcpu-time as wall-time (offcpu.h) */
 	struct load_filter_opts f;
 	bool parallelism;               /* each sample's parallelism (parallel.h) */
 	const char *parallelism_list;   /* --parallelism: only these levels */
@@ -83,6 +84,8 @@ int load_opts_set_input(const struct opt *o, const char *arg, struct err *err);
 	LOAD_OPT_SYMFS(o), \
 	OPTION_FLAG(0, "no-embedded", &(o)->no_embedded, "ignore what the file embedded of its binaries: read them on this machine"), \
 	OPTION_STRING(0, "kallsyms", &(o)->kallsyms_path, "file", "kernel symbols from this file (default: the recording's copy, else /proc/kallsyms)")
+#define LOAD_OPT_WALL(o) \
+	OPTION_FLAG(0, "wall", &(o)->wall, "wall-clock time: cpu-clock and offcpu-time as one event, wall-time (prec --off-cpu)")
 #define LOAD_OPTS_IDS_(o) \
 	OPTION_STRING(0, "comm", &(o)->f.comms, "list", "only these commands"), \
 	OPTION_STRING(0, "pid", &(o)->f.pids, "list", "only these process ids"), \

@@ -3,6 +3,7 @@
  * them is on a per-sample path (views get a sample's all in struct
  * load_sample), so a call each is no cost worth inlining. */
 #include "load_int.h"
+#include "offcpu.h"
 
 #include <string.h>
 
@@ -40,7 +41,8 @@ bool load_has_callchains(const struct load *l)
 {
 	for (size_t i = 0; i < l->nr_sessions; i++)
 		for (size_t e = 0; e < l->sessions[i].nr_events; e++)
-			if (l->sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			if ((l->sessions[i].events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+			    !offcpu_event_stackless(&l->sessions[i], e))
 				return true;
 	return false;
 }

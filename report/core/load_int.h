@@ -64,6 +64,7 @@ struct load {
 	struct machine machine;
 	struct symbolizer *sym;
 	struct unwinder *unw;           /* --call-graph dwarf samples */
+	struct offcpu *off;             /* off-CPU waits (offcpu.h) */
 	const char *events[LOAD_MAX_EVENTS];    /* names, merged across files */
 	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
 	bool mapped[LOAD_MAX_INPUTS];

@@ -20,6 +20,7 @@ size_t pprof_options(struct export_opts *o, struct opt *t)
 		LOAD_OPT_INPUTS(&o->lo),
 		OPTION_STRING('e', "event", &o->event, "name", "the event to export (default: the first with samples)"),
 		OPTION_INT('z', "compression-level", &o->level, "n", "gzip level, 0 (none) to 9 (default 1)", 0, 9),
+		LOAD_OPT_WALL(&o->lo),
 		LOAD_SYMBOL_OPTIONS(&o->lo),
 		LOAD_SAMPLE_FILTER_OPTIONS(&o->lo),
 		OPTION_COUNT('q', "quiet", &o->quiet, "no summary or warnings"),

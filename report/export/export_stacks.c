@@ -14,6 +14,7 @@
 #include "flame.h"
 #include "folded.h"
 #include "report/aggregate/stacks.h"
+#include "report/core/offcpu.h"
 #include "report/core/progress.h"
 #include "report/views/annotate_lines.h"
 #include "speedscope.h"
@@ -160,10 +161,19 @@ static void job_free(struct job *j)
 
 /* ---- folded --------------------------------------------------------------- */
 
+/* offcpu-time and wall-time are durations: weighed by them unless --with
+ * count (or --folded=count) asks for the number of samples. */
+static void by_period(const struct load *l, int event, struct folded_opts *fo)
+{
+	if (!fo->count && offcpu_weighted_event(load_event_name(l, event)))
+		fo->period = true;
+}
+
 size_t folded_options(struct export_opts *o, struct opt *t)
 {
 	const struct opt v[] = {
-		OPTION_STRING(0, "with", &o->with, "list", "period, pid, tid, kernel, inline, no-comm (as prep --folded=LIST)"),
+		OPTION_STRING(0, "with", &o->with, "list", "period, count, pid, tid, kernel, inline, no-comm (as prep --folded=LIST)"),
+		LOAD_OPT_WALL(&o->lo),
 		COMMON_OPTIONS(*o),
 	};
 
@@ -187,6 +197,8 @@ int folded_run(const struct exporter *x, struct export_opts *o)
 	ret = job_read(&j, ONE_EVENT_OR_NONE, false);
 	if (!ret)
 		ret = job_open(&j);
+	if (!ret && j.st.nr_stacks)
+		by_period(j.l, j.st.stacks[0].event, &fo);
 	if (!ret)
 		ret = job_close(&j, folded_write(j.out, &j.st, &fo));
 	job_free(&j);
@@ -197,6 +209,7 @@ int export_folded_report(struct load *l, struct hist *h, const char *event, bool
 			 const struct folded_opts *fo)
 {
 	struct stacks_opts so = { .inline_frames = h->opts.inline_frames, .l = l };
+	struct folded_opts fw = *fo;
 	struct stacks st = { 0 };
 	struct err err = { 0 };
 	int ret;
@@ -210,7 +223,8 @@ int export_folded_report(struct load *l, struct hist *h, const char *event, bool
 		stacks_free(&st);
 		return 1;
 	}
-	ret = folded_write(stdout, &st, fo);
+	by_period(l, so.event, &fw);
+	ret = folded_write(stdout, &st, &fw);
 	if (!ret && fflush(stdout))
 		ret = -EIO;
 	if (ret)
@@ -223,7 +237,7 @@ int export_folded_report(struct load *l, struct hist *h, const char *event, bool
 
 size_t speedscope_options(struct export_opts *o, struct opt *t)
 {
-	const struct opt v[] = { COMMON_OPTIONS(*o) };
+	const struct opt v[] = { LOAD_OPT_WALL(&o->lo), COMMON_OPTIONS(*o) };
 
 	_Static_assert(NR_OPTS(v) <= EXPORT_MAX_OPTS - 2, "EXPORT_MAX_OPTS");
 	memcpy(t, v, sizeof(v));
@@ -259,6 +273,7 @@ size_t flame_options(struct export_opts *o, struct opt *t)
 		DIFF_SIDE_OPTIONS(*o),
 		OPTION_STRING(0, "alpha", &o->alpha, "p", "--diff: false discovery rate of the change marks (default 0.05)"),
 		OPTION_STRING(0, "min-share", &o->min_share, "pct", "--diff: test frames with at least this share, both sides' mean (default 0.5)"),
+		LOAD_OPT_WALL(&o->lo),
 		COMMON_OPTIONS(*o),
 	};
 
@@ -297,6 +312,7 @@ int flame_run(const struct exporter *x, struct export_opts *o)
 	if (!ret) {
 		fo.annot = j.ap;
 		fo.event = j.st.nr_stacks ? j.st.stacks[0].event : 0;
+		fo.period = offcpu_weighted_event(load_event_name(j.l, fo.event));
 		snprintf(sub, sizeof(sub), "%s, %s",
 			 load_event_name(j.l, j.st.nr_stacks ? j.st.stacks[0].event : 0), o->lo.inputs[0]);
 		fo.subtitle = sub;

@@ -238,17 +238,19 @@ static int ftree_build(struct ftree *t, const struct stacks *s, const struct fla
 		const struct sstack *st = &s->stacks[i];
 		uint32_t at = 0, label;
 
-		t->n[0].value += st->count;
+		uint64_t v = o->period ? st->period : st->count;
+
+		t->n[0].value += v;
 		if (!o->no_comm) {
 			if (comm_label(t, first_comm, st->comm ? st->comm : "", &label) ||
 			    child(t, at, label, &at))
 				goto nomem;
-			t->n[at].value += st->count;
+			t->n[at].value += v;
 		}
 		for (uint32_t j = 0; j < st->nr; j++) {
 			if (child(t, at, s->ids[st->first + j], &at))
 				goto nomem;
-			t->n[at].value += st->count;
+			t->n[at].value += v;
 		}
 	}
 	if (add_label(t, "all", KIND_ROOT, NULL))
@@ -289,7 +291,8 @@ static int write_data(FILE *out, const struct ftree *t, const struct flame_opts 
 	json_string(out, o->title ? o->title : "Flame Graph");
 	fputs(",\"subtitle\":", out);
 	json_string(out, o->subtitle ? o->subtitle : "");
-	fprintf(out, ",\"icicle\":%s,\"unit\":\"samples\",\n\"names\":[", o->icicle ? "true" : "false");
+	fprintf(out, ",\"icicle\":%s,\"unit\":\"%s\",\n\"names\":[", o->icicle ? "true" : "false",
+		o->period ? "ns" : "samples");
 	for (size_t i = 0; i < t->nr_labels; i++) {
 		if (i)
 			fputc(',', out);
@@ -507,7 +510,7 @@ int flame_write_svg(FILE *out, const struct stacks *s, const struct flame_opts *
 	fputs("</text>\n<text x=\"", out);
 	fprintf(out, "%d\" y=\"40\" fill=\"#555\">", SVG_PAD);
 	xml_text(out, o->subtitle ? o->subtitle : "", 4096);
-	fprintf(out, " (%.0f samples)</text>\n", total);
+	fprintf(out, " (%.0f %s)</text>\n", total, o->period ? "ns" : "samples");
 	for (int k = 0; k < 5; k++) {
 		double h, sa, l;
 		int r, g, b;
@@ -538,8 +541,9 @@ int flame_write_svg(FILE *out, const struct stacks *s, const struct flame_opts *
 		hsl_rgb(h, sa, l, &r, &g, &b);
 		fputs("<g><title>", out);
 		xml_text(out, name, 4096);
-		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		fprintf(out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 			"height=\"%d\" fill=\"#%02x%02x%02x\" rx=\"2\"/>", n->value,
+			o->period ? "ns" : "samples",
 			total > 0 ? 100.0 * (double)n->value / total : 0.0, SVG_PAD + x[i] * scale,
 			SVG_TOP + (int)(t.max_depth - d) * SVG_ROW, w, SVG_ROW - 1, r, g, b);
 		fit = w > 3 * SVG_CHAR + 6 ? (size_t)((w - 6) / SVG_CHAR) : 0;

@@ -25,6 +25,7 @@ struct flame_opts {
 	int width;              /* SVG: pixels (default 1200) */
 	struct annot_pass *annot;       /* the page's annotate pane data; NULL: none */
 	int event;              /* the load event index of the stacks (for annot) */
+	bool period;            /* widths by period in ns (offcpu-time, wall-time), not samples */
 };
 
 /* The annotate pane's bounds: functions with at least this share (in

@@ -23,7 +23,7 @@ int folded_parse(const char *arg, struct folded_opts *o, struct err *err)
 		if (!strcmp(t, "period"))
 			o->period = true;
 		else if (!strcmp(t, "count"))
-			o->period = false;
+			o->period = false, o->count = true;
 		else if (!strcmp(t, "pid"))
 			o->pid = true;
 		else if (!strcmp(t, "tid"))

@@ -23,6 +23,7 @@
 
 struct folded_opts {
 	bool period;            /* weights are periods, not sample counts */
+	bool count;             /* "count" was given: counts even for offcpu-time */
 	bool no_comm;           /* no command-name root frame */
 	bool pid, tid;          /* comm-PID, comm-PID/TID root frames */
 	bool kernel_mark;       /* "_[k]" after kernel functions */

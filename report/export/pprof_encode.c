@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/pb.h"
+#include "report/core/offcpu.h"
 
 #define FLUSH_AT ((size_t)1 << 20)
 
@@ -245,7 +246,8 @@ int pprof_encode(struct pp *p, const struct pprof_result *res, struct gzout *gz,
 	recording_time(p->l, &start, &duration);
 	ret = pprof_str_id(p, "samples", &samples) || pprof_str_id(p, "count", &count) ||
 	      pprof_str_id(p, load_event_name(p->l, p->event), &type) ||
-	      pprof_str_id(p, clock_event(attr) ? "nanoseconds" : "count", &unit) ||
+	      pprof_str_id(p, clock_event(attr) || offcpu_weighted_event(load_event_name(p->l, p->event)) ?
+			   "nanoseconds" : "count", &unit) ||
 	      comments(p, cmt, &nr_cmt) ||
 	      value_type(&e.b, PROFILE_SAMPLE_TYPE, samples, count) ||
 	      value_type(&e.b, PROFILE_SAMPLE_TYPE, type, unit) ? -ENOMEM : 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "report/core/offcpu.h"
 
 struct profile {
 	size_t first, n;        /* in the sorted stack order */
@@ -52,7 +53,8 @@ static bool time_event(const char *name)
 {
 	size_t n = strcspn(name, ":");
 
-	return (n == 9 && !strncmp(name, "cpu-clock", 9)) || (n == 10 && !strncmp(name, "task-clock", 10));
+	return (n == 9 && !strncmp(name, "cpu-clock", 9)) || (n == 10 && !strncmp(name, "task-clock", 10)) ||
+	       offcpu_weighted_event(name);
 }
 
 static void write_frames(FILE *out, const struct stacks *s)

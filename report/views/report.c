@@ -510,6 +510,7 @@ int cmd_report(int argc, char **argv)
 		OPTION_FLAG(0, "group", &ro.group, "show the events of a group together, one overhead column each (default for {a,b}:S groups)"),
 		OPTION_FLAG('T', "threads", &ro.threads, "show per-thread event counters at the end (prec -s, {a,b}:S)"),
 		LATENCY_OPTIONS(&ro.lat, &ro.lo),
+		LOAD_OPT_WALL(&ro.lo),
 		LOAD_SYMBOL_OPTIONS(&ro.lo),
 		LOAD_FILTER_OPTIONS(&ro.lo),
 		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),

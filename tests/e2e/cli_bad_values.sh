@@ -180,6 +180,9 @@ prec | --clockid | --clockid bogus -- true | --clockid bogus: unknown clock
 prec | --branch-filter | -j foo -- true | -j foo: unknown branch filter 'foo'
 prec | --user-regs | --user-regs=foo -- true | --user-regs foo: unknown register 'foo'
 prec | --intr-regs | --intr-regs=foo -- true | --intr-regs foo: unknown register 'foo'
+prec | --off-cpu-thresh | --off-cpu-thresh abc -- true | --off-cpu-thresh abc: expected milliseconds
+prec | --off-cpu-thresh | --off-cpu-thresh -1 -- true | --off-cpu-thresh -1: expected milliseconds
+prec | --off-cpu-thresh | --off-cpu-thresh 5 --overwrite -- true | --off-cpu-thresh cannot be used with --overwrite
 prec top | --cpu | -C abc | -C 'abc': not a CPU list
 prec top | --cpu | -C 99 | -C 99: CPU 99 does not exist
 prec top | --pid | -p abc | -p 'abc': problems parsing pid list

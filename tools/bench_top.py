@@ -12,11 +12,11 @@ with a refresh every D seconds, each on a terminal of its own (a pty of
 120x40, read and thrown away as a screen would show it; perf top --stdio
 without a terminal loops on its help text), lets it run S seconds, ends it
 with SIGINT and takes the user+system CPU time of the process and its
-threads (wait4). --mode stdio gives both --stdio; --mode tui gives perf its
-browser and prec whatever it shows by default (its --stdio tables until the
-browser lands). A first run of each, not counted, warms the caches both
-keep (kernel symbols, binaries). -g gives both call chains. Medians of N
-runs and the ratio prec/perf are printed.
+threads (wait4). --mode stdio gives both --stdio; --mode tui gives both
+what they show on a terminal by default: their browsers. A first run of
+each, not counted, warms the caches both keep (kernel symbols, binaries).
+-g gives both call chains. Medians of N runs and the ratio prec/perf are
+printed.
 """
 import argparse
 import fcntl
@@ -98,7 +98,7 @@ def main():
     common = ["-F", str(a.freq), "-d", str(a.delay)] + (["-g"] if a.g else [])
     cmds = {
         "perf top": ["perf", "top"] + stdio + common,
-        "prec top": [os.path.join(top, "prec"), "top", "--stdio"] + common,
+        "prec top": [os.path.join(top, "prec"), "top"] + stdio + common,
     }
     busy = None if a.no_busy else subprocess.Popen([spin, str(int((a.runs + 1) * 2.5 *
                                                                   (a.seconds + 2) * 1000))],

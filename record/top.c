@@ -374,10 +374,19 @@ int cmd_top(int argc, char **argv)
 		r.s.writer = NULL;
 		unlink(c.record);
 	}
+	if (!ret && c.browse) {
+		ret = top_tui_run(&r, &err);
+		/* a terminal curses cannot start: the tables, unless --tui */
+		if (ret == -ENOTTY && !c.tui) {
+			c.browse = false;
+			err = (struct err){ 0 };
+			ret = 0;
+		}
+	}
 	if (!c.browse)
 		keys_start(&r);
-	if (!ret)
-		ret = c.browse ? top_tui_run(&r, &err) : loop(&r, &err);
+	if (!ret && !c.browse)
+		ret = loop(&r, &err);
 	keys_end(&r);
 	if (!ret)
 		ret = finish(&r, &err);

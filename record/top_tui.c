@@ -289,6 +289,17 @@ int top_tui_run(struct top_run *r, struct err *err)
 	drain_stop(&u);
 	if (!ret && drain_state(&u, err) < 0)
 		ret = err->code;
+	/* what waits, to the view too: the tables go on from there when the
+	 * terminal could not be started (and top_end reads it at the end) */
+	if (!ret || ret == -ENOTTY) {
+		struct err ferr = { 0 };
+		int fret = feed(&u, r->view, &ferr);
+
+		if (fret) {
+			*err = ferr;
+			ret = fret;
+		}
+	}
 	buf_free(&u.queue);
 	buf_free(&u.spare);
 	pthread_cond_destroy(&u.taken);

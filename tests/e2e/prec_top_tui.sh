@@ -7,7 +7,8 @@
 # line is the hottest instruction shown, of the binary on this machine),
 # zoom into the thread and back, h (z in the help), z ([z] in the title),
 # P, -E, the symbol filter, a call graph expanded with -g that stays open
-# across a refresh, q ends it with status 0 and the terminal as it was
+# across a refresh, --record's file written meanwhile (0 lost; prep reads
+# it), q ends it with status 0 and the terminal as it was
 # (canonical mode, echo); --tui without a terminal and --stdio --tui are
 # refused; as an unprivileged user at perf_event_paranoid 2 the browser
 # opens on -p with cpu-clock:u. Every wait polls the screen; the paranoid
@@ -28,7 +29,7 @@ start() {
 	local s=$1
 	shift
 	$TM new-session -d -s "$s" -x 160 -y 40 \
-		"cd $d && $*; echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)' | tr '\n' ' '; echo; sleep 600"
+		"cd $d && $*; echo EXIT=\$?; echo MODES: \$(stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)'); sleep 600"
 }
 shot() { $TM capture-pane -p -t "$1"; }
 # wait_for NAME WHAT SECONDS TEST...: polls the screen (in $d/scr) until
@@ -72,9 +73,9 @@ reversed() {
 # q, then status 0 and the terminal's modes as they were
 quits() {
 	keys "$1" q
-	wait_for "$1" "$2: q" 10 has '^EXIT=' || return
+	wait_for "$1" "$2: q" 10 has '^MODES:' || return
 	grep -qx 'EXIT=0' "$d/scr" || fail "$2: q: $(grep EXIT= "$d/scr")"
-	grep -qx 'icanon echo' "$d/scr" || fail "$2: the terminal's modes after q: $(tail -3 "$d/scr")"
+	grep -qx 'MODES: icanon echo' "$d/scr" || fail "$2: the terminal's modes after q: $(grep MODES: "$d/scr")"
 	grep -q '^Samples: ' "$d/scr" && fail "$2: the browser's screen is still there"
 }
 
@@ -141,7 +142,7 @@ grep -qE '^ +[0-9.]+%  spin +\[\.\] spin_work$' prep.hist.0 || fail "P: $(head -
 quits m "-p"
 
 # ---- -g: -E, the filter, a call graph opened, kept across a refresh ---------------------
-start g NO_COLOR=1 "$PREC" top -e cpu-clock -g -E 3 -d 1 -p $spin
+start g NO_COLOR=1 "$PREC" top -e cpu-clock -g -E 3 -d 1 -p $spin --record "$d/tui.data"
 wait_for g "-g: entries" 8 sh -c "grep -qE '\] spin_work$'" || exit 1
 n=$(rows | entry_lines | wc -l)
 [ "$n" -eq 3 ] || fail "-E 3: $n entries: $(rows)"
@@ -156,6 +157,11 @@ before=$(samples)
 wait_for g "-g: a refresh" 6 other_samples "$before"
 grep -qE '__libc_start_call_main$' scr || fail "-g: the call graph closed at the refresh: $(cat scr)"
 quits g "-g"
+# --record: the drain thread wrote the file while the browser ran
+grep -q "^\[ prec: captured and wrote .* $d/tui.data ([0-9]* samples, 0 lost) \]$" scr ||
+	fail "--record in the browser: summary: $(grep -A1 'prec:' scr)"
+"$PREP" -i "$d/tui.data" --stdio --no-children --sort sym 2>/dev/null | grep -qE '^ +(9[0-9]|100)\.[0-9]+%  \[\.\] spin_work$' ||
+	fail "--record in the browser: prep: $("$PREP" -i "$d/tui.data" --stdio --no-children --sort sym 2>&1 | grep -m3 '%')"
 
 # ---- what is refused -----------------------------------------------------------------
 "$PREC" top --tui -p $spin >"$d/tui.out" 2>&1 </dev/null && fail "--tui without a terminal taken"

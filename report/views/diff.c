@@ -19,6 +19,8 @@
 #include "common/log.h"
 #include "common/opts.h"
 #include "report/core/filter.h"
+#include "report/export/diffread.h"
+#include "report/export/diffstacks.h"
 #include "diff_int.h"
 #include "dump.h"
 
@@ -45,6 +47,7 @@ struct diff_opts {
 	long order;
 	bool order_set;
 	bool baseline_only, period, formula, quiet, dump, force, error, significant, help;
+	bool folded, normalize;
 };
 
 static const char usage_line[] = "prep diff [OLD] [NEW...] [options]  "
@@ -426,6 +429,52 @@ static int dump_all(const struct side_arg *sides, size_t nr_sides)
 	return 0;
 }
 
+/* --folded: difffolded.pl's two-column stacks of OLD and NEW (each side's
+ * runs summed), the recordings read one at a time (report/export/diffread.h) */
+static int diff_folded(struct diff_opts *d, const struct side_arg *sides, size_t nr_sides)
+{
+	struct diffstacks_opts dopts = { .normalize = d->normalize };
+	struct load_opts lo = d->lo;
+	struct diffread_opts ro = { .lo = &lo };
+	struct diffstacks *ds;
+	int ret = 0;
+
+	if (nr_sides != 2) {
+		fprintf(stderr, "prep diff: --folded compares two sides, OLD and one NEW (%zu given)\n",
+			nr_sides);
+		return 129;
+	}
+	lo.f.comms = d->comm;
+	lo.quiet = d->quiet;
+	ds = diffstacks_new(&dopts);
+	if (!ds) {
+		fprintf(stderr, "prep diff: out of memory\n");
+		return 1;
+	}
+	for (size_t s = 0; s < 2 && !ret; s++)
+		for (size_t k = 0; k < sides[s].nr && !ret; k++) {
+			struct diffrun r;
+			struct err err = { 0 };
+
+			if (diffrun_read(&r, &ro, sides[s].path[k], &err)) {
+				fprintf(stderr, "prep diff: %s\n", err.msg);
+				ret = 1;
+				break;
+			}
+			if (diffstacks_add(ds, s ? DIFF_NEW : DIFF_OLD, &r.st)) {
+				fprintf(stderr, "prep diff: out of memory\n");
+				ret = 1;
+			}
+			diffrun_free(&r);
+		}
+	if (!ret && (diffstacks_write(stdout, ds) || fflush(stdout))) {
+		fprintf(stderr, "prep diff: writing the stacks failed\n");
+		ret = 1;
+	}
+	diffstacks_free(ds);
+	return ret;
+}
+
 /* ---- the command line -------------------------------------------------------- */
 
 /* Options anywhere among the files (as perf takes them): each stretch of
@@ -497,6 +546,8 @@ int cmd_diff(int argc, char **argv)
 		OPTION_STRING('d', "dsos", &d.dsos, "list", "only samples in these shared objects (as --dso)"),
 		OPTION_FLAG('f', "force", &d.force, "accepted for perf's sake: prep checks no file ownership"),
 		OPTION_FLAG('D', "dump-raw-trace", &d.dump, "print every block and record of the files (prep dump)"),
+		OPTION_FLAG(0, "folded", &d.folded, "print OLD's and NEW's stacks as FlameGraph's difffolded.pl does: STACK OLD NEW"),
+		OPTION_FLAG(0, "normalize", &d.normalize, "with --folded: scale OLD's counts to NEW's total (difffolded.pl -n)"),
 		LOAD_SYMBOL_OPTIONS(&d.lo),
 		LOAD_FILTER_OPTIONS(&d.lo),
 		OPTION_FLAG('h', "help", &d.help, "show this help"),
@@ -536,6 +587,15 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (d.dump) {
 		ret = dump_all(sides, nr_sides);
+		goto out;
+	}
+	if (d.normalize && !d.folded) {
+		fprintf(stderr, "prep diff: --normalize goes with --folded\n");
+		ret = 129;
+		goto out;
+	}
+	if (d.folded) {
+		ret = diff_folded(&d, sides, nr_sides);
 		goto out;
 	}
 	ret = setup(&d, &c, &po, several);

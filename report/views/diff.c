@@ -207,28 +207,12 @@ static int parse_compute(const char *arg, struct diff_calc_opts *c)
 
 static int parse_sort(const char *list, struct diff_calc_opts *c)
 {
-	char known[256];
-	enum sort_key_id id;
-	size_t len;
+	struct err err = { 0 };
 
-	if (strlen(list) >= 512)
-		return bad("--sort '%.40s...': list too long", list);
-	for (const char *k = list; *k; k += len + (k[len] == ',')) {
-		len = strcspn(k, ",");
-		if (!len)
-			continue;
-		if (sort_key_find(k, len, &id)) {
-			sort_key_names(known, sizeof(known));
-			fprintf(stderr, "prep diff: --sort: unknown sort key '%.*s' (known: %s)\n",
-				(int)len, k, known);
-			return 129;
-		}
-		if (c->nr_keys < DIFF_MAX_KEYS)
-			c->keys[c->nr_keys++] = id;
-	}
-	if (!c->nr_keys)
-		return bad("--sort '%s': no sort key", list);
-	return 0;
+	if (!sort_keys_parse(list, c->keys, &c->nr_keys, DIFF_MAX_KEYS, NULL, NULL, &err))
+		return 0;
+	fprintf(stderr, "prep diff: --sort: %s\n", err.msg);
+	return 129;
 }
 
 static int parse_numbers(const struct diff_opts *d, struct diff_calc_opts *c)

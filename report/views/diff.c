@@ -19,19 +19,11 @@
 #include "common/log.h"
 #include "common/opts.h"
 #include "report/core/filter.h"
+#include "report/core/runs.h"
 #include "report/export/diffread.h"
 #include "report/export/diffstacks.h"
 #include "diff_int.h"
 #include "dump.h"
-
-/* A side's files as given: an argument that names a file is that file,
- * anything else a comma list of files. */
-struct side_arg {
-	const char *label;
-	const char *opt;                /* "--base ", "--new " or "" */
-	const char *path[DIFF_MAX_RUNS];
-	size_t nr;
-};
 
 struct diff_opts {
 	struct load_opts lo;
@@ -79,84 +71,38 @@ static int cb_order(const struct opt *o, const char *arg, struct err *err)
 
 /* ---- the sides ------------------------------------------------------------ */
 
-static bool exists(const char *path)
+static int make_sides(struct diff_opts *d, struct run_list *sides, size_t *nr, struct err *err)
 {
-	return !access(path, F_OK);
-}
-
-/* One side from its argument: a file, or a comma list of them. */
-static int side_from(const char *arg, struct side_arg *s, char **copy, struct err *err)
-{
-	char *save = NULL;
-
-	s->label = arg;
-	s->nr = 0;
-	if (exists(arg) || !strchr(arg, ',')) {
-		s->path[s->nr++] = arg;
-		return 0;
-	}
-	if (strstr(arg, ",,") || arg[0] == ',' || arg[strlen(arg) - 1] == ',')
-		return err_set(err, -EINVAL, "%s'%s': an empty file name in the list", s->opt, arg);
-	*copy = strdup(arg);
-	if (!*copy)
-		return err_set(err, -ENOMEM, "out of memory");
-	/* the pieces point into *copy, which the caller frees at the end */
-	for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (s->nr == DIFF_MAX_RUNS)
-			return err_set(err, -EINVAL, "%s'%s': more than %d runs", s->opt, arg,
-				       DIFF_MAX_RUNS);
-		s->path[s->nr++] = t;
-	}
-	return 0;
-}
-
-/* perf's defaults: OLD prec.data.old, NEW prec.data; with only perf's
- * files here, theirs (said on stderr). */
-static void defaults(struct side_arg *sides, bool base_given, bool new_given)
-{
-	bool ours = exists("prec.data.old");
-
-	if (!base_given && !ours && exists("perf.data.old") && (new_given || exists("perf.data"))) {
-		sides[0].label = sides[0].path[0] = "perf.data.old";
-		if (!new_given)
-			sides[1].label = sides[1].path[0] = "perf.data";
-		log_msg(LOG_NOTE, "no prec.data.old here: comparing perf.data.old with %s",
-			sides[1].path[0]);
-	}
-}
-
-static int make_sides(struct diff_opts *d, struct side_arg *sides, size_t *nr, char **copies,
-		      struct err *err)
-{
-	const char *args[DIFF_MAX_SIDES], *opt[DIFF_MAX_SIDES];
+	const char *args[DIFF_MAX_SIDES], *what[DIFF_MAX_SIDES];
 	/* one argument alone is NEW, compared with the default OLD (perf's) */
 	bool base_given = d->base || d->nr_pos >= 2 || (d->nr_pos == 1 && d->nr_news);
 	size_t n = 0, p = 0, want = 1 + d->nr_pos - (!d->base && base_given) + d->nr_news;
+	const char *old = NULL, *new_ = NULL;
 
 	if (want > DIFF_MAX_SIDES)
 		return err_set(err, -EINVAL, "%zu sides to compare: at most %d (a baseline and %d "
 			       "new ones)", want, DIFF_MAX_SIDES, DIFF_MAX_SIDES - 1);
-	opt[n] = d->base ? "--base " : "";
-	args[n++] = d->base ? d->base : base_given ? d->pos[p++] : "prec.data.old";
+	if (runs_defaults(base_given, want > 1, &old, &new_))
+		log_msg(LOG_NOTE, "no prec.data.old here: comparing perf.data.old with %s",
+			want > 1 ? (d->nr_pos > 0 ? d->pos[0] : d->news[0]) : new_);
+	what[n] = d->base ? "--base" : "OLD";
+	args[n++] = d->base ? d->base : base_given ? d->pos[p++] : old;
 	while (p < d->nr_pos) {
-		opt[n] = "";
+		what[n] = "NEW";
 		args[n++] = d->pos[p++];
 	}
 	for (size_t i = 0; i < d->nr_news; i++) {
-		opt[n] = "--new ";
+		what[n] = "--new";
 		args[n++] = d->news[i];
 	}
 	if (n == 1) {
-		opt[n] = "";
-		args[n++] = "prec.data";
-	}
-	for (size_t i = 0; i < n; i++) {
-		sides[i].opt = opt[i];
-		if (side_from(args[i], &sides[i], &copies[i], err))
-			return -EINVAL;
+		what[n] = "NEW";
+		args[n++] = new_;
 	}
 	*nr = n;
-	defaults(sides, base_given, want > 1);
+	for (size_t i = 0; i < n; i++)
+		if (run_list_parse(&sides[i], what[i], args[i], err))
+			return -EINVAL;
 	return 0;
 }
 
@@ -329,7 +275,7 @@ static bool empty_dummy(const struct devent *ev)
 }
 
 static int compare_event(const struct devent *ev0, struct drun *const *runs,
-			 const struct side_arg *sides, size_t nr_sides,
+			 const struct run_list *sides, size_t nr_sides,
 			 const struct diff_print_opts *po, bool first)
 {
 	struct dside ds[DIFF_MAX_SIDES];
@@ -352,7 +298,7 @@ static int compare_event(const struct devent *ev0, struct drun *const *runs,
 	return 0;
 }
 
-static int run_diff(struct diff_opts *d, const struct side_arg *sides, size_t nr_sides,
+static int run_diff(struct diff_opts *d, const struct run_list *sides, size_t nr_sides,
 		    struct diff_calc_opts *c, struct diff_print_opts *po)
 {
 	struct diff_read_opts ro = { .lo = d->lo, .comms = d->comm, .pids = d->lo.f.pids,
@@ -398,7 +344,7 @@ static int run_diff(struct diff_opts *d, const struct side_arg *sides, size_t nr
 }
 
 /* -D: every file's blocks and records, as prep dump prints them */
-static int dump_all(const struct side_arg *sides, size_t nr_sides)
+static int dump_all(const struct run_list *sides, size_t nr_sides)
 {
 	struct err err = { 0 };
 
@@ -415,7 +361,7 @@ static int dump_all(const struct side_arg *sides, size_t nr_sides)
 
 /* --folded: difffolded.pl's two-column stacks of OLD and NEW (each side's
  * runs summed), the recordings read one at a time (report/export/diffread.h) */
-static int diff_folded(struct diff_opts *d, const struct side_arg *sides, size_t nr_sides)
+static int diff_folded(struct diff_opts *d, const struct run_list *sides, size_t nr_sides)
 {
 	struct diffstacks_opts dopts = { .normalize = d->normalize };
 	struct load_opts lo = d->lo;
@@ -506,8 +452,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff_opts d = { 0 };
 	struct diff_calc_opts c = { 0 };
 	struct diff_print_opts po = { 0 };
-	struct side_arg sides[DIFF_MAX_SIDES];
-	char *copies[DIFF_MAX_SIDES] = { NULL };
+	struct run_list sides[DIFF_MAX_SIDES] = { { 0 } };
 	char sort_help[320], names[256];
 	const struct opt table[] = {
 		OPTION_FLAG('b', "baseline-only", &d.baseline_only, "only entries of the baseline that a new file has too"),
@@ -551,7 +496,7 @@ int cmd_diff(int argc, char **argv)
 	if (d.dsos && !d.lo.f.dsos)
 		d.lo.f.dsos = d.dsos;
 	d.comm = d.lo.f.comms ? d.lo.f.comms : d.comms;
-	if (make_sides(&d, sides, &nr_sides, copies, &err)) {
+	if (make_sides(&d, sides, &nr_sides, &err)) {
 		fprintf(stderr, "prep diff: %s\n", err.msg);
 		ret = 129;
 		goto out;
@@ -587,6 +532,6 @@ int cmd_diff(int argc, char **argv)
 		ret = run_diff(&d, sides, nr_sides, &c, &po);
 out:
 	for (size_t s = 0; s < DIFF_MAX_SIDES; s++)
-		free(copies[s]);
+		run_list_free(&sides[s]);
 	return ret;
 }

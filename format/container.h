@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 6
+#define CONTAINER_VERSION_MINOR 7
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -59,6 +59,7 @@ enum block_type {
 	BLOCK_SYMBOLS = 8,
 	BLOCK_END = 9,          /* a stream's last block: it ended cleanly (1.3) */
 	BLOCK_SOURCE = 10,      /* source lines around the hit lines (1.6) */
+	BLOCK_ADDR_COUNTS = 11, /* samples per sampled address (1.7) */
 	BLOCK_TYPE_MAX,
 };
 
@@ -151,13 +152,20 @@ int container_writer_flush(struct container_writer *w, struct err *err);
 /* Flush, write the INDEX, patch the header, close and free. The writer is
  * freed even when this fails. */
 int container_writer_close(struct container_writer *w, struct err *err);
+/* Flush, then the CRC-32 of the file's bytes from offset 64 (its first
+ * block) to where the next block goes (*end): what an ADDR_COUNTS block
+ * written next covers (FORMAT.md 5.11). The file is read back. 0, or a
+ * negative code with err set. */
+int container_writer_crc(struct container_writer *w, uint64_t *end, uint32_t *crc,
+			 struct err *err);
 /* Reopen a cleanly finished file to add blocks after its last one (its
  * index is rewritten on close). Blocks of type `replace` (0: none) that end
- * the file are dropped first; elsewhere they make this fail. The file's
- * minor version is raised to this writer's. */
+ * the file are dropped first, then one block of type `replace_before` (0:
+ * none) if it is the last one left; elsewhere blocks of type `replace` make
+ * this fail. The file's minor version is raised to this writer's. */
 int container_writer_append(struct container_writer **out, const char *path,
 			    const struct container_writer_opts *opts, unsigned replace,
-			    struct err *err);
+			    unsigned replace_before, struct err *err);
 /* Reopen path to add blocks after its first `cut` bytes, which hold the
  * blocks e[0..n) (its index so far, in file order; taken over and freed by
  * the writer, even on failure), under the file header h. The file is cut

@@ -639,7 +639,7 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 
 	if (stat(path, &before))
 		before.st_size = 0;
-	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, err);
+	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, BLOCK_ADDR_COUNTS, err);
 	if (ret)
 		return ret;
 	if (a->kallsyms.len)

@@ -330,6 +330,10 @@ void container_reader_rewind(struct container_reader *r);
 const struct container_header *container_reader_header(const struct container_reader *r);
 const struct container_stats *container_reader_stats(const struct container_reader *r);
 uint64_t container_reader_size(const struct container_reader *r);
+/* The CRC-32 of the file's bytes [from, to) (FORMAT.md 5.11's covered_crc
+ * over [64, covered_end)): 0, or -EINVAL when they are not all there. */
+int container_reader_crc(const struct container_reader *r, uint64_t from, uint64_t to,
+			 uint32_t *crc);
 void container_reader_close(struct container_reader *r);   /* NULL-tolerant */
 
 #endif

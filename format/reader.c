@@ -560,6 +560,15 @@ const struct container_stats *container_reader_stats(const struct container_read
 	return &r->stats;
 }
 
+int container_reader_crc(const struct container_reader *r, uint64_t from, uint64_t to,
+			 uint32_t *crc)
+{
+	if (from > to || to > r->size)
+		return -EINVAL;
+	*crc = crc32_of(r->base + from, (size_t)(to - from));
+	return 0;
+}
+
 uint64_t container_reader_size(const struct container_reader *r)
 {
 	return r->size;

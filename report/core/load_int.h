@@ -30,6 +30,17 @@ void read_deltas_free(struct read_deltas *d);
  * into group_leader. */
 void load_groups_from_header(struct load *l, size_t file);
 
+/* Shared by load.c and load_counts.c: an input opened (quiet: no warnings
+ * to the log), a file's SYMBOLS data taken (0 or -ENOMEM) and its copy of
+ * kallsyms (kernel table i + 1), its events merged into the load's, its
+ * BUILD_IDS applied to the binaries without one. */
+int load_open_input(const struct load *l, size_t i, struct session *s, bool quiet,
+		    struct err *err);
+int load_take_embeds(struct load *l, const struct session *s);
+void load_file_kallsyms(struct load *l, size_t i);
+int load_map_events(struct load *l, size_t file, struct err *err);
+void load_apply_build_ids(struct load *l, const struct session *s);
+
 struct load {
 	struct load_opts opts;          /* a copy of what load_new was given */
 	struct filter filter;           /* opts.f, compiled */

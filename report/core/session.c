@@ -131,8 +131,10 @@ static int early_blocks(struct session *s, struct err *err)
 			       b.type == BLOCK_SOURCE ? add_source(s, &b, err) :
 			       b.type == BLOCK_KALLSYMS ? set_kallsyms(s, &b, err) :
 							  add_build_ids(s, &b, err)) ? -ENOMEM : 1;
-		else if (!ret)
+		else if (!ret) {
 			ret = 1;        /* damaged: the walk will say so */
+			s->early_damaged = true;
+		}
 	}
 	free(e);
 	s->early = ret > 0;
@@ -308,6 +310,30 @@ static int add_event(struct session *s, const struct container_block *b, struct 
 	int ret = event_block_decode(b->data, b->len, &ev, err);
 
 	return ret ? ret : add_event_desc(s, &ev, err);
+}
+
+int session_read_heads(struct session *s, struct err *err)
+{
+	struct index_entry *e = NULL;
+	size_t n = 0;
+	int ret = s->r ? container_reader_index(s->r, &e, &n, err) : 0;
+
+	for (size_t i = 0; ret > 0 && i < n; i++) {
+		struct container_block b;
+
+		if (e[i].type != BLOCK_EVENT && e[i].type != BLOCK_METADATA)
+			continue;
+		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
+		if (ret <= 0 || b.type != e[i].type) {
+			ret = ret < 0 ? ret : 0;
+			break;
+		}
+		ret = b.type == BLOCK_EVENT ? add_event(s, &b, err)
+					    : metadata_decode(&s->meta, b.data, b.len, err);
+		ret = !ret ? 1 : ret == -ENOMEM ? ret : 0;      /* 0: the walk would say why */
+	}
+	free(e);
+	return ret;
 }
 
 static void count(struct session *s, const struct record *rec)

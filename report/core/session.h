@@ -65,6 +65,7 @@ struct session {
 	size_t nr_sources;
 	bool early;                     /* BUILD_IDS, KALLSYMS and SYMBOLS read through the
 					   index at open */
+	bool early_damaged;             /* one of them was not good (the walk says so) */
 	uint8_t *kallsyms;              /* the KALLSYMS block's text, or NULL */
 	size_t kallsyms_len;
 	uint64_t first_time, last_time; /* of samples */
@@ -105,6 +106,26 @@ void session_close(struct session *s);
  * the ranges disagree with the records, or -ENOMEM. Call before
  * session_read; the walk is not disturbed. */
 int session_sample_span(struct session *s, uint64_t *first, uint64_t *last, struct err *err);
+
+/* A finished file's EVENT and METADATA blocks, through its index, without
+ * walking its DATA blocks: for a view that takes what it needs of the
+ * samples from elsewhere (load_open_counts). 1 when they were all good and
+ * read, 0 when the file has no usable index or one of them is damaged (s
+ * is then not to be read further), -ENOMEM. */
+int session_read_heads(struct session *s, struct err *err);
+
+/* The file's last ADDR_COUNTS block (FORMAT.md 5.11), where it may stand
+ * for a reading of the file's samples: a finished file, not a stream, that
+ * read clean so far (no warning, its blocks at the end good), whose index
+ * lists only known types and no block missing, the block after the last
+ * DATA and EVENT blocks and followed by blocks a session reads at open
+ * only, good, covering the file up to itself with the right CRC, with an
+ * entry per EVENT block. Then 1 and *out (for addrcounts_free), and the
+ * EVENT and METADATA blocks are read (session_read_heads); else 0 (s
+ * untouched unless that reading failed: close it then), or -ENOMEM.
+ * Call right after session_open, instead of session_read. */
+struct addrcounts;
+int session_addr_counts(struct session *s, struct addrcounts **out, struct err *err);
 
 /* The file's size in bytes. */
 uint64_t session_size(const struct session *s);

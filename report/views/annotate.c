@@ -18,80 +18,22 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/opts.h"
+#include "report/aggregate/addr_hits.h"
 #include "report/aggregate/hist.h"
 
-struct addr_ent {
-	struct dso *dso;        /* NULL: no map (or kernel: the kernel table below) */
-	uint64_t off;           /* file offset; the address for the kernel and no dso */
-	int event;
-	unsigned ktab;
-	bool kernel;
-	uint64_t count, period;
-};
-
 struct annot_run {
-	struct addr_ent *ents;
-	size_t nr, cap;
-	struct hmap idx;
+	struct addr_hits hits;          /* per sampled address */
 	struct annot_sym *syms;
 	size_t nr_syms, cap_syms;
 	struct hmap sym_idx;
-	uint64_t count[LOAD_MAX_EVENTS], period[LOAD_MAX_EVENTS];
-	const struct addr_ent *key;     /* hmap_find's question */
-	const struct annot_sym *skey;
+	const struct annot_sym *skey;   /* hmap_find's question */
 };
-
-static bool ent_eq(void *ctx, uint32_t i)
-{
-	const struct annot_run *r = ctx;
-	const struct addr_ent *a = &r->ents[i], *k = r->key;
-
-	return a->dso == k->dso && a->off == k->off && a->event == k->event &&
-	       a->kernel == k->kernel && a->ktab == k->ktab;
-}
-
-static uint64_t ent_hash(const struct addr_ent *k)
-{
-	uint64_t h = hash_u64((uintptr_t)k->dso);
-
-	h = hash_combine(h, k->off);
-	return hash_combine(h, ((uint64_t)k->ktab << 32) | ((uint64_t)k->kernel << 16) |
-			    (uint32_t)k->event);
-}
 
 static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 {
 	struct annot_run *r = ctx;
-	struct addr_ent k = { .event = s->event };
-	const struct map *m;
-	uint32_t i;
-	uint64_t h;
 
-	if (!s->nr || s->event < 0 || s->event >= LOAD_MAX_EVENTS)
-		return 0;
-	k.kernel = s->kernel[0];
-	m = machine_find_map(load_machine(l), s->thread, s->addrs[0], k.kernel);
-	k.off = s->addrs[0];
-	if (k.kernel)
-		k.ktab = s->kernel_table;
-	else if (m && !m->dso->identity)
-		k.off = s->addrs[0] - m->start + m->pgoff;
-	if (m)
-		k.dso = m->dso;
-	r->count[k.event]++;
-	r->period[k.event] += s->period;
-	r->key = &k;
-	h = ent_hash(&k);
-	if (!hmap_find(&r->idx, h, ent_eq, r, &i)) {
-		if (array_grow((void **)&r->ents, &r->cap, r->nr + 1, sizeof(*r->ents)) ||
-		    hmap_insert(&r->idx, h, (uint32_t)r->nr))
-			return -ENOMEM;
-		i = (uint32_t)r->nr++;
-		r->ents[i] = k;
-	}
-	r->ents[i].count++;
-	r->ents[i].period += s->period;
-	return 0;
+	return addr_hits_add(&r->hits, l, s);
 }
 
 static bool sym_eq(void *ctx, uint32_t i)
@@ -119,7 +61,7 @@ static struct annot_sym *sym_get(struct annot_run *r, const struct annot_sym *k)
 }
 
 /* Name one sampled address: 0 with si->name NULL when nothing names it. */
-static int ent_name(struct load *l, const struct addr_ent *e, struct sym_info *si)
+static int ent_name(struct load *l, const struct addr_hit *e, struct sym_info *si)
 {
 	struct symbolizer *sz = load_symbolizer(l);
 
@@ -137,8 +79,8 @@ static int ent_name(struct load *l, const struct addr_ent *e, struct sym_info *s
  * symbol's (column = the event's column in cols). */
 static int group_syms(struct annot_run *r, struct load *l, const int *cols)
 {
-	for (size_t i = 0; i < r->nr; i++) {
-		const struct addr_ent *e = &r->ents[i];
+	for (size_t i = 0; i < r->hits.nr; i++) {
+		const struct addr_hit *e = &r->hits.v[i];
 		struct annot_sym k = { 0 }, *s;
 		struct sym_info si;
 		struct annot_hit *hit;
@@ -222,12 +164,12 @@ static void pick_columns(struct annot_ctx *c, struct annot_run *r, int *cols)
 {
 	for (int e = 0; e < LOAD_MAX_EVENTS; e++) {
 		cols[e] = -1;
-		if (!r->count[e])
+		if (!r->hits.count[e])
 			continue;
 		cols[e] = (int)c->nr_events;
 		c->events[c->nr_events] = e;
-		c->total_count[c->nr_events] = r->count[e];
-		c->total_period[c->nr_events++] = r->period[e];
+		c->total_count[c->nr_events] = r->hits.count[e];
+		c->total_period[c->nr_events++] = r->hits.period[e];
 	}
 }
 
@@ -236,8 +178,7 @@ static void run_free(struct annot_run *r)
 	for (size_t i = 0; i < r->nr_syms; i++)
 		free(r->syms[i].hits);
 	free(r->syms);
-	free(r->ents);
-	hmap_free(&r->idx);
+	addr_hits_free(&r->hits);
 	hmap_free(&r->sym_idx);
 }
 
@@ -247,9 +188,25 @@ static const char *embedded_line(const void *ctx, const char *path, unsigned lin
 	return load_source_line(ctx, path, line);
 }
 
+/* The counts per sampled address: from the file's ADDR_COUNTS block where
+ * it has them (load_open_counts), else from its samples. */
+static int read_counts(const struct annot_opts *o, struct load *l, struct annot_run *r,
+		       struct err *err)
+{
+	struct load_counts lc;
+	int ret = o->no_index ? 0 : load_open_counts(l, &lc, err);
+
+	if (ret > 0) {
+		ret = addr_hits_from_counts(&r->hits, &lc);
+		load_counts_free(&lc);
+		return ret ? err_set(err, ret, "out of memory") : 0;
+	}
+	return ret ? ret : load_run(l, on_sample, NULL, r, err);
+}
+
 static int annotate_run(struct annot_opts *o, struct load_opts *lo)
 {
-	struct annot_run r = { .idx = HMAP_INIT, .sym_idx = HMAP_INIT };
+	struct annot_run r = { .hits = ADDR_HITS_INIT, .sym_idx = HMAP_INIT };
 	struct annot_ctx c = { .o = o, .out = stdout };
 	int cols[LOAD_MAX_EVENTS];
 	struct err err = { 0 };
@@ -263,7 +220,7 @@ static int annotate_run(struct annot_opts *o, struct load_opts *lo)
 	c.src = srctext_new(o->prefix, o->prefix_strip);
 	if (c.src)
 		srctext_set_embedded(c.src, embedded_line, c.l);
-	if (!c.src || load_run(c.l, on_sample, NULL, &r, &err)) {
+	if (!c.src || read_counts(o, c.l, &r, &err)) {
 		fprintf(stderr, "prep: %s\n", c.src ? err.msg : "out of memory");
 		goto out;
 	}
@@ -362,6 +319,7 @@ int cmd_annotate(int argc, char **argv)
 		OPTION_FLAG(0, "skip-missing", &o.skip_missing, "skip symbols whose binary cannot be read, silently"),
 		OPTION_STRING(0, "stdio-color", &color, "when", "color hot lines: always, never or auto (a terminal)"),
 		OPTION_STRING(0, "prefix", &o.prefix, "dir", "look for source files under this folder"),
+		OPTION_FLAG(0, "no-index", &o.no_index, "read the samples even where the file counted them per address (the same output)"),
 		OPTION_INT(0, "prefix-strip", &strip, "n", "strip n leading folders of source paths first", 0, 1000),
 		LOAD_SYMBOL_OPTIONS(&lo),
 		LOAD_FILTER_OPTIONS(&lo),
@@ -405,6 +363,7 @@ int cmd_annotate(int argc, char **argv)
 	o.prefix_strip = (unsigned)strip;
 	load_opts_default_input(&lo);
 	lo.quiet = quiet > 0;
+	lo.ip_only = true;      /* the sampled addresses are all it looks at */
 	if (load_opts_check(&lo, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
@@ -430,7 +389,7 @@ struct annot_pass *annot_pass_new(struct load *l)
 
 	if (!p)
 		return NULL;
-	p->r = (struct annot_run){ .idx = HMAP_INIT, .sym_idx = HMAP_INIT };
+	p->r = (struct annot_run){ .hits = ADDR_HITS_INIT, .sym_idx = HMAP_INIT };
 	p->name_idx = (struct hmap)HMAP_INIT;
 	p->c.o = &p->o;
 	p->c.l = l;

@@ -62,6 +62,7 @@ struct annot_opts {
 	size_t nr_syms;
 	bool nr_samples, total_period, print_line, no_source, asm_raw, intel;
 	bool skip_missing, color, group;
+	bool no_index;          /* read the samples, not the file's ADDR_COUNTS block */
 	enum annot_pct pct;
 	double percent_limit;
 	const char *prefix;

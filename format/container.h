@@ -314,6 +314,11 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
  * good block is there, negative for out of memory. */
 int container_reader_block_at(struct container_reader *r, uint64_t offset,
 			      struct container_block *b, struct err *err);
+/* The same, without checking the payload's structure (section 5; its CRC
+ * is checked): for a caller that decodes it at once with the same checks,
+ * and takes a failure to decode as a damaged block. */
+int container_reader_payload_at(struct container_reader *r, uint64_t offset,
+				struct container_block *b, struct err *err);
 /* The entries of the file's index (format/blocks.h; the caller frees *out):
  * 1 when the file finished cleanly and its index is good, else 0. */
 struct index_entry;

@@ -480,8 +480,8 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 	return ret;
 }
 
-int container_reader_block_at(struct container_reader *r, uint64_t offset,
-			      struct container_block *b, struct err *err)
+static int block_at(struct container_reader *r, uint64_t offset, bool check,
+		    struct container_block *b, struct err *err)
 {
 	struct block_header bh;
 	const uint8_t *data;
@@ -505,7 +505,7 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
 	buf_swap(&r->plain, &r->plain3);
 	if (ret == -ENOMEM)
 		return err_set(err, ret, "out of memory");
-	if (ret || block_payload_validate(bh.type, data, len, NULL))
+	if (ret || (check && block_payload_validate(bh.type, data, len, NULL)))
 		return 0;
 	b->offset = offset;
 	b->type = bh.type;
@@ -516,6 +516,18 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
 	b->data = data;
 	b->len = len;
 	return 1;
+}
+
+int container_reader_block_at(struct container_reader *r, uint64_t offset,
+			      struct container_block *b, struct err *err)
+{
+	return block_at(r, offset, true, b, err);
+}
+
+int container_reader_payload_at(struct container_reader *r, uint64_t offset,
+				struct container_block *b, struct err *err)
+{
+	return block_at(r, offset, false, b, err);
 }
 
 int container_reader_index(struct container_reader *r, struct index_entry **out, size_t *n,

@@ -48,12 +48,14 @@ static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
 		log_msg(LOG_WARNING, "%s: %s", s->path, p->msg);
 }
 
+/* 0, -ENOMEM, or 1 when the payload does not decode (a damaged block). */
 static int add_embed(struct session *s, const struct container_block *b, struct err *err)
 {
 	struct embed_dso *d, **all;
+	int ret = embed_decode(b->data, b->len, &d, NULL);
 
-	if (embed_decode(b->data, b->len, &d, NULL))
-		return 0;       /* the reader checked it: only out of memory is left */
+	if (ret)
+		return ret == -ENOMEM ? err_set(err, ret, "out of memory") : 1;
 	all = array_realloc(s->embeds, s->nr_embeds + 1, sizeof(*all));
 	if (!all) {
 		embed_free(d);
@@ -110,6 +112,32 @@ static int set_kallsyms(struct session *s, const struct container_block *b, stru
 	return 0;
 }
 
+/* One of the blocks that end the file: 1 taken, 0 damaged, or -ENOMEM. A
+ * SYMBOLS block is checked by decoding it, once. */
+static int early_block(struct session *s, const struct index_entry *e, struct err *err)
+{
+	struct container_block b;
+	int ret = e->type == BLOCK_SYMBOLS ? container_reader_payload_at(s->r, e->offset, &b, err)
+					   : container_reader_block_at(s->r, e->offset, &b, err);
+
+	if (ret <= 0 || b.type != e->type)
+		return ret < 0 ? ret : 0;
+	switch (b.type) {
+	case BLOCK_SYMBOLS:
+		ret = add_embed(s, &b, err);
+		break;
+	case BLOCK_SOURCE:
+		ret = add_source(s, &b, err);
+		break;
+	case BLOCK_KALLSYMS:
+		ret = set_kallsyms(s, &b, err);
+		break;
+	default:
+		ret = add_build_ids(s, &b, err);
+	}
+	return ret < 0 ? -ENOMEM : ret == 0;
+}
+
 /* The BUILD_IDS, KALLSYMS and SYMBOLS blocks end the file, but what is
  * resolved while reading the samples before them (the unwinding, the
  * script's names) needs them: a finished file's index says where they are. */
@@ -120,18 +148,11 @@ static int early_blocks(struct session *s, struct err *err)
 	int ret = container_reader_index(s->r, &e, &n, err);
 
 	for (size_t i = 0; ret > 0 && i < n; i++) {
-		struct container_block b;
-
 		if (e[i].type != BLOCK_SYMBOLS && e[i].type != BLOCK_BUILD_IDS &&
 		    e[i].type != BLOCK_KALLSYMS && e[i].type != BLOCK_SOURCE)
 			continue;
-		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
-		if (ret > 0)
-			ret = (b.type == BLOCK_SYMBOLS ? add_embed(s, &b, err) :
-			       b.type == BLOCK_SOURCE ? add_source(s, &b, err) :
-			       b.type == BLOCK_KALLSYMS ? set_kallsyms(s, &b, err) :
-							  add_build_ids(s, &b, err)) ? -ENOMEM : 1;
-		else if (!ret) {
+		ret = early_block(s, &e[i], err);
+		if (!ret) {
 			ret = 1;        /* damaged: the walk will say so */
 			s->early_damaged = true;
 		}
@@ -623,8 +644,8 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 				ret = set_kallsyms(s, &b, err);
 			break;
 		case BLOCK_SYMBOLS:
-			if (!s->early)
-				ret = add_embed(s, &b, err);
+			if (!s->early && add_embed(s, &b, err) < 0)
+				ret = -ENOMEM;
 			break;
 		case BLOCK_SOURCE:
 			if (!s->early)

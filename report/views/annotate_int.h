@@ -36,6 +36,11 @@ typedef const char *(*annot_name_fn)(void *ctx, uint64_t addr, uint64_t *start);
  * -EINVAL (capstone would not start) with a message. */
 int annot_disasm(const uint8_t *code, size_t len, uint64_t addr, bool intel, annot_name_fn name,
 		 void *ctx, struct annot_insn **out, size_t *n, struct err *err);
+/* The same, calling meanwhile(ctx) (unless NULL) on this thread while the
+ * bytes are decoded on another one, before any name is asked for. */
+int annot_disasm_with(const uint8_t *code, size_t len, uint64_t addr, bool intel,
+		      annot_name_fn name, void *ctx, void (*meanwhile)(void *ctx),
+		      struct annot_insn **out, size_t *n, struct err *err);
 
 /* ---- the samples of one symbol ---- */
 

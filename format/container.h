@@ -319,6 +319,13 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
  * and takes a failure to decode as a damaged block. */
 int container_reader_payload_at(struct container_reader *r, uint64_t offset,
 				struct container_block *b, struct err *err);
+/* The payload of the block at offset decoded into out, its CRC checked and
+ * its structure not (as container_reader_payload_at), for decoding blocks
+ * on several threads at once: the reader itself is only read. 1 and *type,
+ * 0 when no good block is there (and for a TRANSFORMED one), -ENOMEM. */
+struct buf;
+int container_reader_payload_into(const struct container_reader *r, uint64_t offset,
+				  struct buf *out, uint16_t *type);
 /* The entries of the file's index (format/blocks.h; the caller frees *out):
  * 1 when the file finished cleanly and its index is good, else 0. */
 struct index_entry;

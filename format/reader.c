@@ -530,6 +530,45 @@ int container_reader_payload_at(struct container_reader *r, uint64_t offset,
 	return block_at(r, offset, false, b, err);
 }
 
+int container_reader_payload_into(const struct container_reader *r, uint64_t offset,
+				  struct buf *out, uint16_t *type)
+{
+	struct libdeflate_decompressor *zd;
+	struct block_header bh;
+	const uint8_t *stored;
+	size_t in_used = 0, got = 0;
+	enum libdeflate_result res;
+
+	if (offset < CONTAINER_HEADER_SIZE || offset > r->size ||
+	    r->size - offset < CONTAINER_BLOCK_HEADER_SIZE ||
+	    block_header_decode(r->base + offset, &bh, r->check_reserved) ||
+	    r->size - offset - CONTAINER_BLOCK_HEADER_SIZE < bh.stored_len ||
+	    bh.codec >= CODEC_MAX || bh.flags || !block_type_name(bh.type) ||
+	    (bh.codec == CODEC_STORED && bh.stored_len != bh.raw_len))
+		return 0;
+	stored = r->base + offset + CONTAINER_BLOCK_HEADER_SIZE;
+	buf_reset(out);
+	if (buf_reserve(out, bh.raw_len ? bh.raw_len : 1))
+		return -ENOMEM;
+	if (bh.codec == CODEC_STORED) {
+		memcpy(out->data, stored, bh.raw_len);
+	} else {
+		zd = libdeflate_alloc_decompressor();
+		if (!zd)
+			return -ENOMEM;
+		res = libdeflate_zlib_decompress_ex(zd, stored, bh.stored_len, out->data, bh.raw_len,
+						    &in_used, &got);
+		libdeflate_free_decompressor(zd);
+		if (res != LIBDEFLATE_SUCCESS || got != bh.raw_len || in_used != bh.stored_len)
+			return 0;
+	}
+	out->len = bh.raw_len;
+	if (crc32_of(out->data, out->len) != bh.raw_crc)
+		return 0;
+	*type = bh.type;
+	return 1;
+}
+
 int container_reader_index(struct container_reader *r, struct index_entry **out, size_t *n,
 			   struct err *err)
 {

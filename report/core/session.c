@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a prec.data file for the report; see session.h. */
 #include "input.h"
-#include "session.h"
+#include "session_int.h"
 #include "common/log.h"
 
 #include <errno.h>
@@ -48,22 +48,29 @@ static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
 		log_msg(LOG_WARNING, "%s: %s", s->path, p->msg);
 }
 
+int session_add_embed(struct session *s, struct embed_dso *d, struct err *err)
+{
+	struct embed_dso **all = array_realloc(s->embeds, s->nr_embeds + 1, sizeof(*all));
+
+	if (!all)
+		return err_set(err, -ENOMEM, "out of memory");
+	s->embeds = all;
+	s->embeds[s->nr_embeds++] = d;
+	return 0;
+}
+
 /* 0, -ENOMEM, or 1 when the payload does not decode (a damaged block). */
 static int add_embed(struct session *s, const struct container_block *b, struct err *err)
 {
-	struct embed_dso *d, **all;
+	struct embed_dso *d;
 	int ret = embed_decode(b->data, b->len, &d, NULL);
 
 	if (ret)
 		return ret == -ENOMEM ? err_set(err, ret, "out of memory") : 1;
-	all = array_realloc(s->embeds, s->nr_embeds + 1, sizeof(*all));
-	if (!all) {
+	ret = session_add_embed(s, d, err);
+	if (ret)
 		embed_free(d);
-		return err_set(err, -ENOMEM, "out of memory");
-	}
-	s->embeds = all;
-	s->embeds[s->nr_embeds++] = d;
-	return 0;
+	return ret;
 }
 
 static int add_source(struct session *s, const struct container_block *b, struct err *err)
@@ -112,20 +119,16 @@ static int set_kallsyms(struct session *s, const struct container_block *b, stru
 	return 0;
 }
 
-/* One of the blocks that end the file: 1 taken, 0 damaged, or -ENOMEM. A
- * SYMBOLS block is checked by decoding it, once. */
+/* One of the BUILD_IDS, KALLSYMS and SOURCE blocks that end the file: 1
+ * taken, 0 damaged, or -ENOMEM. */
 static int early_block(struct session *s, const struct index_entry *e, struct err *err)
 {
 	struct container_block b;
-	int ret = e->type == BLOCK_SYMBOLS ? container_reader_payload_at(s->r, e->offset, &b, err)
-					   : container_reader_block_at(s->r, e->offset, &b, err);
+	int ret = container_reader_block_at(s->r, e->offset, &b, err);
 
 	if (ret <= 0 || b.type != e->type)
 		return ret < 0 ? ret : 0;
 	switch (b.type) {
-	case BLOCK_SYMBOLS:
-		ret = add_embed(s, &b, err);
-		break;
 	case BLOCK_SOURCE:
 		ret = add_source(s, &b, err);
 		break;
@@ -135,30 +138,55 @@ static int early_block(struct session *s, const struct index_entry *e, struct er
 	default:
 		ret = add_build_ids(s, &b, err);
 	}
-	return ret < 0 ? -ENOMEM : ret == 0;
+	return ret < 0 ? -ENOMEM : 1;
+}
+
+struct early {
+	const struct index_entry *e;
+	size_t n;
+	bool damaged;
+	struct err *err;
+};
+
+/* What ends the file beside the SYMBOLS blocks, while those are decoded. */
+static int early_others(struct session *s, void *ctx)
+{
+	struct early *x = ctx;
+
+	for (size_t i = 0; i < x->n; i++) {
+		int ret;
+
+		if (x->e[i].type != BLOCK_BUILD_IDS && x->e[i].type != BLOCK_KALLSYMS &&
+		    x->e[i].type != BLOCK_SOURCE)
+			continue;
+		ret = early_block(s, &x->e[i], x->err);
+		if (ret < 0)
+			return ret;
+		x->damaged |= !ret;
+	}
+	return 0;
 }
 
 /* The BUILD_IDS, KALLSYMS and SYMBOLS blocks end the file, but what is
  * resolved while reading the samples before them (the unwinding, the
- * script's names) needs them: a finished file's index says where they are. */
+ * script's names) needs them: a finished file's index says where they are.
+ * A damaged one is left to the walk, which says so. */
 static int early_blocks(struct session *s, struct err *err)
 {
+	struct early x = { .err = err };
 	struct index_entry *e;
+	bool damaged = false;
 	size_t n;
 	int ret = container_reader_index(s->r, &e, &n, err);
 
-	for (size_t i = 0; ret > 0 && i < n; i++) {
-		if (e[i].type != BLOCK_SYMBOLS && e[i].type != BLOCK_BUILD_IDS &&
-		    e[i].type != BLOCK_KALLSYMS && e[i].type != BLOCK_SOURCE)
-			continue;
-		ret = early_block(s, &e[i], err);
-		if (!ret) {
-			ret = 1;        /* damaged: the walk will say so */
-			s->early_damaged = true;
-		}
+	if (ret > 0) {
+		x.e = e;
+		x.n = n;
+		ret = session_take_symbols(s, e, n, early_others, &x, &damaged, err);
+		s->early = !ret;
+		s->early_damaged = damaged || x.damaged;
+		free(e);
 	}
-	free(e);
-	s->early = ret > 0;
 	return ret < 0 ? ret : 0;
 }
 

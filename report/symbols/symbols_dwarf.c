@@ -49,6 +49,7 @@ void srclines_free(struct srclines *d)
 	free(d->cus);
 	d->cus = NULL;
 	d->ncus = d->cus_cap = 0;
+	memset(d->joins, 0, sizeof(d->joins));
 }
 
 /* ---- debug files kept with their sections inflated ----------------------- */
@@ -376,9 +377,22 @@ static const char *join_path(struct srclines *d, struct arena *names, const char
 static int full_path(struct srclines *d, struct arena *names, const char *comp_dir,
 		     const char **file)
 {
+	size_t k;
+
 	if (!*file || (*file)[0] == '/' || !comp_dir || !*comp_dir)
 		return 0;
-	*file = join_path(d, names, comp_dir, *file);
+	/* libdw's strings stay where they are: the same two pointers, the
+	 * same join (the set below hashes the whole strings) */
+	k = (((uintptr_t)*file >> 3) ^ ((uintptr_t)comp_dir >> 5)) % 64;
+	if (d->joins[k].file == *file && d->joins[k].dir == comp_dir) {
+		*file = d->joins[k].path;
+		return 0;
+	}
+	d->joins[k].dir = comp_dir;
+	d->joins[k].file = *file;
+	*file = d->joins[k].path = join_path(d, names, comp_dir, *file);
+	if (!*file)
+		d->joins[k].file = NULL;
 	return *file ? 0 : -ENOMEM;
 }
 
@@ -419,6 +433,7 @@ struct cu_index {
 	size_t nranges, ranges_cap;
 	Dwarf_Files *files;
 	size_t nfiles;
+	const char *comp_dir;           /* the CU's DW_AT_comp_dir, or NULL */
 };
 
 #define MAX_DIE_DEPTH 256
@@ -534,6 +549,11 @@ static int cu_index_build(Dwarf_Die *cu, struct cu_index **out)
 	if (!c)
 		return -ENOMEM;
 	c->cu_off = dwarf_dieoffset(cu);
+	{
+		Dwarf_Attribute at;
+
+		c->comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	}
 	if (dwarf_getsrcfiles(cu, &c->files, &c->nfiles) != 0) {
 		c->files = NULL;
 		c->nfiles = 0;
@@ -632,7 +652,6 @@ static int srcline_compute(struct srclines *d, struct arena *names, uint64_t add
 	struct sym_frame tmp[MAX_INLINE_DEPTH];
 	struct cu_index *c;
 	Dwarf_Die cu;
-	Dwarf_Attribute at;
 	Dwarf_Line *line;
 	const char *file, *comp_dir;
 	unsigned lineno;
@@ -649,7 +668,7 @@ static int srcline_compute(struct srclines *d, struct arena *names, uint64_t add
 	file = dwarf_linesrc(line, NULL, NULL);
 	dwarf_lineno(line, &ln);
 	lineno = ln > 0 ? (unsigned)ln : 0;
-	comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+	comp_dir = c->comp_dir;
 
 	node = cu_index_find(c, addr);
 	do {

@@ -9,9 +9,16 @@
  * caller) while the caller does what it will need next (annot_disasm_with's
  * meanwhile: reading the binary's line tables); the names of the targets
  * are asked for afterwards, on the caller's thread.
+ *
+ * libcapstone is not linked but loaded with dlopen the first time
+ * something is disassembled (on that thread): its tables of every
+ * architecture take ~2.5 ms of relocations, at every start of prep
+ * otherwise, most of which never disassemble. Loaded once per process and
+ * never unloaded; <capstone/capstone.h> still gives the types.
  */
 #include <capstone/capstone.h>
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -21,7 +28,45 @@
 #include "annotate_int.h"
 #include "common/buf.h"
 
+#define CS_STR_(x) #x
+#define CS_STR(x) CS_STR_(x)
+#define CS_SONAME "libcapstone.so." CS_STR(CS_API_MAJOR)
+
+static struct {
+	typeof(cs_open) *open;
+	typeof(cs_option) *option;
+	typeof(cs_malloc) *malloc;
+	typeof(cs_disasm_iter) *disasm_iter;
+	typeof(cs_free) *free;
+	typeof(cs_close) *close;
+} cs_lib;
+static pthread_once_t cs_lib_once = PTHREAD_ONCE_INIT;
+
+static void cs_lib_load(void)
+{
+	void *h = dlopen(CS_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		h = dlopen("libcapstone.so", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+	cs_lib.open = (typeof(cs_lib.open))dlsym(h, "cs_open");
+	cs_lib.option = (typeof(cs_lib.option))dlsym(h, "cs_option");
+	cs_lib.malloc = (typeof(cs_lib.malloc))dlsym(h, "cs_malloc");
+	cs_lib.disasm_iter = (typeof(cs_lib.disasm_iter))dlsym(h, "cs_disasm_iter");
+	cs_lib.free = (typeof(cs_lib.free))dlsym(h, "cs_free");
+	cs_lib.close = (typeof(cs_lib.close))dlsym(h, "cs_close");
+	if (!cs_lib.open || !cs_lib.option || !cs_lib.malloc || !cs_lib.disasm_iter ||
+	    !cs_lib.free || !cs_lib.close) {
+		memset(&cs_lib, 0, sizeof(cs_lib));
+		dlclose(h);
+	}
+}
+
 /* An instruction as capstone spelled it, before its target is named. */
+_Static_assert(sizeof(((struct annot_insn *)0)->text) >= CS_MNEMONIC_SIZE + 7 + 160,
+	       "an instruction's text holds its mnemonic and operands");
+
 struct raw {
 	char mnemonic[CS_MNEMONIC_SIZE];
 	char op_str[160];
@@ -38,7 +83,8 @@ struct job {
 	struct annot_insn *v;
 	struct raw *raw;
 	size_t nr, cap, cap_raw;
-	int ret;                /* 0, -ENOMEM, -EINVAL (capstone would not start) */
+	int ret;                /* 0, -ENOMEM, -ENOENT (no libcapstone), -EINVAL
+				   (capstone would not start) */
 };
 
 /* The jumps and calls (capstone 4's groups JUMP and CALL, loops not among
@@ -94,12 +140,17 @@ static void decode(struct job *j)
 	cs_insn *in;
 	csh h;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+	pthread_once(&cs_lib_once, cs_lib_load);
+	if (!cs_lib.open) {
+		j->ret = -ENOENT;
+		return;
+	}
+	if (cs_lib.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
 		j->ret = -EINVAL;
 		return;
 	}
-	cs_option(h, CS_OPT_SYNTAX, j->intel ? CS_OPT_SYNTAX_INTEL : CS_OPT_SYNTAX_ATT);
-	in = cs_malloc(h);
+	cs_lib.option(h, CS_OPT_SYNTAX, j->intel ? CS_OPT_SYNTAX_INTEL : CS_OPT_SYNTAX_ATT);
+	in = cs_lib.malloc(h);
 	j->ret = in ? 0 : -ENOMEM;
 	while (!j->ret && len) {
 		const uint8_t *p = code;
@@ -117,7 +168,7 @@ static void decode(struct job *j)
 		j->raw[j->nr].decoded = false;
 		o->addr = addr;
 		o->size = 1;
-		if (cs_disasm_iter(h, &p, &left, &a, in)) {
+		if (cs_lib.disasm_iter(h, &p, &left, &a, in)) {
 			o->size = (uint8_t)in->size;
 			keep(&j->raw[j->nr], in);
 		}
@@ -128,8 +179,8 @@ static void decode(struct job *j)
 		addr += o->size;
 	}
 	if (in)
-		cs_free(in, 1);
-	cs_close(&h);
+		cs_lib.free(in, 1);
+	cs_lib.close(&h);
 }
 
 static void *decode_main(void *arg)
@@ -148,10 +199,17 @@ static void insn_text(const struct raw *r, annot_name_fn name, void *ctx, struct
 		return;
 	}
 	if (!r->direct) {
-		if (r->op_str[0])
-			snprintf(o->text, sizeof(o->text), "%-6s %s", r->mnemonic, r->op_str);
-		else
-			snprintf(o->text, sizeof(o->text), "%s", r->mnemonic);
+		/* "%-6s %s" (the text is long enough for both: no cut) */
+		size_t m = strlen(r->mnemonic), n = strlen(r->op_str);
+
+		memcpy(o->text, r->mnemonic, m);
+		if (n) {
+			for (; m < 6; m++)
+				o->text[m] = ' ';
+			o->text[m++] = ' ';
+			memcpy(o->text + m, r->op_str, n);
+		}
+		o->text[m + n] = 0;
 		return;
 	}
 	sym = name ? name(ctx, r->target, &start) : NULL;
@@ -188,8 +246,10 @@ int annot_disasm_with(const uint8_t *code, size_t len, uint64_t addr, bool intel
 	free(j.raw);
 	if (j.ret) {
 		free(j.v);
-		return j.ret == -ENOMEM ? err_set(err, -ENOMEM, "out of memory")
-					: err_set(err, j.ret, "capstone cannot disassemble x86-64");
+		return j.ret == -ENOMEM ? err_set(err, -ENOMEM, "out of memory") :
+		       j.ret == -ENOENT ? err_set(err, -EINVAL, "cannot load %s (the capstone "
+						  "disassembler)", CS_SONAME) :
+		       err_set(err, j.ret, "capstone cannot disassemble x86-64");
 	}
 	*out = j.v;
 	*n = j.nr;

@@ -17,49 +17,75 @@ struct addr_bin {
 void addr_hits_free(struct addr_hits *h)
 {
 	free(h->v);
-	hmap_free(&h->idx);
+	free(h->slots);
 	free(h->bins);
 	free(h->bin_of);
 	free(h->file_events);
 	memset(h, 0, sizeof(*h));
 }
 
-static bool hit_eq(void *ctx, uint32_t i)
+/* The table is asked once per sample: its own, with the key compared in
+ * place (no callback), one mixing of the fields for a hash. */
+static bool same_key(const struct addr_hit *a, const struct addr_hit *k)
 {
-	const struct addr_hits *h = ctx;
-	const struct addr_hit *a = &h->v[i], *k = h->key;
-
-	return a->dso == k->dso && a->off == k->off && a->event == k->event &&
+	return a->off == k->off && a->dso == k->dso && a->event == k->event &&
 	       a->kernel == k->kernel && a->ktab == k->ktab;
 }
 
-static uint64_t hit_hash(const struct addr_hit *k)
+static size_t hit_hash(const struct addr_hit *k)
 {
-	uint64_t h = hash_u64((uintptr_t)k->dso);
+	uint64_t x = k->off * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)k->dso ^
+		     ((uint64_t)k->ktab << 40) ^ ((uint64_t)k->kernel << 39) ^ (uint64_t)k->event;
 
-	h = hash_combine(h, k->off);
-	return hash_combine(h, ((uint64_t)k->ktab << 32) | ((uint64_t)k->kernel << 16) |
-			    (uint32_t)k->event);
+	return (size_t)hash_u64(x);
+}
+
+/* The slot of k: its entry's, or the empty one where it goes. */
+static uint32_t *slot_of(const struct addr_hits *h, const struct addr_hit *k)
+{
+	for (size_t i = hit_hash(k) & (h->nr_slots - 1);; i = (i + 1) & (h->nr_slots - 1))
+		if (!h->slots[i] || same_key(&h->v[h->slots[i] - 1], k))
+			return &h->slots[i];
+}
+
+static int grow_slots(struct addr_hits *h)
+{
+	size_t n = h->nr_slots ? h->nr_slots * 2 : 1024;
+	uint32_t *old = h->slots;
+
+	h->slots = calloc(n, sizeof(*h->slots));
+	if (!h->slots) {
+		h->slots = old;
+		return -ENOMEM;
+	}
+	h->nr_slots = n;
+	for (size_t i = 0; i < h->nr; i++)
+		*slot_of(h, &h->v[i]) = (uint32_t)i + 1;
+	free(old);
+	return 0;
 }
 
 /* Add count samples of total period to k's entry, made if new. */
 static int hit_add(struct addr_hits *h, const struct addr_hit *k, uint64_t count,
 		   uint64_t period)
 {
-	uint64_t hash = hit_hash(k);
-	uint32_t i;
+	uint32_t *slot;
+	struct addr_hit *e;
 
-	h->key = k;
-	if (!hmap_find(&h->idx, hash, hit_eq, h, &i)) {
-		if (array_grow((void **)&h->v, &h->cap, h->nr + 1, sizeof(*h->v)) ||
-		    hmap_insert(&h->idx, hash, (uint32_t)h->nr))
+	if ((h->nr + 1) * 2 > h->nr_slots && grow_slots(h))
+		return -ENOMEM;
+	slot = slot_of(h, k);
+	if (!*slot) {
+		if (h->nr >= UINT32_MAX - 1 ||
+		    array_grow((void **)&h->v, &h->cap, h->nr + 1, sizeof(*h->v)))
 			return -ENOMEM;
-		i = (uint32_t)h->nr++;
-		h->v[i] = *k;
-		h->v[i].count = h->v[i].period = 0;
+		h->v[h->nr] = *k;
+		h->v[h->nr].count = h->v[h->nr].period = 0;
+		*slot = (uint32_t)++h->nr;
 	}
-	h->v[i].count += count;
-	h->v[i].period += period;
+	e = &h->v[*slot - 1];
+	e->count += count;
+	e->period += period;
 	h->count[k->event] += count;
 	h->period[k->event] += period;
 	return 0;

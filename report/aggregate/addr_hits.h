@@ -36,9 +36,9 @@ struct addr_hit {
 struct addr_hits {
 	struct addr_hit *v;
 	size_t nr, cap;
-	struct hmap idx;
+	uint32_t *slots;        /* open addressing on the key: index in v + 1, 0 empty */
+	size_t nr_slots;        /* a power of two, at least twice nr */
 	uint64_t count[LOAD_MAX_EVENTS], period[LOAD_MAX_EVENTS];
-	const struct addr_hit *key;     /* hmap_find's question */
 	/* addr_hits_freeze: the binaries as the reading left them */
 	struct addr_bin *bins;
 	size_t nr_bins;
@@ -50,7 +50,7 @@ struct addr_hits {
 	bool unfit;             /* the events do not fit the block */
 };
 
-#define ADDR_HITS_INIT { .idx = HMAP_INIT }
+#define ADDR_HITS_INIT { .nr = 0 }
 
 void addr_hits_free(struct addr_hits *h);
 

@@ -178,6 +178,9 @@ struct run_ctx {
 	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
 	bool *kernel;
 	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
+	/* the thread of the last sample, until a record changes the threads */
+	struct thread *last_thread;
+	uint32_t last_pid, last_tid;
 	/* the members of a leader sample that grew, and by how much */
 	int grp_event[LOAD_MAX_EVENTS];
 	uint64_t grp_delta[LOAD_MAX_EVENTS];
@@ -417,9 +420,16 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 		l->filtered++;
 		return 0;
 	}
-	ls.thread = machine_thread(&l->machine, smp->pid, smp->tid);
-	if (!ls.thread)
-		return -ENOMEM;
+	if (rc->last_thread && rc->last_pid == smp->pid && rc->last_tid == smp->tid) {
+		ls.thread = rc->last_thread;
+	} else {
+		ls.thread = machine_thread(&l->machine, smp->pid, smp->tid);
+		if (!ls.thread)
+			return -ENOMEM;
+		rc->last_thread = ls.thread;
+		rc->last_pid = smp->pid;
+		rc->last_tid = smp->tid;
+	}
 	if (l->filter.comms.on && !filter_name_wanted(&l->filter.comms, ls.thread->comm)) {
 		l->filtered++;
 		return 0;
@@ -443,6 +453,7 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return on_sample(rc, s, rec);
+	rc->last_thread = NULL;         /* a COMM, FORK, EXIT may give a tid another thread */
 	ret = machine_process(&rc->l->machine, rec);
 	if (!ret && rc->on_record)
 		ret = rc->on_record(rc->ctx, rc->l, s, rec);
@@ -702,6 +713,7 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 	ret = open_all(l, kallsyms_done, err);
 	for (size_t i = 0; !ret && i < l->opts.nr_inputs; i++) {
 		rc.file = i;
+		rc.last_thread = NULL;
 		ret = read_input(l, &rc, kallsyms_done, err);
 	}
 out:

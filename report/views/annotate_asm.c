@@ -164,7 +164,10 @@ static void decode(struct job *j)
 			break;
 		}
 		o = &j->v[j->nr];
-		memset(o, 0, sizeof(*o));
+		/* not the whole of *o (its text is written later): a memset of it
+		 * is a `rep stos` per instruction */
+		memset(o->bytes, 0, sizeof(o->bytes));
+		o->text[0] = 0;
 		j->raw[j->nr].decoded = false;
 		o->addr = addr;
 		o->size = 1;

@@ -178,9 +178,12 @@ struct run_ctx {
 	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
 	bool *kernel;
 	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
-	/* the thread of the last sample, until a record changes the threads */
-	struct thread *last_thread;
-	uint32_t last_pid, last_tid;
+	/* the threads of the last samples, by tid % 8, until a record changes
+	 * the threads (samples of a few threads interleave in time order) */
+	struct {
+		struct thread *t;
+		uint32_t pid, tid;
+	} recent[8];
 	/* the members of a leader sample that grew, and by how much */
 	int grp_event[LOAD_MAX_EVENTS];
 	uint64_t grp_delta[LOAD_MAX_EVENTS];
@@ -396,6 +399,19 @@ static bool is_read_group(const struct sample *smp)
 	       (smp->read.format & PERF_FORMAT_GROUP);
 }
 
+/* The sample's thread (machine_thread), from the recent ones when there. */
+static struct thread *sample_thread(struct run_ctx *rc, uint32_t pid, uint32_t tid)
+{
+	unsigned k = tid % 8;
+
+	if (!rc->recent[k].t || rc->recent[k].pid != pid || rc->recent[k].tid != tid) {
+		rc->recent[k].t = machine_thread(&rc->l->machine, pid, tid);
+		rc->recent[k].pid = pid;
+		rc->recent[k].tid = tid;
+	}
+	return rc->recent[k].t;
+}
+
 /* A sample: counted, shown to on_record, filtered, its chain assembled,
  * handed to fn. */
 static int on_sample(struct run_ctx *rc, struct session *s, const struct record *rec)
@@ -420,16 +436,9 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 		l->filtered++;
 		return 0;
 	}
-	if (rc->last_thread && rc->last_pid == smp->pid && rc->last_tid == smp->tid) {
-		ls.thread = rc->last_thread;
-	} else {
-		ls.thread = machine_thread(&l->machine, smp->pid, smp->tid);
-		if (!ls.thread)
-			return -ENOMEM;
-		rc->last_thread = ls.thread;
-		rc->last_pid = smp->pid;
-		rc->last_tid = smp->tid;
-	}
+	ls.thread = sample_thread(rc, smp->pid, smp->tid);
+	if (!ls.thread)
+		return -ENOMEM;
 	if (l->filter.comms.on && !filter_name_wanted(&l->filter.comms, ls.thread->comm)) {
 		l->filtered++;
 		return 0;
@@ -453,7 +462,8 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return on_sample(rc, s, rec);
-	rc->last_thread = NULL;         /* a COMM, FORK, EXIT may give a tid another thread */
+	/* a COMM, FORK or EXIT may give a tid another thread */
+	memset(rc->recent, 0, sizeof(rc->recent));
 	ret = machine_process(&rc->l->machine, rec);
 	if (!ret && rc->on_record)
 		ret = rc->on_record(rc->ctx, rc->l, s, rec);
@@ -713,7 +723,7 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 	ret = open_all(l, kallsyms_done, err);
 	for (size_t i = 0; !ret && i < l->opts.nr_inputs; i++) {
 		rc.file = i;
-		rc.last_thread = NULL;
+		memset(rc.recent, 0, sizeof(rc.recent));
 		ret = read_input(l, &rc, kallsyms_done, err);
 	}
 out:

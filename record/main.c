@@ -599,6 +599,9 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 			fprintf(stderr, "prec: embedded %llu binaries (%llu addresses, %llu bytes)\n",
 				(unsigned long long)as.binaries, (unsigned long long)as.addresses,
 				(unsigned long long)as.file_growth);
+		if (s->opts->verbose && as.counted_addresses)
+			fprintf(stderr, "prec: counted the samples of %llu sampled addresses "
+				"(for prep annotate)\n", (unsigned long long)as.counted_addresses);
 		if (s->opts->verbose)
 			fprintf(stderr, "prec: embedded the code of %llu functions (%llu bytes); "
 				"%llu left out (larger than the bound, or no file)\n",

@@ -50,6 +50,7 @@ void srclines_free(struct srclines *d)
 	d->cus = NULL;
 	d->ncus = d->cus_cap = 0;
 	memset(d->joins, 0, sizeof(d->joins));
+	d->last_lo = d->last_hi = 0;
 }
 
 /* ---- debug files kept with their sections inflated ----------------------- */
@@ -645,6 +646,31 @@ static int cu_index_find(const struct cu_index *c, uint64_t addr)
 	return -1;
 }
 
+/* The CU holding addr, as dwarf_addrdie finds it (its arange, then the CU
+ * at that offset), the last one kept: the instructions of a function are
+ * asked for one after the other. */
+static bool addr_cu(struct srclines *d, uint64_t addr, Dwarf_Die *cu)
+{
+	Dwarf_Aranges *ar;
+	Dwarf_Addr start;
+	Dwarf_Word len;
+	Dwarf_Off off;
+	size_t n;
+
+	if (addr >= d->last_lo && addr < d->last_hi) {
+		*cu = d->last_cu;
+		return true;
+	}
+	if (dwarf_getaranges(d->dw, &ar, &n) != 0 ||
+	    dwarf_getarangeinfo(dwarf_getarange_addr(ar, addr), &start, &len, &off) != 0 ||
+	    !dwarf_offdie(d->dw, off, cu))
+		return false;
+	d->last_cu = *cu;
+	d->last_lo = start;
+	d->last_hi = start + len > start ? start + len : 0;
+	return true;
+}
+
 /* Compute the frames of addr: *n = 0 when DWARF has no line for it. */
 static int srcline_compute(struct srclines *d, struct arena *names, uint64_t addr,
 			   struct sym_frame **out, size_t *n)
@@ -660,7 +686,7 @@ static int srcline_compute(struct srclines *d, struct arena *names, uint64_t add
 
 	*out = NULL;
 	*n = 0;
-	if (!dwarf_addrdie(d->dw, addr, &cu) || !(line = dwarf_getsrc_die(&cu, addr)))
+	if (!addr_cu(d, addr, &cu) || !(line = dwarf_getsrc_die(&cu, addr)))
 		return 0;
 	ret = cu_index_get(d, &cu, &c);
 	if (ret)

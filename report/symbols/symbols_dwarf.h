@@ -34,6 +34,8 @@ struct srclines {
 	struct {                        /* the last joins, by the pointers libdw gave */
 		const char *dir, *file, *path;
 	} joins[64];
+	Dwarf_Die last_cu;              /* the CU of the last address range asked for */
+	uint64_t last_lo, last_hi;      /* its .debug_aranges range; hi 0: none */
 	struct cu_index **cus;          /* function ranges of the CUs seen, by CU offset */
 	size_t ncus, cus_cap;
 };

@@ -22,6 +22,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,16 +77,35 @@ struct raw {
 	uint64_t target;
 };
 
-struct job {
-	const uint8_t *code;
-	size_t len;
-	uint64_t addr;
-	bool intel;
+/* The instructions decoded from one offset of the code on. */
+struct part {
+	size_t from;
 	struct annot_insn *v;
 	struct raw *raw;
 	size_t nr, cap, cap_raw;
 	int ret;                /* 0, -ENOMEM, -ENOENT (no libcapstone), -EINVAL
 				   (capstone would not start) */
+};
+
+/*
+ * Part a runs from the start on its own thread. When the caller is done
+ * with what it does meanwhile and a has much left, the caller decodes part
+ * b, from halfway through what is left: a goes on until it stands at an
+ * instruction b decoded (the decoding from an address being the same
+ * whoever does it, the rest is b's), or to the end. b publishes the offset
+ * of each instruction (b_off, b_nr, release); a says how far it is (a_at)
+ * and whether it reached the end alone (a_done: b stops then).
+ */
+struct job {
+	const uint8_t *code;
+	size_t len;
+	uint64_t addr;
+	bool intel;
+	struct part a, b;
+	size_t *b_off;          /* len - b.from entries at most */
+	atomic_size_t b_nr, a_at;
+	atomic_bool b_on, b_done, a_done;
+	size_t sync;            /* a stopped at b's instruction sync; SIZE_MAX: a has all */
 };
 
 /* The jumps and calls (capstone 4's groups JUMP and CALL, loops not among
@@ -130,66 +151,147 @@ static void keep(struct raw *r, const cs_insn *in)
 	r->direct = direct_target(in, &r->target);
 }
 
-/* Every instruction of the job's bytes into job->v (address, size, bytes)
- * and job->raw (the spelling). */
-static void decode(struct job *j)
+/* One instruction at *off into part p: 0 or -ENOMEM. */
+static int decode_one(struct job *j, struct part *p, csh h, cs_insn *in, size_t *off)
 {
-	const uint8_t *code = j->code;
-	size_t len = j->len;
-	uint64_t addr = j->addr;
+	const uint8_t *code = j->code + *off;
+	size_t left = j->len - *off;
+	uint64_t a = j->addr + *off;
+	struct annot_insn *o;
+
+	if (array_grow((void **)&p->v, &p->cap, p->nr + 1, sizeof(*p->v)) ||
+	    array_grow((void **)&p->raw, &p->cap_raw, p->nr + 1, sizeof(*p->raw)))
+		return -ENOMEM;
+	o = &p->v[p->nr];
+	/* not the whole of *o (its text is written later): a memset of it is a
+	 * `rep stos` per instruction */
+	memset(o->bytes, 0, sizeof(o->bytes));
+	o->text[0] = 0;
+	p->raw[p->nr].decoded = false;
+	o->addr = j->addr + *off;
+	o->size = 1;
+	if (cs_lib.disasm_iter(h, &code, &left, &a, in)) {
+		o->size = (uint8_t)in->size;
+		keep(&p->raw[p->nr], in);
+	}
+	memcpy(o->bytes, j->code + *off, o->size);
+	p->nr++;
+	*off += o->size;
+	return 0;
+}
+
+/* For part a at off, past b's start: true when off is where one of b's
+ * instructions starts (a stops), false when a goes on; waits for b to get
+ * that far. */
+static bool meets_b(struct job *j, size_t off)
+{
+	for (;;) {
+		size_t n = atomic_load_explicit(&j->b_nr, memory_order_acquire), lo = 0, hi = n;
+
+		if (n && j->b_off[n - 1] >= off) {
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (j->b_off[mid] < off)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (j->b_off[lo] != off)
+				return false;
+			j->sync = lo;
+			return true;
+		}
+		if (atomic_load_explicit(&j->b_done, memory_order_acquire) &&
+		    n == atomic_load_explicit(&j->b_nr, memory_order_acquire))
+			return false;
+		sched_yield();
+	}
+}
+
+/* Part a (is_a) or b: the instructions from p->from to the end, or to
+ * where the other part takes over. */
+static void decode(struct job *j, struct part *p, bool is_a)
+{
+	size_t off = p->from;
 	cs_insn *in;
 	csh h;
 
 	pthread_once(&cs_lib_once, cs_lib_load);
 	if (!cs_lib.open) {
-		j->ret = -ENOENT;
-		return;
+		p->ret = -ENOENT;
+		goto out;
 	}
 	if (cs_lib.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
-		j->ret = -EINVAL;
-		return;
+		p->ret = -EINVAL;
+		goto out;
 	}
 	cs_lib.option(h, CS_OPT_SYNTAX, j->intel ? CS_OPT_SYNTAX_INTEL : CS_OPT_SYNTAX_ATT);
 	in = cs_lib.malloc(h);
-	j->ret = in ? 0 : -ENOMEM;
-	while (!j->ret && len) {
-		const uint8_t *p = code;
-		size_t left = len;
-		uint64_t a = addr;
-		struct annot_insn *o;
-
-		if (array_grow((void **)&j->v, &j->cap, j->nr + 1, sizeof(*j->v)) ||
-		    array_grow((void **)&j->raw, &j->cap_raw, j->nr + 1, sizeof(*j->raw))) {
-			j->ret = -ENOMEM;
+	p->ret = in ? 0 : -ENOMEM;
+	while (!p->ret && off < j->len) {
+		if (is_a && atomic_load_explicit(&j->b_on, memory_order_acquire) &&
+		    off >= j->b.from && meets_b(j, off))
 			break;
-		}
-		o = &j->v[j->nr];
-		/* not the whole of *o (its text is written later): a memset of it
-		 * is a `rep stos` per instruction */
-		memset(o->bytes, 0, sizeof(o->bytes));
-		o->text[0] = 0;
-		j->raw[j->nr].decoded = false;
-		o->addr = addr;
-		o->size = 1;
-		if (cs_lib.disasm_iter(h, &p, &left, &a, in)) {
-			o->size = (uint8_t)in->size;
-			keep(&j->raw[j->nr], in);
-		}
-		j->nr++;
-		memcpy(o->bytes, code, o->size);
-		code += o->size;
-		len -= o->size;
-		addr += o->size;
+		if (!is_a && atomic_load_explicit(&j->a_done, memory_order_acquire))
+			break;
+		if (!is_a)
+			j->b_off[p->nr] = off;
+		p->ret = decode_one(j, p, h, in, &off);
+		if (!p->ret && !is_a)
+			atomic_store_explicit(&j->b_nr, p->nr, memory_order_release);
+		if (is_a)
+			atomic_store_explicit(&j->a_at, off, memory_order_relaxed);
 	}
 	if (in)
 		cs_lib.free(in, 1);
 	cs_lib.close(&h);
+out:
+	if (is_a && (p->ret || off >= j->len))
+		atomic_store_explicit(&j->a_done, true, memory_order_release);
+	if (!is_a)
+		atomic_store_explicit(&j->b_done, true, memory_order_release);
 }
 
 static void *decode_main(void *arg)
 {
-	decode(arg);
+	struct job *j = arg;
+
+	decode(j, &j->a, true);
 	return NULL;
+}
+
+/* After meanwhile, with a on its thread: take half of what a has left
+ * when that is worth it. */
+static void help(struct job *j)
+{
+	size_t at = atomic_load_explicit(&j->a_at, memory_order_relaxed);
+
+	if (atomic_load_explicit(&j->a_done, memory_order_acquire) || j->len - at < 4096)
+		return;
+	j->b.from = at + (j->len - at) / 2;
+	j->b_off = malloc((j->len - j->b.from + 1) * sizeof(*j->b_off));
+	if (!j->b_off)
+		return;
+	atomic_store_explicit(&j->b_on, true, memory_order_release);
+	decode(j, &j->b, false);
+}
+
+/* The instructions in one array (into j->a): a's, then b's from sync on.
+ * 0 or -ENOMEM. */
+static int join(struct job *j)
+{
+	size_t nb = j->b.nr - j->sync;
+
+	if (j->sync == SIZE_MAX || !nb)
+		return 0;
+	if (array_grow((void **)&j->a.v, &j->a.cap, j->a.nr + nb, sizeof(*j->a.v)) ||
+	    array_grow((void **)&j->a.raw, &j->a.cap_raw, j->a.nr + nb, sizeof(*j->a.raw)))
+		return -ENOMEM;
+	memcpy(j->a.v + j->a.nr, j->b.v + j->sync, nb * sizeof(*j->a.v));
+	memcpy(j->a.raw + j->a.nr, j->b.raw + j->sync, nb * sizeof(*j->a.raw));
+	j->a.nr += nb;
+	return 0;
 }
 
 static void insn_text(const struct raw *r, annot_name_fn name, void *ctx, struct annot_insn *o)
@@ -229,33 +331,46 @@ int annot_disasm_with(const uint8_t *code, size_t len, uint64_t addr, bool intel
 		      annot_name_fn name, void *ctx, void (*meanwhile)(void *ctx),
 		      struct annot_insn **out, size_t *n, struct err *err)
 {
-	struct job j = { .code = code, .len = len, .addr = addr, .intel = intel };
+	struct job j = { .code = code, .len = len, .addr = addr, .intel = intel,
+			 .sync = SIZE_MAX };
 	pthread_t t;
-	bool threaded = meanwhile && !pthread_create(&t, NULL, decode_main, &j);
+	bool threaded;
+	int ret;
 
+	atomic_init(&j.b_nr, 0);
+	atomic_init(&j.a_at, 0);
+	atomic_init(&j.b_on, false);
+	atomic_init(&j.b_done, false);
+	atomic_init(&j.a_done, false);
+	threaded = meanwhile && !pthread_create(&t, NULL, decode_main, &j);
 	*out = NULL;
 	*n = 0;
-	if (threaded) {
+	if (meanwhile)
 		meanwhile(ctx);
+	if (threaded) {
+		help(&j);
 		pthread_join(t, NULL);
 	} else {
-		if (meanwhile)
-			meanwhile(ctx);
-		decode(&j);
+		decode(&j, &j.a, true);
 	}
-	if (!j.ret)
-		for (size_t i = 0; i < j.nr; i++)
-			insn_text(&j.raw[i], name, ctx, &j.v[i]);
-	free(j.raw);
-	if (j.ret) {
-		free(j.v);
-		return j.ret == -ENOMEM ? err_set(err, -ENOMEM, "out of memory") :
-		       j.ret == -ENOENT ? err_set(err, -EINVAL, "cannot load %s (the capstone "
-						  "disassembler)", CS_SONAME) :
-		       err_set(err, j.ret, "capstone cannot disassemble x86-64");
+	ret = j.a.ret ? j.a.ret : j.sync != SIZE_MAX ? j.b.ret : 0;
+	if (!ret)
+		ret = join(&j);
+	for (size_t i = 0; !ret && i < j.a.nr; i++)
+		insn_text(&j.a.raw[i], name, ctx, &j.a.v[i]);
+	free(j.a.raw);
+	free(j.b.raw);
+	free(j.b.v);
+	free(j.b_off);
+	if (ret) {
+		free(j.a.v);
+		return ret == -ENOMEM ? err_set(err, -ENOMEM, "out of memory") :
+		       ret == -ENOENT ? err_set(err, -EINVAL, "cannot load %s (the capstone "
+						"disassembler)", CS_SONAME) :
+		       err_set(err, ret, "capstone cannot disassemble x86-64");
 	}
-	*out = j.v;
-	*n = j.nr;
+	*out = j.a.v;
+	*n = j.a.nr;
 	return 0;
 }
 

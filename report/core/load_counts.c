@@ -79,9 +79,11 @@ int load_open_counts(struct load *l, struct load_counts *lc, struct err *err)
 	if (!counts_may_serve(l))
 		return 0;
 	/* quiet: a file that warns at all is read as usual, warnings and all */
-	ret = load_open_input(l, 0, s, true, err);
+	ret = session_open_counts(s, l->opts.inputs[0], l->opts.mem, l->opts.mem_len, err);
 	if (ret)
 		return ret == -ENOMEM ? ret : 0;
+	s->progress = l->opts.progress;
+	s->progress_ctx = l->opts.progress_ctx;
 	ret = session_addr_counts(s, &lc->c, err);
 	if (ret <= 0) {
 		session_close(s);

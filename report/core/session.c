@@ -231,7 +231,7 @@ static int open_perf(struct session *s, const char *path, const void *data, size
 }
 
 static int open_any(struct session *s, const char *path, const void *data, size_t len,
-		    bool quiet, struct err *err)
+		    bool quiet, bool counts, struct err *err)
 {
 	struct container_reader_opts o = { on_problem, s };
 	int ret;
@@ -239,6 +239,7 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	s->quiet = quiet;
+	s->counts_want = counts;
 	if (!data && input_is_stdin(path) && (ret = input_stdin(&data, &len, err)))
 		return ret;
 	s->layouts = record_layouts_new();
@@ -274,13 +275,19 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 
 int session_open(struct session *s, const char *path, bool quiet, struct err *err)
 {
-	return open_any(s, path, NULL, 0, quiet, err);
+	return open_any(s, path, NULL, 0, quiet, false, err);
 }
 
 int session_open_mem(struct session *s, const char *path, const void *data, size_t len,
 		     bool quiet, struct err *err)
 {
-	return open_any(s, path, data ? data : "", len, quiet, err);
+	return open_any(s, path, data ? data : "", len, quiet, false, err);
+}
+
+int session_open_counts(struct session *s, const char *path, const void *data, size_t len,
+			struct err *err)
+{
+	return open_any(s, path, data ? data : NULL, len, true, true, err);
 }
 
 void session_close(struct session *s)

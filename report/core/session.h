@@ -66,6 +66,12 @@ struct session {
 	bool early;                     /* BUILD_IDS, KALLSYMS and SYMBOLS read through the
 					   index at open */
 	bool early_damaged;             /* one of them was not good (the walk says so) */
+	/* session_open_counts: the CRC-32 of the bytes [64, counts_end) before
+	 * the last ADDR_COUNTS block, taken while the SYMBOLS blocks were
+	 * decoded (counts_end 0: not taken) */
+	bool counts_want;
+	uint64_t counts_end;
+	uint32_t counts_crc;
 	uint8_t *kallsyms;              /* the KALLSYMS block's text, or NULL */
 	size_t kallsyms_len;
 	uint64_t first_time, last_time; /* of samples */
@@ -89,6 +95,11 @@ typedef int (*session_record_fn)(void *ctx, struct session *s, const struct reco
 
 /* Open the file (header checks only). Returns 0 or a negative code with err set. */
 int session_open(struct session *s, const char *path, bool quiet, struct err *err);
+/* As session_open (quiet), or session_open_mem when data is not NULL, for
+ * session_addr_counts: the CRC it checks is taken while the blocks at the
+ * end of the file are decoded, on the other thread. */
+int session_open_counts(struct session *s, const char *path, const void *data, size_t len,
+			struct err *err);
 /* The same on bytes in memory (borrowed; they must outlive the session);
  * path only names them in messages. */
 int session_open_mem(struct session *s, const char *path, const void *data, size_t len,

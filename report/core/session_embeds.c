@@ -25,6 +25,8 @@ struct sym_work {
 	int *state;                     /* 1 good, 0 damaged, -ENOMEM */
 	bool *worker;                   /* the block is the worker's */
 	size_t n;
+	uint64_t crc_end;               /* the worker's too: the CRC of [64, crc_end) */
+	uint32_t crc;
 };
 
 /* The blocks of one side (worker or not) decoded. */
@@ -50,9 +52,16 @@ static void decode_side(struct sym_work *w, bool worker)
 	buf_free(&b);
 }
 
+static void take_crc(struct sym_work *w)
+{
+	if (w->crc_end && container_reader_crc(w->r, CONTAINER_HEADER_SIZE, w->crc_end, &w->crc))
+		w->crc_end = 0;
+}
+
 static void *worker_main(void *arg)
 {
 	decode_side(arg, true);
+	take_crc(arg);
 	return NULL;
 }
 
@@ -83,8 +92,11 @@ static bool share_out(struct sym_work *w)
 static int gather(struct sym_work *w, const struct index_entry *e, size_t n,
 		  uint64_t index_offset)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		w->n += e[i].type == BLOCK_SYMBOLS;
+		if (e[i].type == BLOCK_ADDR_COUNTS)
+			w->crc_end = e[i].offset;       /* the last one's */
+	}
 	w->e = calloc(w->n + 1, sizeof(*w->e));
 	w->size = calloc(w->n + 1, sizeof(*w->size));
 	w->out = calloc(w->n + 1, sizeof(*w->out));
@@ -112,7 +124,9 @@ int session_take_symbols(struct session *s, const struct index_entry *e, size_t 
 	bool threaded = false;
 	int ret = gather(&w, e, n, s->header.index_offset), mret = 0;
 
-	if (!ret && share_out(&w))
+	if (!s->counts_want)
+		w.crc_end = 0;
+	if (!ret && (share_out(&w) || w.crc_end))
 		threaded = !pthread_create(&t, NULL, worker_main, &w);
 	if (!ret && !threaded)
 		memset(w.worker, 0, w.n * sizeof(*w.worker));
@@ -122,6 +136,10 @@ int session_take_symbols(struct session *s, const struct index_entry *e, size_t 
 	}
 	if (threaded)
 		pthread_join(t, NULL);
+	else if (!ret)
+		take_crc(&w);
+	s->counts_end = w.crc_end;
+	s->counts_crc = w.crc;
 	for (size_t i = 0; !ret && i < w.n; i++) {
 		if (w.state[i] < 0)
 			ret = -ENOMEM;

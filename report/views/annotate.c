@@ -26,7 +26,13 @@ struct annot_run {
 	struct annot_sym *syms;
 	size_t nr_syms, cap_syms;
 	struct hmap sym_idx;
-	const struct annot_sym *skey;   /* hmap_find's question */
+	const struct sym_key *skey;     /* hmap_find's question */
+};
+
+struct sym_key {
+	struct dso *dso;
+	uint64_t start;
+	bool kernel;
 };
 
 static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
@@ -44,10 +50,14 @@ static bool sym_eq(void *ctx, uint32_t i)
 	       r->syms[i].kernel == r->skey->kernel;
 }
 
-/* The symbol entry for (dso, start), created if new; NULL on ENOMEM. */
-static struct annot_sym *sym_get(struct annot_run *r, const struct annot_sym *k)
+/* The symbol entry for (dso, start), created if new (named name, of size
+ * bytes); NULL on ENOMEM. An entry is large (its counts per event): only a
+ * new one is written whole. */
+static struct annot_sym *sym_get(struct annot_run *r, const struct sym_key *k, const char *name,
+				 uint64_t size)
 {
 	uint64_t h = hash_combine(hash_u64((uintptr_t)k->dso), k->start ^ k->kernel);
+	struct annot_sym *s;
 	uint32_t i;
 
 	r->skey = k;
@@ -56,8 +66,14 @@ static struct annot_sym *sym_get(struct annot_run *r, const struct annot_sym *k)
 	if (array_grow((void **)&r->syms, &r->cap_syms, r->nr_syms + 1, sizeof(*r->syms)) ||
 	    hmap_insert(&r->sym_idx, h, (uint32_t)r->nr_syms))
 		return NULL;
-	r->syms[r->nr_syms] = *k;
-	return &r->syms[r->nr_syms++];
+	s = &r->syms[r->nr_syms++];
+	memset(s, 0, sizeof(*s));
+	s->dso = k->dso;
+	s->name = name;
+	s->start = k->start;
+	s->size = size;
+	s->kernel = k->kernel;
+	return s;
 }
 
 /* Name one sampled address: 0 with si->name NULL when nothing names it. */
@@ -81,7 +97,8 @@ static int group_syms(struct annot_run *r, struct load *l, const int *cols)
 {
 	for (size_t i = 0; i < r->hits.nr; i++) {
 		const struct addr_hit *e = &r->hits.v[i];
-		struct annot_sym k = { 0 }, *s;
+		struct annot_sym *s;
+		struct sym_key k;
 		struct sym_info si;
 		struct annot_hit *hit;
 		int ret = ent_name(l, e, &si), col = cols[e->event];
@@ -91,11 +108,9 @@ static int group_syms(struct annot_run *r, struct load *l, const int *cols)
 		if (!si.name || col < 0)
 			continue;
 		k.dso = e->kernel ? load_machine(l)->kernel_dso : e->dso;
-		k.name = si.name;
 		k.start = si.start;
-		k.size = si.size;
 		k.kernel = e->kernel;
-		s = sym_get(r, &k);
+		s = sym_get(r, &k, si.name, si.size);
 		if (!s || array_grow((void **)&s->hits, &s->cap_hits, s->nr_hits + 1,
 				     sizeof(*s->hits)))
 			return -ENOMEM;
@@ -109,7 +124,7 @@ static int group_syms(struct annot_run *r, struct load *l, const int *cols)
 
 static int sym_cmp(const void *a, const void *b)
 {
-	const struct annot_sym *x = a, *y = b;
+	const struct annot_sym *x = *(struct annot_sym *const *)a, *y = *(struct annot_sym *const *)b;
 
 	if (x->period[0] != y->period[0])
 		return x->period[0] < y->period[0] ? 1 : -1;
@@ -133,24 +148,35 @@ static bool sym_wanted(const struct annot_ctx *c, const struct annot_sym *s)
 
 static int print_all(struct annot_ctx *c, struct annot_run *r)
 {
+	/* hottest first, sorted by reference (an entry is large); a stable
+	 * sort, as sorting the entries themselves was */
+	struct annot_sym **order = malloc((r->nr_syms + 1) * sizeof(*order));
 	size_t printed = 0;
 
-	qsort(r->syms, r->nr_syms, sizeof(*r->syms), sym_cmp);
+	if (!order) {
+		fprintf(stderr, "prep: out of memory\n");
+		return 1;
+	}
+	for (size_t i = 0; i < r->nr_syms; i++)
+		order[i] = &r->syms[i];
+	qsort(order, r->nr_syms, sizeof(*order), sym_cmp);
 	for (size_t i = 0; i < r->nr_syms; i++) {
 		struct err err = { 0 };
 		int ret;
 
-		if (!sym_wanted(c, &r->syms[i]))
+		if (!sym_wanted(c, order[i]))
 			continue;
-		ret = annot_print_sym(c, &r->syms[i], &err);
+		ret = annot_print_sym(c, order[i], &err);
 		if (ret < 0) {
 			fprintf(stderr, "prep: %s\n", err.msg);
+			free(order);
 			return 1;
 		}
 		if (ret == 1 && !c->o->skip_missing)
-			fprintf(stderr, "prep: cannot annotate %s: %s\n", r->syms[i].name, err.msg);
+			fprintf(stderr, "prep: cannot annotate %s: %s\n", order[i]->name, err.msg);
 		printed += ret == 0;
 	}
+	free(order);
 	fflush(c->out);
 	if (!printed && c->o->nr_syms) {
 		fprintf(stderr, "prep: no samples in symbol %s\n", c->o->syms[0]);

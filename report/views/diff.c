@@ -317,7 +317,7 @@ static int run_diff(struct diff_opts *d, const struct run_list *sides, size_t nr
 	memcpy(ro.keys, c->keys, sizeof(ro.keys));
 	ro.lo.f.comms = ro.lo.f.pids = ro.lo.f.tids = NULL;
 	ro.lo.quiet = d->quiet;
-	ro.lo.self_only = true;         /* perf diff compares self shares */
+	ro.lo.ip_only = true;           /* perf diff compares self shares */
 	ro.threads = cpus > 0 ? (unsigned)cpus : 1;
 	all = calloc(n, sizeof(*all));
 	if (!all) {

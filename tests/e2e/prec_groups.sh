@@ -89,13 +89,13 @@ if command -v perf >/dev/null; then
 		awk '/^# \(Tip/ { tip = NR } { l[NR] = $0 }
 		     END { for (i = 1; i <= NR; i++) if (!tip || i < tip - 1 || i > tip + 1) print l[i] }'
 	}
-	perf record -q -F 1000 -o "$d/ps.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork $PAGES 100 \
+	perf_rec -q -F 1000 -o "$d/ps.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork $PAGES 100 \
 		>/dev/null 2>&1 || fail "perf record :S failed"
-	perf record -q -F 1000 -o "$d/pg.data" -e '{cpu-clock,page-faults}' -- $P/grpwork 2000 100 \
+	perf_rec -q -F 1000 -o "$d/pg.data" -e '{cpu-clock,page-faults}' -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record {a,b} failed"
-	perf record -q -F 1000 -o "$d/pn.data" -e cpu-clock,page-faults -- $P/grpwork 2000 100 \
+	perf_rec -q -F 1000 -o "$d/pn.data" -e cpu-clock,page-faults -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record a,b failed"
-	perf record -q -g -F 1000 -o "$d/pc.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork 2000 100 \
+	perf_rec -q -g -F 1000 -o "$d/pc.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record -g :S failed"
 	for c in "ps" "ps --group -n --show-total-period --sort sym" "pg" "pg --group" \
 		 "pn --group -n" "pc --no-inline" "pc --no-children --no-inline -g caller"; do

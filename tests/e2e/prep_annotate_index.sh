@@ -99,7 +99,7 @@ $PREP archive -q -i noembed.data || fail "prep archive again"
 same "archived twice" noembed.data
 
 if command -v perf >/dev/null; then
-	perf record -q -F 999 -o perf.data -- "$P/tree" 300 >/dev/null 2>&1 ||
+	perf_rec -q -F 999 -o perf.data -- "$P/tree" 300 >/dev/null 2>&1 ||
 		fail "perf record failed"
 	same perf.data perf.data
 	$PREP archive -q -i perf.data -o conv.data || fail "prep archive of perf.data"

@@ -101,8 +101,11 @@ if command -v perf >/dev/null; then
 		 "pn --group -n" "pc --no-inline" "pc --no-children --no-inline -g caller"; do
 		set -- $c
 		f=$1; shift
+		# a PLT stub perf 6.1 cannot name prints as a bare "@plt"; prep
+		# names it (README, "Where prep differs"): the name is masked
 		perf report -i "$d/$f.data" --stdio "$@" 2>/dev/null | drop_tip >"$d/perf.out"
-		$PREP report -i "$d/$f.data" --stdio "$@" >"$d/prep.out" 2>&1
+		$PREP report -i "$d/$f.data" --stdio "$@" 2>&1 |
+			sed -E 's/\[\.\] [A-Za-z0-9_.]+@plt( |$)/[.] @plt\1/' >"$d/prep.out"
 		diff -u "$d/perf.out" "$d/prep.out" >"$d/diff" ||
 			fail "perf.data $c: prep differs from perf: $(head -20 "$d/diff")"
 	done

@@ -97,15 +97,15 @@ if command -v perf >/dev/null; then
 		>/dev/null 2>&1 || fail "perf record a,b failed"
 	perf_rec -q -g -F 1000 -o "$d/pc.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record -g :S failed"
+	mask_plt() { sed -E 's/\[\.\] [A-Za-z0-9_.]*@plt( |$)/[.] @plt\1/'; }
 	for c in "ps" "ps --group -n --show-total-period --sort sym" "pg" "pg --group" \
 		 "pn --group -n" "pc --no-inline" "pc --no-children --no-inline -g caller"; do
 		set -- $c
 		f=$1; shift
 		# a PLT stub perf 6.1 cannot name prints as a bare "@plt"; prep
-		# names it (README, "Where prep differs"): the name is masked
-		perf report -i "$d/$f.data" --stdio "$@" 2>/dev/null | drop_tip >"$d/perf.out"
-		$PREP report -i "$d/$f.data" --stdio "$@" 2>&1 |
-			sed -E 's/\[\.\] [A-Za-z0-9_.]+@plt( |$)/[.] @plt\1/' >"$d/prep.out"
+		# names it (README, "Where prep differs"): stub names are masked
+		perf report -i "$d/$f.data" --stdio "$@" 2>/dev/null | drop_tip | mask_plt >"$d/perf.out"
+		$PREP report -i "$d/$f.data" --stdio "$@" 2>&1 | mask_plt >"$d/prep.out"
 		diff -u "$d/perf.out" "$d/prep.out" >"$d/diff" ||
 			fail "perf.data $c: prep differs from perf: $(head -20 "$d/diff")"
 	done

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* EVENT, DATA, BUILD_IDS, COUNTS and INDEX payloads (FORMAT.md section 5). */
 #include "blocks.h"
+#include "addrcounts.h"
 #include "container.h"
 #include "embed.h"
 #include "record.h"
@@ -557,6 +558,15 @@ static int validate_symbols(const uint8_t *p, size_t len, struct err *err)
 	return ret;
 }
 
+static int validate_addr_counts(const uint8_t *p, size_t len, struct err *err)
+{
+	struct addrcounts *c;
+	int ret = addrcounts_decode(p, len, &c, err);
+
+	addrcounts_free(c);
+	return ret;
+}
+
 static int validate_source(const uint8_t *p, size_t len, struct err *err)
 {
 	struct source_block *b;
@@ -584,6 +594,7 @@ static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct e
 	[BLOCK_SYMBOLS] = validate_symbols,
 	[BLOCK_END] = validate_end,
 	[BLOCK_SOURCE] = validate_source,
+	[BLOCK_ADDR_COUNTS] = validate_addr_counts,
 };
 
 int block_payload_validate(unsigned type, const uint8_t *p, size_t len, struct err *err)

@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 6
+#define CONTAINER_VERSION_MINOR 7
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -59,6 +59,7 @@ enum block_type {
 	BLOCK_SYMBOLS = 8,
 	BLOCK_END = 9,          /* a stream's last block: it ended cleanly (1.3) */
 	BLOCK_SOURCE = 10,      /* source lines around the hit lines (1.6) */
+	BLOCK_ADDR_COUNTS = 11, /* samples per sampled address (1.7) */
 	BLOCK_TYPE_MAX,
 };
 
@@ -151,13 +152,20 @@ int container_writer_flush(struct container_writer *w, struct err *err);
 /* Flush, write the INDEX, patch the header, close and free. The writer is
  * freed even when this fails. */
 int container_writer_close(struct container_writer *w, struct err *err);
+/* Flush, then the CRC-32 of the file's bytes from offset 64 (its first
+ * block) to where the next block goes (*end): what an ADDR_COUNTS block
+ * written next covers (FORMAT.md 5.11). The file is read back. 0, or a
+ * negative code with err set. */
+int container_writer_crc(struct container_writer *w, uint64_t *end, uint32_t *crc,
+			 struct err *err);
 /* Reopen a cleanly finished file to add blocks after its last one (its
  * index is rewritten on close). Blocks of type `replace` (0: none) that end
- * the file are dropped first; elsewhere they make this fail. The file's
- * minor version is raised to this writer's. */
+ * the file are dropped first, then one block of type `replace_before` (0:
+ * none) if it is the last one left; elsewhere blocks of type `replace` make
+ * this fail. The file's minor version is raised to this writer's. */
 int container_writer_append(struct container_writer **out, const char *path,
 			    const struct container_writer_opts *opts, unsigned replace,
-			    struct err *err);
+			    unsigned replace_before, struct err *err);
 /* Reopen path to add blocks after its first `cut` bytes, which hold the
  * blocks e[0..n) (its index so far, in file order; taken over and freed by
  * the writer, even on failure), under the file header h. The file is cut
@@ -306,6 +314,18 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
  * good block is there, negative for out of memory. */
 int container_reader_block_at(struct container_reader *r, uint64_t offset,
 			      struct container_block *b, struct err *err);
+/* The same, without checking the payload's structure (section 5; its CRC
+ * is checked): for a caller that decodes it at once with the same checks,
+ * and takes a failure to decode as a damaged block. */
+int container_reader_payload_at(struct container_reader *r, uint64_t offset,
+				struct container_block *b, struct err *err);
+/* The payload of the block at offset decoded into out, its CRC checked and
+ * its structure not (as container_reader_payload_at), for decoding blocks
+ * on several threads at once: the reader itself is only read. 1 and *type,
+ * 0 when no good block is there (and for a TRANSFORMED one), -ENOMEM. */
+struct buf;
+int container_reader_payload_into(const struct container_reader *r, uint64_t offset,
+				  struct buf *out, uint16_t *type);
 /* The entries of the file's index (format/blocks.h; the caller frees *out):
  * 1 when the file finished cleanly and its index is good, else 0. */
 struct index_entry;
@@ -322,6 +342,10 @@ void container_reader_rewind(struct container_reader *r);
 const struct container_header *container_reader_header(const struct container_reader *r);
 const struct container_stats *container_reader_stats(const struct container_reader *r);
 uint64_t container_reader_size(const struct container_reader *r);
+/* The CRC-32 of the file's bytes [from, to) (FORMAT.md 5.11's covered_crc
+ * over [64, covered_end)): 0, or -EINVAL when they are not all there. */
+int container_reader_crc(const struct container_reader *r, uint64_t from, uint64_t to,
+			 uint32_t *crc);
 void container_reader_close(struct container_reader *r);   /* NULL-tolerant */
 
 #endif

@@ -131,13 +131,16 @@ int embed_encode(const struct embed_dso *d, struct buf *out)
 	return ret;
 }
 
-static uint64_t le(const uint8_t *p, int n)
+static uint32_t le32(const uint8_t *p)
 {
-	uint64_t v = 0;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
+/* n bytes (4 or 8) little-endian: inlined, so that the compiler reads each
+ * field at once (a SYMBOLS block holds ~100k of them) */
+static inline __attribute__((always_inline)) uint64_t le(const uint8_t *p, int n)
+{
+	return n == 8 ? (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32 : le32(p);
 }
 
 int embed_decode(const uint8_t *p, size_t len, struct embed_dso **out, struct err *err)

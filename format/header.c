@@ -155,6 +155,7 @@ const char *block_type_name(unsigned type)
 		[BLOCK_SYMBOLS] = "SYMBOLS",
 		[BLOCK_END] = "END",
 		[BLOCK_SOURCE] = "SOURCE",
+		[BLOCK_ADDR_COUNTS] = "ADDR_COUNTS",
 	};
 
 	return type < BLOCK_TYPE_MAX ? names[type] : NULL;

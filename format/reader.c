@@ -480,8 +480,8 @@ int container_reader_next(struct container_reader *r, struct container_block *b,
 	return ret;
 }
 
-int container_reader_block_at(struct container_reader *r, uint64_t offset,
-			      struct container_block *b, struct err *err)
+static int block_at(struct container_reader *r, uint64_t offset, bool check,
+		    struct container_block *b, struct err *err)
 {
 	struct block_header bh;
 	const uint8_t *data;
@@ -505,7 +505,7 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
 	buf_swap(&r->plain, &r->plain3);
 	if (ret == -ENOMEM)
 		return err_set(err, ret, "out of memory");
-	if (ret || block_payload_validate(bh.type, data, len, NULL))
+	if (ret || (check && block_payload_validate(bh.type, data, len, NULL)))
 		return 0;
 	b->offset = offset;
 	b->type = bh.type;
@@ -515,6 +515,57 @@ int container_reader_block_at(struct container_reader *r, uint64_t offset,
 	b->stored_len = bh.stored_len;
 	b->data = data;
 	b->len = len;
+	return 1;
+}
+
+int container_reader_block_at(struct container_reader *r, uint64_t offset,
+			      struct container_block *b, struct err *err)
+{
+	return block_at(r, offset, true, b, err);
+}
+
+int container_reader_payload_at(struct container_reader *r, uint64_t offset,
+				struct container_block *b, struct err *err)
+{
+	return block_at(r, offset, false, b, err);
+}
+
+int container_reader_payload_into(const struct container_reader *r, uint64_t offset,
+				  struct buf *out, uint16_t *type)
+{
+	struct libdeflate_decompressor *zd;
+	struct block_header bh;
+	const uint8_t *stored;
+	size_t in_used = 0, got = 0;
+	enum libdeflate_result res;
+
+	if (offset < CONTAINER_HEADER_SIZE || offset > r->size ||
+	    r->size - offset < CONTAINER_BLOCK_HEADER_SIZE ||
+	    block_header_decode(r->base + offset, &bh, r->check_reserved) ||
+	    r->size - offset - CONTAINER_BLOCK_HEADER_SIZE < bh.stored_len ||
+	    bh.codec >= CODEC_MAX || bh.flags || !block_type_name(bh.type) ||
+	    (bh.codec == CODEC_STORED && bh.stored_len != bh.raw_len))
+		return 0;
+	stored = r->base + offset + CONTAINER_BLOCK_HEADER_SIZE;
+	buf_reset(out);
+	if (buf_reserve(out, bh.raw_len ? bh.raw_len : 1))
+		return -ENOMEM;
+	if (bh.codec == CODEC_STORED) {
+		memcpy(out->data, stored, bh.raw_len);
+	} else {
+		zd = libdeflate_alloc_decompressor();
+		if (!zd)
+			return -ENOMEM;
+		res = libdeflate_zlib_decompress_ex(zd, stored, bh.stored_len, out->data, bh.raw_len,
+						    &in_used, &got);
+		libdeflate_free_decompressor(zd);
+		if (res != LIBDEFLATE_SUCCESS || got != bh.raw_len || in_used != bh.stored_len)
+			return 0;
+	}
+	out->len = bh.raw_len;
+	if (crc32_of(out->data, out->len) != bh.raw_crc)
+		return 0;
+	*type = bh.type;
 	return 1;
 }
 
@@ -558,6 +609,15 @@ const struct container_header *container_reader_header(const struct container_re
 const struct container_stats *container_reader_stats(const struct container_reader *r)
 {
 	return &r->stats;
+}
+
+int container_reader_crc(const struct container_reader *r, uint64_t from, uint64_t to,
+			 uint32_t *crc)
+{
+	if (from > to || to > r->size)
+		return -EINVAL;
+	*crc = crc32_of(r->base + from, (size_t)(to - from));
+	return 0;
 }
 
 uint64_t container_reader_size(const struct container_reader *r)

@@ -495,6 +495,15 @@ static int decode_known(const struct record_layouts *ls, const struct rec_family
 	return 0;
 }
 
+/* Zeroing through the C library's memset: gcc inlines a memset of
+ * struct record's constant size as `rep stos`, which costs several times
+ * as much on the CPUs here (a tenth of a report's reading). noipa: no
+ * clone for the constant size either. */
+__attribute__((noipa)) static void zero(void *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
 int record_decode(const struct record_layouts *ls, const void *bytes, size_t len,
 		  struct record *rec, struct err *err)
 {
@@ -502,7 +511,7 @@ int record_decode(const struct record_layouts *ls, const void *bytes, size_t len
 	const struct rec_family *f;
 	char label[24];
 
-	memset(rec, 0, sizeof(*rec));
+	zero(rec, sizeof(*rec));
 	rec->event = -1;
 	rec->bytes = bytes;
 	if (!cur_h32(&c, &rec->type) || !cur_h16(&c, &rec->misc) || !cur_h16(&c, &rec->size))

@@ -372,6 +372,33 @@ int container_write_block(struct container_writer *w, unsigned type,
 			  w->opts.level ? META_LEVEL : 0, 0, 0, err);
 }
 
+int container_writer_crc(struct container_writer *w, uint64_t *end, uint32_t *crc,
+			 struct err *err)
+{
+	uint8_t chunk[1 << 16];
+	uint64_t off = CONTAINER_HEADER_SIZE;
+	int ret = container_writer_flush(w, err);
+
+	if (!ret)
+		ret = bg_wait_idle(w, err);
+	if (ret)
+		return ret;
+	*crc = 0;
+	*end = w->offset;
+	while (off < w->offset) {
+		size_t want = w->offset - off < sizeof(chunk) ? (size_t)(w->offset - off) : sizeof(chunk);
+		ssize_t got = pread(w->fd, chunk, want, (off_t)off);
+
+		if (got <= 0) {
+			ret = got < 0 ? -errno : -EIO;
+			return err_set(err, ret, "cannot read the file back: %s", err_str(ret));
+		}
+		*crc = libdeflate_crc32(*crc, chunk, (size_t)got);
+		off += (uint64_t)got;
+	}
+	return 0;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -445,7 +472,7 @@ int container_writer_open(struct container_writer **out, const char *path,
 
 	if (ret)
 		return ret;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		ret = -errno;
 		writer_free(w);
@@ -536,7 +563,7 @@ int container_writer_resume(struct container_writer **out, const char *path,
 	w->nr_index = w->cap_index = n;
 	w->seq = n ? w->index[n - 1].seq + 1 : 0;
 	w->offset = cut;
-	w->fd = open(path, O_WRONLY | O_CLOEXEC);
+	w->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (w->fd < 0 || ftruncate(w->fd, (off_t)cut) || lseek(w->fd, (off_t)cut, SEEK_SET) < 0) {
 		ret = -errno;
 		writer_free(w);
@@ -548,7 +575,7 @@ int container_writer_resume(struct container_writer **out, const char *path,
 
 int container_writer_append(struct container_writer **out, const char *path,
 			    const struct container_writer_opts *opts, unsigned replace,
-			    struct err *err)
+			    unsigned replace_before, struct err *err)
 {
 	struct container_reader *r;
 	struct index_entry *e = NULL;
@@ -570,6 +597,8 @@ int container_writer_append(struct container_writer **out, const char *path,
 	}
 	cut = container_reader_header(r)->index_offset;
 	while (replace && n && e[n - 1].type == replace)
+		cut = e[--n].offset;
+	if (replace_before && n && e[n - 1].type == replace_before)
 		cut = e[--n].offset;
 	for (size_t i = 0; i < n; i++)
 		if (replace && e[i].type == replace) {

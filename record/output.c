@@ -190,6 +190,9 @@ uint64_t record_embed(const struct record_opts *o)
 		fprintf(stderr, "prec: embedded %llu binaries (%llu addresses, %llu bytes)\n",
 			(unsigned long long)as.binaries, (unsigned long long)as.addresses,
 			(unsigned long long)as.file_growth);
+	if (o->verbose && as.counted_addresses)
+		fprintf(stderr, "prec: counted the samples of %llu sampled addresses "
+			"(for prep annotate)\n", (unsigned long long)as.counted_addresses);
 	if (o->verbose)
 		fprintf(stderr, "prec: embedded the code of %llu functions (%llu bytes); "
 			"%llu left out (larger than the bound, or no file)\n",

@@ -488,3 +488,29 @@ bool sort_keys_have(const enum sort_key_id *keys, size_t n, unsigned flags)
 			return true;
 	return false;
 }
+
+int sort_keys_parse(const char *list, enum sort_key_id *keys, size_t *nr, size_t max,
+		    sort_key_skip_fn skip, void *ctx, struct err *err)
+{
+	char known[256];
+	enum sort_key_id id;
+	size_t len, had = *nr;
+
+	if (strlen(list) >= 512)
+		return err_set(err, -EINVAL, "list too long");
+	for (const char *k = list; *k; k += len + (k[len] == ',')) {
+		len = strcspn(k, ",");
+		if (!len || (skip && skip(ctx, k, len)))
+			continue;
+		if (sort_key_find(k, len, &id)) {
+			sort_key_names(known, sizeof(known));
+			return err_set(err, -EINVAL, "unknown sort key '%.*s' (known: %s)", (int)len,
+				       k, known);
+		}
+		if (*nr < max)
+			keys[(*nr)++] = id;
+	}
+	if (*nr == had)
+		return err_set(err, -EINVAL, "'%s': no sort key", list);
+	return 0;
+}

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/err.h"
+
 /* the table's order: --help and messages list the names in it */
 enum sort_key_id {
 	SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_SRCFILE,
@@ -76,6 +78,14 @@ int sort_key_find(const char *name, size_t len, enum sort_key_id *id);
 /* The names in table order, ", " between them, cut to n bytes as snprintf
  * does; returns the length of the whole list. */
 size_t sort_key_names(char *buf, size_t n);
+/* A comma-separated list of key names (--sort, -F) onto keys[*nr..max)
+ * (names past max are checked and dropped); names that skip(ctx, name,
+ * len) claims (the value fields of -F) are not keys. 0, or -EINVAL with
+ * the message in err, without the option's name: "unknown sort key 'x'
+ * (known: ...)", "'LIST': no sort key", "list too long". */
+typedef bool (*sort_key_skip_fn)(void *ctx, const char *name, size_t len);
+int sort_keys_parse(const char *list, enum sort_key_id *keys, size_t *nr, size_t max,
+		    sort_key_skip_fn skip, void *ctx, struct err *err);
 /* Does one of the n keys have every flag in flags? */
 bool sort_keys_have(const enum sort_key_id *keys, size_t n, unsigned flags);
 

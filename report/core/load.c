@@ -264,6 +264,70 @@ static size_t chain_unwound(struct unwinder *unw, struct thread *t, const struct
 	return k + got;
 }
 
+/* The frame chain_recorded() puts first, or with want_kernel its first
+ * kernel frame: true and *addr, *kernel when there is one. */
+static bool chain_first(const struct sample *smp, bool kmode, bool want_kernel, uint64_t *addr,
+			bool *kernel)
+{
+	bool k = kmode, first = true;
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < smp->callchain_nr && n < CHAIN_MAX; i++) {
+		uint64_t a;
+
+		memcpy(&a, smp->callchain + 8 * i, 8);
+		if (a >= PERF_CONTEXT_MAX) {
+			k = a == PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (first && a != smp->ip && (smp->type & PERF_SAMPLE_IP)) {
+			if (!want_kernel || kmode) {
+				*addr = smp->ip;
+				*kernel = kmode;
+				return true;
+			}
+			n++;
+		}
+		first = false;
+		if (!want_kernel || k) {
+			*addr = a;
+			*kernel = k;
+			return true;
+		}
+		n++;
+	}
+	return false;
+}
+
+/* The frame assemble_chain() puts first, without assembling the rest: of a
+ * recorded chain, its first frame; with a user stack copy, the chain's
+ * first kernel frame, else the ip (where the unwinder starts, from the
+ * copied registers); else the ip. */
+static void first_frame(const struct record *rec, uint64_t *addr, bool *kernel)
+{
+	const struct sample *smp = &rec->u.sample;
+	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	bool stack = (smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size;
+
+	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr &&
+	    chain_first(smp, kmode, stack, addr, kernel))
+		return;
+	*addr = smp->ip;
+	*kernel = kmode;
+}
+
+void load_sample_first_frame(const struct load_sample *s, uint64_t *addr, bool *kernel)
+{
+	/* a sample the loader made (offcpu-time, offcpu.h) has its frames in
+	 * s->addrs, not in a recorded chain */
+	if (!s->rec->u.sample.callchain && s->nr) {
+		*addr = s->addrs[0];
+		*kernel = s->kernel[0];
+		return;
+	}
+	first_frame(s->rec, addr, kernel);
+}
+
 /* The sample's frames into rc->addrs and rc->kernel: how many. */
 static size_t assemble_chain(struct run_ctx *rc, struct thread *t, const struct record *rec)
 {
@@ -271,13 +335,14 @@ static size_t assemble_chain(struct run_ctx *rc, struct thread *t, const struct 
 	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	size_t n = 0;
 
-	if (rc->l->opts.self_only)
-		goto self;
+	if (rc->l->opts.ip_only) {
+		first_frame(rec, &rc->addrs[0], &rc->kernel[0]);
+		return 1;
+	}
 	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr)
 		n = chain_recorded(smp, kmode, rc->addrs, rc->kernel);
 	if ((smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size)
 		n = chain_unwound(rc->l->unw, t, smp, kmode, rc->addrs, rc->kernel, n);
-self:
 	if (!n) {
 		rc->addrs[0] = smp->ip;
 		rc->kernel[0] = kmode;
@@ -373,6 +438,19 @@ static int deliver_made(void *ctx, const struct load_sample *ls)
 	return rc->fn ? rc->fn(rc->ctx, l, ls) : 0;
 }
 
+/* The sample's thread (machine_thread), from the recent ones when there. */
+static struct thread *sample_thread(struct run_ctx *rc, uint32_t pid, uint32_t tid)
+{
+	unsigned k = tid % 8;
+
+	if (!rc->recent[k].t || rc->recent[k].pid != pid || rc->recent[k].tid != tid) {
+		rc->recent[k].t = machine_thread(&rc->l->machine, pid, tid);
+		rc->recent[k].pid = pid;
+		rc->recent[k].tid = tid;
+	}
+	return rc->recent[k].t;
+}
+
 /* A sample: counted, shown to on_record, filtered, its chain assembled,
  * handed to fn. */
 static int on_sample(struct run_ctx *rc, struct session *s, const struct record *rec)
@@ -402,7 +480,7 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 		l->filtered++;
 		return 0;
 	}
-	ls.thread = machine_thread(&l->machine, smp->pid, smp->tid);
+	ls.thread = sample_thread(rc, smp->pid, smp->tid);
 	if (!ls.thread)
 		return -ENOMEM;
 	if (!thread_wanted(l, smp, ls.thread)) {
@@ -423,6 +501,8 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return on_sample(rc, s, rec);
+	/* a COMM, FORK or EXIT may give a tid another thread */
+	memset(rc->recent, 0, sizeof(rc->recent));
 	ret = machine_process(&rc->l->machine, rec);
 	if (!ret)
 		ret = parallel_record(rc->l->par, rec);
@@ -433,7 +513,7 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 	return ret;
 }
 
-static int map_events(struct load *l, size_t file, struct err *err)
+int load_map_events(struct load *l, size_t file, struct err *err)
 {
 	const struct session *s = &l->sessions[file];
 
@@ -471,7 +551,7 @@ int load_on_record_first(void *ctx, struct session *s, const struct record *rec)
 		rc->l->mapped[rc->file] = true;
 		metadata_get_u64(&s->meta, META_NR_CPUS_AVAIL, &cpus);
 		parallel_file(rc->l->par, cpus);
-		if (map_events(rc->l, rc->file, &e))
+		if (load_map_events(rc->l, rc->file, &e))
 			return -E2BIG;
 		load_groups_from_header(rc->l, rc->file);
 	}
@@ -479,23 +559,18 @@ int load_on_record_first(void *ctx, struct session *s, const struct record *rec)
 }
 
 /* Apply the build ids of the file's BUILD_IDS blocks to dsos without one. */
-static void apply_build_ids(struct load *l, const struct session *s)
+void load_apply_build_ids(struct load *l, const struct session *s)
 {
 	for (size_t i = 0; i < s->nr_build_ids; i++) {
 		const struct build_id_entry *e = &s->build_ids[i];
 		struct dso *d = machine_dso(&l->machine, e->path);
 
-		if (d && !d->build_id_size && !d->sym) {
-			memcpy(d->build_id, e->id, e->size);
-			d->build_id_size = e->size;
-			/* perf keeps the vdso it recorded in its build-id cache */
-			if (!strcmp(d->path, "[vdso]") && e->size)
-				d->anon = false;
-		}
+		if (d && !d->sym)
+			machine_dso_build_id(d, e->id, e->size);
 	}
 }
 
-static int open_input(const struct load *l, size_t i, struct session *s, bool quiet,
+int load_open_input(const struct load *l, size_t i, struct session *s, bool quiet,
 		      struct err *err)
 {
 
@@ -541,7 +616,7 @@ static int merge_into(struct load *l, struct embed_dso **slot, const struct embe
 /* Take a file's SYMBOLS data into l->embeds, one entry per build id: a
  * binary that an earlier file embedded too gets the data of both, so that
  * the hit addresses of each file are served. 0 or -ENOMEM. */
-static int take_embeds(struct load *l, const struct session *s)
+int load_take_embeds(struct load *l, const struct session *s)
 {
 	for (size_t i = 0; i < s->nr_embeds; i++) {
 		struct embed_dso *e = s->embeds[i], **slot = NULL, **grown;
@@ -564,7 +639,7 @@ static int take_embeds(struct load *l, const struct session *s)
 }
 
 /* The file's copy of kallsyms names its kernel samples (table i + 1). */
-static void load_kallsyms(struct load *l, size_t i)
+void load_file_kallsyms(struct load *l, size_t i)
 {
 	const struct session *s = &l->sessions[i];
 	struct err e2 = { 0 };
@@ -584,17 +659,17 @@ static int open_all(struct load *l, bool *kallsyms_done, struct err *err)
 	for (size_t i = 0; i < l->opts.nr_inputs; i++) {
 		struct session *s = &l->sessions[i];
 
-		ret = open_input(l, i, s, l->opts.quiet, err);
+		ret = load_open_input(l, i, s, l->opts.quiet, err);
 		if (ret)
 			return ret;
 		l->nr_sessions++;
 		if (s->header.kind != CONTAINER_KIND_SAMPLES)
 			return err_set(err, -EINVAL, "%s is a counting recording (%s stat record): "
 				       "use prep stat report", l->opts.inputs[i], s->pd ? "perf" : "prec");
-		if (!l->opts.no_embedded && s->early && take_embeds(l, s))
+		if (!l->opts.no_embedded && s->early && load_take_embeds(l, s))
 			return err_set(err, -ENOMEM, "out of memory");
 		if (s->kallsyms) {
-			load_kallsyms(l, i);
+			load_file_kallsyms(l, i);
 			kallsyms_done[i] = true;
 		}
 	}
@@ -630,7 +705,7 @@ static int sample_span(struct load *l, size_t i, uint64_t *t0, uint64_t *t1, str
 	ret = session_sample_span(&l->sessions[i], t0, t1, err);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	if (!open_input(l, i, &probe, true, err)) {
+	if (!load_open_input(l, i, &probe, true, err)) {
 		session_read(&probe, NULL, NULL, err);
 		*t0 = probe.first_time;
 		*t1 = probe.last_time;
@@ -648,15 +723,15 @@ static int after_read(struct load *l, size_t i, const bool *kallsyms_done, struc
 	struct session *s = &l->sessions[i];
 	int ret;
 
-	if (!l->mapped[i] && (ret = map_events(l, i, err)))
+	if (!l->mapped[i] && (ret = load_map_events(l, i, err)))
 		return ret;
 	l->lost_samples += s->stats.lost_samples;
-	apply_build_ids(l, s);
+	load_apply_build_ids(l, s);
 	if (!l->opts.no_embedded && !s->early && s->nr_embeds &&
-	    (take_embeds(l, s) || symbolizer_add_embedded(l->sym, l->embeds, l->nr_embeds)))
+	    (load_take_embeds(l, s) || symbolizer_add_embedded(l->sym, l->embeds, l->nr_embeds)))
 		return err_set(err, -ENOMEM, "out of memory");
 	if (s->kallsyms && !kallsyms_done[i])
-		load_kallsyms(l, i);
+		load_file_kallsyms(l, i);
 	return 0;
 }
 
@@ -671,7 +746,7 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 		return ret;
 	/* perf.data gives its build ids before its records: the script
 	 * resolves as it reads */
-	apply_build_ids(l, s);
+	load_apply_build_ids(l, s);
 	ret = session_read(s, load_on_record_first, rc, err);
 	if (ret == -E2BIG)
 		ret = err_set(err, ret, "%s: more than %d events", l->opts.inputs[i], LOAD_MAX_EVENTS);
@@ -698,6 +773,7 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 	ret = open_all(l, kallsyms_done, err);
 	for (size_t i = 0; !ret && i < l->opts.nr_inputs; i++) {
 		rc.file = i;
+		memset(rc.recent, 0, sizeof(rc.recent));
 		ret = read_input(l, &rc, kallsyms_done, err);
 	}
 	if (!ret && l->opts.wall && !offcpu_seen(l->off))

@@ -42,8 +42,9 @@ struct load_opts {
 	bool no_embedded;               /* ignore the files' SYMBOLS blocks */
 	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
 	bool quiet;                     /* no warnings */
-	bool self_only;                 /* each sample's own address only: no call chain
-					   assembled nor unwound (prep diff) */
+	bool ip_only;                   /* only the sampled address of each sample: no call
+					   chain assembled, no stack unwound (a view that looks
+					   at nothing else: prep annotate, prep diff) */
 	bool wall;                      /* --wall: cpu-clock and offcpu-time as wall-time (offcpu.h) */
 	struct load_filter_opts f;
 	bool parallelism;               /* each sample's parallelism (parallel.h) */
@@ -122,6 +123,10 @@ struct load_sample {
 				   unless load_opts.parallelism */
 };
 
+/* The frame a sample's chain starts with, as load_run gives it (what
+ * ip_only gives alone), without assembling or unwinding the rest. */
+void load_sample_first_frame(const struct load_sample *s, uint64_t *addr, bool *kernel);
+
 typedef int (*load_sample_fn)(void *ctx, struct load *l, const struct load_sample *s);
 /* A load_sample_fn that adds each sample to the struct hist given as ctx
  * (weighted by its period). */
@@ -156,6 +161,32 @@ int load_live_feed(struct load *l, unsigned type, const void *payload, size_t le
 		   struct err *err);
 /* The end: what waits for a later drain pass is handed on. */
 int load_live_end(struct load *l, struct err *err);
+
+/*
+ * For a view that needs of the samples only how many (and how much
+ * period) fell on each sampled address, per event (prep annotate), with
+ * ip_only set: the file's ADDR_COUNTS block (FORMAT.md 5.11) instead of a
+ * reading of its samples, where it gives the very same counts: one input,
+ * no filter on what samples carry (--pid, --tid, --comm, --cpu, --time,
+ * --cgroup), a block that may stand for the file's samples
+ * (session_addr_counts). Then 1: the file is open with its events,
+ * metadata, build ids, kernel symbols and embedded data as after
+ * load_run, the machine model holds the binaries the block names (no
+ * threads, no maps), the events' sample counts and the lost samples (from
+ * the metadata) are known, and *lc says where each entry belongs; call
+ * load_counts_free, and not load_run. 0 when the samples must be read
+ * (load_run reads them as if this had not been called, warnings and all);
+ * negative on failure, with err.
+ */
+struct addrcounts;
+struct load_counts {
+	struct addrcounts *c;           /* the block */
+	struct dso **dsos;              /* the machine model's binary of each of c->dsos */
+	int *events;                    /* the event index of each EVENT block, -1: none */
+};
+int load_open_counts(struct load *l, struct load_counts *lc, struct err *err);
+void load_counts_free(struct load_counts *lc);
+
 /* Close the files once read (the results stay): they may be changed. */
 void load_close_inputs(struct load *l);
 void load_free(struct load *l);         /* NULL: nothing */

@@ -43,6 +43,12 @@ struct run_ctx {
 	uint64_t *addrs;        /* CHAIN_MAX each: the chain being assembled */
 	bool *kernel;
 	uint64_t t0, t1;        /* the file's sample time span, for % ranges */
+	/* the threads of the last samples, by tid % 8, until a record changes
+	 * the threads (samples of a few threads interleave in time order) */
+	struct {
+		struct thread *t;
+		uint32_t pid, tid;
+	} recent[8];
 	/* the members of a leader sample that grew, and by how much */
 	int grp_event[LOAD_MAX_EVENTS];
 	uint64_t grp_delta[LOAD_MAX_EVENTS];
@@ -55,6 +61,17 @@ struct run_ctx {
 int load_on_record_first(void *ctx, struct session *s, const struct record *rec);
 /* load_free's part for a live reading (load_live.c). */
 void load_live_free(struct load *l);
+
+/* Shared by load.c and load_counts.c: an input opened (quiet: no warnings
+ * to the log), a file's SYMBOLS data taken (0 or -ENOMEM) and its copy of
+ * kallsyms (kernel table i + 1), its events merged into the load's, its
+ * BUILD_IDS applied to the binaries without one. */
+int load_open_input(const struct load *l, size_t i, struct session *s, bool quiet,
+		    struct err *err);
+int load_take_embeds(struct load *l, const struct session *s);
+void load_file_kallsyms(struct load *l, size_t i);
+int load_map_events(struct load *l, size_t file, struct err *err);
+void load_apply_build_ids(struct load *l, const struct session *s);
 
 struct load {
 	struct load_opts opts;          /* a copy of what load_new was given */

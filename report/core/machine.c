@@ -128,6 +128,17 @@ struct dso *machine_dso(struct machine *m, const char *path)
 	return d;
 }
 
+void machine_dso_build_id(struct dso *d, const uint8_t *id, size_t n)
+{
+	if (!n || n > sizeof(d->build_id) || d->build_id_size)
+		return;
+	memcpy(d->build_id, id, n);
+	d->build_id_size = (uint8_t)n;
+	/* found by its build id (perf's cache keeps the vdso) */
+	if (!strcmp(d->path, "[vdso]"))
+		d->anon = false;
+}
+
 /* A pid or tid looked up in its table. */
 struct id_key {
 	const struct machine *m;
@@ -342,13 +353,7 @@ static int do_mmap(struct machine *m, uint32_t pid, uint64_t start, uint64_t len
 	if (!d)
 		return -ENOMEM;
 	m->maps_gen++;
-	if (bid_size && !d->build_id_size) {
-		memcpy(d->build_id, bid, bid_size);
-		d->build_id_size = bid_size;
-		/* found by its build id (perf's cache keeps the vdso) */
-		if (!strcmp(d->path, "[vdso]"))
-			d->anon = false;
-	}
+	machine_dso_build_id(d, bid, bid_size);
 	if (pid == KERNEL_PID || kernel_mode) {
 		/* The kernel map as prec and perf synthesize it: [kernel.kallsyms]_text
 		 * from _text, with len running to the end of the address space. */

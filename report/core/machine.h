@@ -96,6 +96,9 @@ const struct map *machine_find_map(struct machine *m, const struct thread *t, ui
 				   bool kernel);
 
 struct dso *machine_dso(struct machine *m, const char *path);   /* find or add */
+/* Give d the build id of n (1..64) bytes when it has none: the first one
+ * known stays, as in perf. */
+void machine_dso_build_id(struct dso *d, const uint8_t *id, size_t n);
 const char *machine_intern(struct machine *m, const char *s);  /* NULL on ENOMEM */
 /* The path of cgroup id from the CGROUP records read so far (the last
  * one for the id wins); NULL when none named it. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a prec.data file for the report; see session.h. */
 #include "input.h"
-#include "session.h"
+#include "session_int.h"
 #include "common/log.h"
 
 #include <errno.h>
@@ -48,20 +48,29 @@ static void on_perf_problem(void *ctx, const struct perfdata_problem *p)
 		log_msg(LOG_WARNING, "%s: %s", s->path, p->msg);
 }
 
-static int add_embed(struct session *s, const struct container_block *b, struct err *err)
+int session_add_embed(struct session *s, struct embed_dso *d, struct err *err)
 {
-	struct embed_dso *d, **all;
+	struct embed_dso **all = array_realloc(s->embeds, s->nr_embeds + 1, sizeof(*all));
 
-	if (embed_decode(b->data, b->len, &d, NULL))
-		return 0;       /* the reader checked it: only out of memory is left */
-	all = array_realloc(s->embeds, s->nr_embeds + 1, sizeof(*all));
-	if (!all) {
-		embed_free(d);
+	if (!all)
 		return err_set(err, -ENOMEM, "out of memory");
-	}
 	s->embeds = all;
 	s->embeds[s->nr_embeds++] = d;
 	return 0;
+}
+
+/* 0, -ENOMEM, or 1 when the payload does not decode (a damaged block). */
+static int add_embed(struct session *s, const struct container_block *b, struct err *err)
+{
+	struct embed_dso *d;
+	int ret = embed_decode(b->data, b->len, &d, NULL);
+
+	if (ret)
+		return ret == -ENOMEM ? err_set(err, ret, "out of memory") : 1;
+	ret = session_add_embed(s, d, err);
+	if (ret)
+		embed_free(d);
+	return ret;
 }
 
 static int add_source(struct session *s, const struct container_block *b, struct err *err)
@@ -110,32 +119,74 @@ static int set_kallsyms(struct session *s, const struct container_block *b, stru
 	return 0;
 }
 
+/* One of the BUILD_IDS, KALLSYMS and SOURCE blocks that end the file: 1
+ * taken, 0 damaged, or -ENOMEM. */
+static int early_block(struct session *s, const struct index_entry *e, struct err *err)
+{
+	struct container_block b;
+	int ret = container_reader_block_at(s->r, e->offset, &b, err);
+
+	if (ret <= 0 || b.type != e->type)
+		return ret < 0 ? ret : 0;
+	switch (b.type) {
+	case BLOCK_SOURCE:
+		ret = add_source(s, &b, err);
+		break;
+	case BLOCK_KALLSYMS:
+		ret = set_kallsyms(s, &b, err);
+		break;
+	default:
+		ret = add_build_ids(s, &b, err);
+	}
+	return ret < 0 ? -ENOMEM : 1;
+}
+
+struct early {
+	const struct index_entry *e;
+	size_t n;
+	bool damaged;
+	struct err *err;
+};
+
+/* What ends the file beside the SYMBOLS blocks, while those are decoded. */
+static int early_others(struct session *s, void *ctx)
+{
+	struct early *x = ctx;
+
+	for (size_t i = 0; i < x->n; i++) {
+		int ret;
+
+		if (x->e[i].type != BLOCK_BUILD_IDS && x->e[i].type != BLOCK_KALLSYMS &&
+		    x->e[i].type != BLOCK_SOURCE)
+			continue;
+		ret = early_block(s, &x->e[i], x->err);
+		if (ret < 0)
+			return ret;
+		x->damaged |= !ret;
+	}
+	return 0;
+}
+
 /* The BUILD_IDS, KALLSYMS and SYMBOLS blocks end the file, but what is
  * resolved while reading the samples before them (the unwinding, the
- * script's names) needs them: a finished file's index says where they are. */
+ * script's names) needs them: a finished file's index says where they are.
+ * A damaged one is left to the walk, which says so. */
 static int early_blocks(struct session *s, struct err *err)
 {
+	struct early x = { .err = err };
 	struct index_entry *e;
+	bool damaged = false;
 	size_t n;
 	int ret = container_reader_index(s->r, &e, &n, err);
 
-	for (size_t i = 0; ret > 0 && i < n; i++) {
-		struct container_block b;
-
-		if (e[i].type != BLOCK_SYMBOLS && e[i].type != BLOCK_BUILD_IDS &&
-		    e[i].type != BLOCK_KALLSYMS && e[i].type != BLOCK_SOURCE)
-			continue;
-		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
-		if (ret > 0)
-			ret = (b.type == BLOCK_SYMBOLS ? add_embed(s, &b, err) :
-			       b.type == BLOCK_SOURCE ? add_source(s, &b, err) :
-			       b.type == BLOCK_KALLSYMS ? set_kallsyms(s, &b, err) :
-							  add_build_ids(s, &b, err)) ? -ENOMEM : 1;
-		else if (!ret)
-			ret = 1;        /* damaged: the walk will say so */
+	if (ret > 0) {
+		x.e = e;
+		x.n = n;
+		ret = session_take_symbols(s, e, n, early_others, &x, &damaged, err);
+		s->early = !ret;
+		s->early_damaged = damaged || x.damaged;
+		free(e);
 	}
-	free(e);
-	s->early = ret > 0;
 	return ret < 0 ? ret : 0;
 }
 
@@ -180,7 +231,7 @@ static int open_perf(struct session *s, const char *path, const void *data, size
 }
 
 static int open_any(struct session *s, const char *path, const void *data, size_t len,
-		    bool quiet, struct err *err)
+		    bool quiet, bool counts, struct err *err)
 {
 	struct container_reader_opts o = { on_problem, s };
 	int ret;
@@ -188,6 +239,7 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	s->quiet = quiet;
+	s->counts_want = counts;
 	if (!data && input_is_stdin(path) && (ret = input_stdin(&data, &len, err)))
 		return ret;
 	s->layouts = record_layouts_new();
@@ -223,13 +275,19 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 
 int session_open(struct session *s, const char *path, bool quiet, struct err *err)
 {
-	return open_any(s, path, NULL, 0, quiet, err);
+	return open_any(s, path, NULL, 0, quiet, false, err);
 }
 
 int session_open_mem(struct session *s, const char *path, const void *data, size_t len,
 		     bool quiet, struct err *err)
 {
-	return open_any(s, path, data ? data : "", len, quiet, err);
+	return open_any(s, path, data ? data : "", len, quiet, false, err);
+}
+
+int session_open_counts(struct session *s, const char *path, const void *data, size_t len,
+			struct err *err)
+{
+	return open_any(s, path, data ? data : NULL, len, true, true, err);
 }
 
 static void order_free(struct session_order *o);
@@ -314,6 +372,30 @@ static int add_event(struct session *s, const struct container_block *b, struct 
 	int ret = event_block_decode(b->data, b->len, &ev, err);
 
 	return ret ? ret : add_event_desc(s, &ev, err);
+}
+
+int session_read_heads(struct session *s, struct err *err)
+{
+	struct index_entry *e = NULL;
+	size_t n = 0;
+	int ret = s->r ? container_reader_index(s->r, &e, &n, err) : 0;
+
+	for (size_t i = 0; ret > 0 && i < n; i++) {
+		struct container_block b;
+
+		if (e[i].type != BLOCK_EVENT && e[i].type != BLOCK_METADATA)
+			continue;
+		ret = container_reader_block_at(s->r, e[i].offset, &b, err);
+		if (ret <= 0 || b.type != e[i].type) {
+			ret = ret < 0 ? ret : 0;
+			break;
+		}
+		ret = b.type == BLOCK_EVENT ? add_event(s, &b, err)
+					    : metadata_decode(&s->meta, b.data, b.len, err);
+		ret = !ret ? 1 : ret == -ENOMEM ? ret : 0;      /* 0: the walk would say why */
+	}
+	free(e);
+	return ret;
 }
 
 static void count(struct session *s, const struct record *rec)
@@ -593,7 +675,8 @@ static int read_block(struct session *s, struct session_order *o, const struct c
 	case BLOCK_KALLSYMS:
 		return s->early ? 0 : set_kallsyms(s, b, err);
 	case BLOCK_SYMBOLS:
-		return s->early ? 0 : add_embed(s, b, err);
+		/* a damaged one (1) is passed over, as the walk says */
+		return s->early || add_embed(s, b, err) >= 0 ? 0 : -ENOMEM;
 	case BLOCK_SOURCE:
 		return s->early ? 0 : add_source(s, b, err);
 	case BLOCK_DATA:

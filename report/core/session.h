@@ -70,6 +70,13 @@ struct session {
 	size_t nr_sources;
 	bool early;                     /* BUILD_IDS, KALLSYMS and SYMBOLS read through the
 					   index at open */
+	bool early_damaged;             /* one of them was not good (the walk says so) */
+	/* session_open_counts: the CRC-32 of the bytes [64, counts_end) before
+	 * the last ADDR_COUNTS block, taken while the SYMBOLS blocks were
+	 * decoded (counts_end 0: not taken) */
+	bool counts_want;
+	uint64_t counts_end;
+	uint32_t counts_crc;
 	uint8_t *kallsyms;              /* the KALLSYMS block's text, or NULL */
 	size_t kallsyms_len;
 	uint64_t first_time, last_time; /* of samples */
@@ -94,6 +101,11 @@ typedef int (*session_record_fn)(void *ctx, struct session *s, const struct reco
 
 /* Open the file (header checks only). Returns 0 or a negative code with err set. */
 int session_open(struct session *s, const char *path, bool quiet, struct err *err);
+/* As session_open (quiet), or session_open_mem when data is not NULL, for
+ * session_addr_counts: the CRC it checks is taken while the blocks at the
+ * end of the file are decoded, on the other thread. */
+int session_open_counts(struct session *s, const char *path, const void *data, size_t len,
+			struct err *err);
 /* The same on bytes in memory (borrowed; they must outlive the session);
  * path only names them in messages. */
 int session_open_mem(struct session *s, const char *path, const void *data, size_t len,
@@ -125,6 +137,26 @@ int session_feed_end(struct session *s, session_record_fn fn, void *ctx, struct 
  * the ranges disagree with the records, or -ENOMEM. Call before
  * session_read; the walk is not disturbed. */
 int session_sample_span(struct session *s, uint64_t *first, uint64_t *last, struct err *err);
+
+/* A finished file's EVENT and METADATA blocks, through its index, without
+ * walking its DATA blocks: for a view that takes what it needs of the
+ * samples from elsewhere (load_open_counts). 1 when they were all good and
+ * read, 0 when the file has no usable index or one of them is damaged (s
+ * is then not to be read further), -ENOMEM. */
+int session_read_heads(struct session *s, struct err *err);
+
+/* The file's last ADDR_COUNTS block (FORMAT.md 5.11), where it may stand
+ * for a reading of the file's samples: a finished file, not a stream, that
+ * read clean so far (no warning, its blocks at the end good), whose index
+ * lists only known types and no block missing, the block after the last
+ * DATA and EVENT blocks and followed by blocks a session reads at open
+ * only, good, covering the file up to itself with the right CRC, with an
+ * entry per EVENT block. Then 1 and *out (for addrcounts_free), and the
+ * EVENT and METADATA blocks are read (session_read_heads); else 0 (s
+ * untouched unless that reading failed: close it then), or -ENOMEM.
+ * Call right after session_open, instead of session_read. */
+struct addrcounts;
+int session_addr_counts(struct session *s, struct addrcounts **out, struct err *err);
 
 /* The file's size in bytes. */
 uint64_t session_size(const struct session *s);

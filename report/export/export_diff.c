@@ -21,65 +21,39 @@
 #include "export_int.h"
 #include "flame.h"
 #include "report/core/progress.h"
+#include "report/core/runs.h"
 
 #define NR_OPTS(v) (sizeof(v) / sizeof((v)[0]))
-#define DIFF_MAX_RUNS 64
-
 /* one side: its recordings */
 struct side {
-	char *buf;                      /* the list, cut at its commas */
-	const char *files[DIFF_MAX_RUNS];
-	size_t n;
-	const char *what;               /* where it came from, for messages */
-	const char *list;
+	struct run_list runs;
 	char event[64];                 /* the event of its first run */
 	uint64_t samples;
 };
 
 static void sides_free(struct side s[2])
 {
-	free(s[0].buf);
-	free(s[1].buf);
+	run_list_free(&s[0].runs);
+	run_list_free(&s[1].runs);
 }
 
-/* 0, or 129 with the message printed */
+/* 0, or 129 with the message printed (1 when out of memory) */
 static int split(struct side *s, const char *what, const char *list)
 {
-	char *p;
+	struct err err = { 0 };
+	int ret = run_list_parse(&s->runs, what, list, &err);
 
-	s->what = what;
-	s->list = list;
-	if (!(s->buf = strdup(list))) {
-		fprintf(stderr, "prep: out of memory\n");
-		return 1;
-	}
-	for (p = s->buf;; p++) {
-		char *end = strchr(p, ',');
-
-		if (end)
-			*end = 0;
-		if (!*p) {
-			fprintf(stderr, "prep: %s '%s': empty file name\n", what, list);
-			return 129;
-		}
-		if (s->n == DIFF_MAX_RUNS) {
-			fprintf(stderr, "prep: %s '%s': more than %d runs\n", what, list, DIFF_MAX_RUNS);
-			return 129;
-		}
-		s->files[s->n++] = p;
-		if (!end)
-			break;
-		p = end;
-	}
-	return 0;
+	if (ret)
+		fprintf(stderr, "prep: %s\n", err.msg);
+	return !ret ? 0 : ret == -ENOMEM ? 1 : 129;
 }
 
 /* The two sides from --base, --new and the arguments: perf diff's [OLD]
  * NEW for the sides no option names. 0, or the exit status (printed). */
 static int sides(const struct export_opts *o, struct side s[2])
 {
-	static const char *const defaults[2] = { "prec.data.old", "prec.data" };
 	const char *list[2] = { o->base, o->new_list }, *what[2] = { "--base", "--new" };
+	const char *dflt[2] = { NULL, NULL };
 	size_t nopen = (size_t)!o->base + !o->new_list, a = 0;
 	struct err err = { 0 };
 	int ret = 0;
@@ -101,15 +75,22 @@ static int sides(const struct export_opts *o, struct side s[2])
 	}
 	if (nopen == 2 && o->nr_args == 1) {
 		/* one argument is NEW, as in perf diff */
-		list[0] = defaults[0];
-		list[1] = o->args[0];
-		what[0] = "OLD";
+		list[1] = o->args[a++];
 		what[1] = "NEW";
 	}
 	for (int i = 0; i < 2; i++)
+		if (!list[i] && a < o->nr_args) {
+			what[i] = i ? "NEW" : "OLD";
+			list[i] = o->args[a++];
+		}
+	/* perf diff's defaults (perf's pair when prec's is not here) */
+	if (runs_defaults(list[0] != NULL, list[1] != NULL, &dflt[0], &dflt[1]) && o->quiet <= 0)
+		fprintf(stderr, "prep: no prec.data.old here: comparing perf.data.old with %s\n",
+			list[1] ? list[1] : dflt[1]);
+	for (int i = 0; i < 2; i++)
 		if (!list[i]) {
 			what[i] = i ? "NEW" : "OLD";
-			list[i] = a < o->nr_args ? o->args[a++] : defaults[i];
+			list[i] = dflt[i];
 		}
 	for (int i = 0; i < 2 && !ret; i++)
 		ret = split(&s[i], what[i], list[i]);
@@ -127,10 +108,10 @@ static int read_sides(const struct export_opts *o, struct side s[2], add_fn add,
 	bool noted = o->quiet > 0;
 
 	for (int i = 0; i < 2; i++)
-		for (size_t k = 0; k < s[i].n; k++) {
+		for (size_t k = 0; k < s[i].runs.nr; k++) {
 			struct diffrun r;
 			struct err err = { 0 };
-			int ret = diffrun_read(&r, &ro, s[i].files[k], &err);
+			int ret = diffrun_read(&r, &ro, s[i].runs.path[k], &err);
 
 			if (ret) {
 				fprintf(stderr, "prep: %s\n", err.msg);
@@ -242,12 +223,12 @@ static int subtitle(struct buf *b, const struct side s[2])
 
 		if (buf_append(b, head, strlen(head)))
 			return -ENOMEM;
-		for (size_t k = 0; k < s[i].n; k++)
+		for (size_t k = 0; k < s[i].runs.nr; k++)
 			if ((k && buf_append(b, ", ", 2)) ||
-			    buf_append(b, s[i].files[k], strlen(s[i].files[k])))
+			    buf_append(b, s[i].runs.path[k], strlen(s[i].runs.path[k])))
 				return -ENOMEM;
-		if (s[i].n > 1)
-			snprintf(num, sizeof(num), " (%zu runs, %llu samples)", s[i].n,
+		if (s[i].runs.nr > 1)
+			snprintf(num, sizeof(num), " (%zu runs, %llu samples)", s[i].runs.nr,
 				 (unsigned long long)s[i].samples);
 		else
 			snprintf(num, sizeof(num), " (%llu samples)", (unsigned long long)s[i].samples);
@@ -264,7 +245,7 @@ int flame_diff_run(const struct exporter *x, struct export_opts *o)
 	struct difftree t = { 0 };
 	struct difftest dt = { 0 };
 	struct buf sub = BUF_INIT;
-	struct side s[2] = { { 0 } };
+	struct side s[2];
 	double alpha = 0.05, min_share = 0.5;
 	FILE *out;
 	int ret = 0;
@@ -282,7 +263,7 @@ int flame_diff_run(const struct exporter *x, struct export_opts *o)
 		o->output = "flamegraph-diff.html";
 	if ((ret = sides(o, s)))
 		goto out;
-	if (difftree_init(&t, s[0].n, s[1].n, o->no_comm)) {
+	if (difftree_init(&t, s[0].runs.nr, s[1].runs.nr, o->no_comm)) {
 		fprintf(stderr, "prep: out of memory\n");
 		ret = 1;
 		goto out;

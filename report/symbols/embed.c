@@ -20,9 +20,11 @@
 #include "format/blocks.h"
 #include "format/container.h"
 #include "format/embed.h"
+#include "report/aggregate/addr_hits.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
 #include "embed_code.h"
+#include "embed_kernel.h"
 #include "embed_source.h"
 #include "symbols.h"
 #include "unwind.h"
@@ -56,6 +58,8 @@ struct arch {
 	struct hmap word_idx;
 	struct bin *bins;               /* by dso idx */
 	size_t nr_bins;
+	struct addr_hits hits;          /* the samples per sampled address */
+	bool count_hits;                /* ... from a reading that met no problem */
 };
 
 struct word_key {
@@ -168,13 +172,6 @@ static int cmp_addr(const void *pa, const void *pb)
 	const struct embed_addr *a = pa, *b = pb;
 
 	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
-}
-
-static int cmp_u64(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-
-	return a < b ? -1 : a > b;
 }
 
 static int cmp_word(const void *pa, const void *pb)
@@ -327,62 +324,6 @@ static int gather(struct arch *a, const char *symfs, struct embed_stats *st)
 			return ret;
 	}
 	return 0;
-}
-
-/* One kallsyms line for the kernel symbol at addr (nothing when none). */
-static int ksym_line(struct arch *a, uint64_t addr, uint64_t *end)
-{
-	const char *module = NULL;
-	struct sym_info si;
-	char line[512];
-	int n, ret = symbolizer_kernel_lookup(load_symbolizer(a->l), addr, &si, &module);
-
-	*end = 0;
-	if (ret || !si.name)
-		return ret;
-	n = snprintf(line, sizeof(line), module ? "%" PRIx64 " t %s\t[%s]\n" : "%" PRIx64 " t %s\n",
-		     si.start, si.name, module);
-	if (n <= 0 || (size_t)n >= sizeof(line) || strchr(si.name, ' '))
-		return 0;
-	*end = si.start + si.size;
-	return buf_append(&a->kallsyms, line, (size_t)n);
-}
-
-/* A recording of a command carries no kernel symbols: keep those of the hit
- * kernel addresses, each with the symbol after it (a symbol reaches the next
- * one, FORMAT.md 5.7), so that kernel frames are named the same elsewhere. */
-static int gather_kernel(struct arch *a)
-{
-	uint64_t *starts = NULL;
-	size_t n = 0, cap = 0;
-	int ret = 0;
-
-	for (size_t i = 0; !ret && i < a->h.nr_frames; i++) {
-		const struct frame *f = &a->h.frames[i];
-		struct sym_info si;
-
-		if (!f->kernel)
-			continue;
-		ret = symbolizer_kernel_lookup(load_symbolizer(a->l), f->addr, &si, NULL);
-		if (ret || !si.name)
-			continue;
-		if (array_grow((void **)&starts, &cap, n + 1, sizeof(*starts)))
-			ret = -ENOMEM;
-		else
-			starts[n++] = si.start;
-	}
-	sort(starts, n, sizeof(*starts), cmp_u64);
-	for (size_t i = 0; !ret && i < n; i++) {
-		uint64_t end, end2;
-
-		if (i && starts[i] == starts[i - 1])
-			continue;
-		ret = ksym_line(a, starts[i], &end);
-		if (!ret && end && (i + 1 == n || starts[i + 1] != end))
-			ret = ksym_line(a, end, &end2);
-	}
-	free(starts);
-	return ret;
 }
 
 /* Fill the identity, segments and table position of bin i's binary. */
@@ -628,6 +569,30 @@ static int write_source(struct arch *a, struct container_writer *w, struct embed
 	return ret;
 }
 
+/* The samples per sampled address (FORMAT.md 5.11), counted from the file
+ * as it is up to here; nothing when they do not fit the block. */
+static int write_counts(struct arch *a, struct container_writer *w, struct embed_stats *st,
+			struct err *err)
+{
+	struct buf b = BUF_INIT;
+	uint64_t end;
+	uint32_t crc;
+	int ret = container_writer_crc(w, &end, &crc, err);
+
+	if (!ret) {
+		ret = addr_hits_encode(&a->hits, end, crc, &b);
+		if (ret == -ENOMEM)
+			err_set(err, ret, "out of memory");
+		else if (!ret)
+			ret = container_write_block(w, BLOCK_ADDR_COUNTS, b.data, b.len, err);
+		else
+			ret = 0;
+	}
+	st->counted_addresses = b.len ? a->hits.nr : 0;
+	buf_free(&b);
+	return ret;
+}
+
 static int write_blocks(struct arch *a, const char *path, const struct embed_opts *o,
 			struct embed_stats *st, struct err *err)
 {
@@ -639,7 +604,7 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 
 	if (stat(path, &before))
 		before.st_size = 0;
-	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, err);
+	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, BLOCK_ADDR_COUNTS, err);
 	if (ret)
 		return ret;
 	if (a->kallsyms.len)
@@ -648,6 +613,8 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 		ret = write_learned_ids(a, w, err);
 	if (!ret && o && o->embed_source)
 		ret = write_source(a, w, st, err);
+	if (!ret && a->count_hits)
+		ret = write_counts(a, w, st, err);
 	for (size_t i = 0; !ret && i < load_machine(a->l)->nr_dsos; i++) {
 		struct dso *d = load_machine(a->l)->dsos[i];
 		struct bin *b = &a->bins[d->idx];
@@ -716,7 +683,18 @@ static void arch_free(struct arch *a)
 	buf_free(&a->kallsyms);
 	hmap_free(&a->word_idx);
 	hist_free(&a->h);
+	addr_hits_free(&a->hits);
 	load_free(a->l);
+}
+
+/* Each sample into the histogram (the frames to embed) and counted at its
+ * sampled address (the ADDR_COUNTS block). */
+static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
+{
+	struct arch *a = ctx;
+	int ret = load_add_to_hist(&a->h, l, s);
+
+	return ret ? ret : addr_hits_add(&a->hits, l, s);
 }
 
 int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embed_stats *st,
@@ -747,23 +725,27 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 	if (ret)
 		goto out;
 	unwinder_set_trace(load_unwinder(a.l), on_word, &a);
-	ret = load_run(a.l, load_add_to_hist, NULL, &a.h, err);
+	ret = load_run(a.l, on_sample, NULL, &a, err);
 	if (!ret)
 		ret = check_readable(load_session(a.l, 0), path, err);
+	if (!ret && addr_hits_freeze(&a.hits, a.l))
+		ret = err_set(err, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
+	s0 = load_session(a.l, 0);
+	a.count_hits = s0 && !s0->warnings && !s0->early_damaged;
 	ret = gather(&a, lo.symfs, st);
 	if (ret) {
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
-	s0 = load_session(a.l, 0);
 	had = s0 && s0->nr_embeds;
-	if (s0 && !s0->kallsyms && (ret = gather_kernel(&a))) {
+	if (s0 && !s0->kallsyms &&
+	    (ret = embed_kernel_hit(&a.h, load_symbolizer(a.l), &a.kallsyms))) {
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
-	want = a.kallsyms.len > 0;
+	want = a.kallsyms.len > 0 || (a.count_hits && a.hits.nr);
 	for (size_t i = 0; !want && i < a.nr_bins; i++)
 		want = a.bins[i].e.nr_addrs > 0;
 	/* the reading is done: the file may now be changed under the mapping */

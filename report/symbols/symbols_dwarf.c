@@ -9,8 +9,8 @@
 #include "symbols_dwarf.h"
 #include "embed_code.h"
 #include "symbols_elf.h"
+#include "symbols_plain.h"
 
-#include <dirent.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,151 +49,8 @@ void srclines_free(struct srclines *d)
 	free(d->cus);
 	d->cus = NULL;
 	d->ncus = d->cus_cap = 0;
-}
-
-/* ---- debug files kept with their sections inflated ----------------------- */
-
-/* Distributions ship debug files with compressed sections (libc6-dbg here:
- * 4 MB that inflate to 10); libdw inflates every one of them into memory at
- * each open. A copy with the sections stored plain, kept in the cache folder
- * by build id, is mapped instead: only the pages a lookup reads are loaded. */
-#define DEBUG_KEEP_MAX 64
-
-static bool has_compressed_debug(Elf *e)
-{
-	GElf_Shdr sh;
-
-	return elf_section(e, ".debug_info", &sh) && (sh.sh_flags & SHF_COMPRESSED);
-}
-
-/* Write src with its compressed sections inflated to path (atomically). */
-static int write_plain(Elf *src, const char *path)
-{
-	char tmp[4200];
-	GElf_Ehdr eh;
-	size_t phnum = 0;
-	Elf_Scn *scn = NULL;
-	Elf *dst = NULL;
-	int fd, ret = -1;
-
-	/* by thread: two readings of one process (prep diff) may write it at once */
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)gettid());
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	if (!gelf_getehdr(src, &eh) || elf_getphdrnum(src, &phnum) ||
-	    !(dst = elf_begin(fd, ELF_C_WRITE, NULL)) || !gelf_newehdr(dst, gelf_getclass(src)))
-		goto out;
-	if (phnum) {
-		if (!gelf_newphdr(dst, phnum))
-			goto out;
-		for (size_t i = 0; i < phnum; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(src, (int)i, &ph) || !gelf_update_phdr(dst, (int)i, &ph))
-				goto out;
-		}
-	}
-	while ((scn = elf_nextscn(src, scn))) {
-		GElf_Shdr sh;
-		Elf_Scn *ns;
-		Elf_Data *sd, *nd;
-
-		if (!gelf_getshdr(scn, &sh))
-			goto out;
-		if ((sh.sh_flags & SHF_COMPRESSED) &&
-		    (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh)))
-			goto out;
-		if (!(ns = elf_newscn(dst)))
-			goto out;
-		sd = elf_getdata(scn, NULL);
-		if (sd) {
-			if (!(nd = elf_newdata(ns)))
-				goto out;
-			nd->d_buf = sd->d_buf;
-			nd->d_type = sd->d_type;
-			nd->d_size = sd->d_size;
-			nd->d_align = sd->d_align;
-			nd->d_version = sd->d_version;
-			nd->d_off = 0;
-		}
-		if (!gelf_update_shdr(ns, &sh))
-			goto out;
-	}
-	if (!gelf_update_ehdr(dst, &eh) || elf_update(dst, ELF_C_WRITE) < 0)
-		goto out;
-	ret = 0;
-out:
-	elf_end(dst);
-	if (close(fd))
-		ret = -1;
-	if (!ret && rename(tmp, path))
-		ret = -1;
-	if (ret)
-		unlink(tmp);
-	return ret;
-}
-
-/* At most DEBUG_KEEP_MAX kept copies: the oldest go. */
-static void trim_kept(const char *dir)
-{
-	char oldest[512] = "";
-	time_t oldest_t = 0;
-	size_t n = 0;
-	struct dirent *de;
-	DIR *dh = opendir(dir);
-
-	if (!dh)
-		return;
-	while ((de = readdir(dh))) {
-		struct stat st;
-
-		if (de->d_name[0] == '.' || fstatat(dirfd(dh), de->d_name, &st, 0))
-			continue;
-		n++;
-		if (!oldest[0] || st.st_mtime < oldest_t) {
-			snprintf(oldest, sizeof(oldest), "%s", de->d_name);
-			oldest_t = st.st_mtime;
-		}
-	}
-	if (n > DEBUG_KEEP_MAX && oldest[0])
-		unlinkat(dirfd(dh), oldest, 0);
-	closedir(dh);
-}
-
-/* The kept plain copy of e (made now if need be): its path, or NULL to use
- * e as it is. */
-static char *plain_copy(const char *cache_dir, Elf *e)
-{
-	uint8_t id[SYM_BUILD_ID_MAX];
-	size_t n = elf_build_id(e, id);
-	char dir[4096], hex[2 * SYM_BUILD_ID_MAX + 1], *path;
-	int fd;
-	Elf *k;
-
-	if (!cache_dir || !n || !has_compressed_debug(e))
-		return NULL;
-	snprintf(dir, sizeof(dir), "%s/debug", cache_dir);
-	for (size_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	if (asprintf(&path, "%s/%s.debug", dir, hex) < 0)
-		return NULL;
-	/* a kept copy must carry the same build id */
-	if ((k = elf_open_path(path, &fd))) {
-		uint8_t kid[SYM_BUILD_ID_MAX];
-		bool same = elf_build_id(k, kid) == n && !memcmp(kid, id, n);
-
-		elf_close(k, fd);
-		if (same)
-			return path;
-	}
-	if ((mkdir(cache_dir, 0700) && errno != EEXIST) || (mkdir(dir, 0700) && errno != EEXIST) ||
-	    write_plain(e, path)) {
-		free(path);
-		return NULL;
-	}
-	trim_kept(dir);
-	return path;
+	memset(d->joins, 0, sizeof(d->joins));
+	d->last_lo = d->last_hi = 0;
 }
 
 int srclines_open(struct srclines *d, const char *debug_path, const char *bin_path,
@@ -209,7 +66,7 @@ int srclines_open(struct srclines *d, const char *debug_path, const char *bin_pa
 
 		if (!cand[i] || !(e = elf_open_path(cand[i], &fd)))
 			continue;
-		if ((plain = plain_copy(cache_dir, e))) {
+		if ((plain = debug_plain_copy(cache_dir, e))) {
 			int pfd;
 			Elf *pe = elf_open_path(plain, &pfd);
 
@@ -377,9 +234,22 @@ static const char *join_path(struct srclines *d, struct arena *names, const char
 static int full_path(struct srclines *d, struct arena *names, const char *comp_dir,
 		     const char **file)
 {
+	size_t k;
+
 	if (!*file || (*file)[0] == '/' || !comp_dir || !*comp_dir)
 		return 0;
-	*file = join_path(d, names, comp_dir, *file);
+	/* libdw's strings stay where they are: the same two pointers, the
+	 * same join (the set below hashes the whole strings) */
+	k = (((uintptr_t)*file >> 3) ^ ((uintptr_t)comp_dir >> 5)) % 64;
+	if (d->joins[k].file == *file && d->joins[k].dir == comp_dir) {
+		*file = d->joins[k].path;
+		return 0;
+	}
+	d->joins[k].dir = comp_dir;
+	d->joins[k].file = *file;
+	*file = d->joins[k].path = join_path(d, names, comp_dir, *file);
+	if (!*file)
+		d->joins[k].file = NULL;
 	return *file ? 0 : -ENOMEM;
 }
 
@@ -420,6 +290,7 @@ struct cu_index {
 	size_t nranges, ranges_cap;
 	Dwarf_Files *files;
 	size_t nfiles;
+	const char *comp_dir;           /* the CU's DW_AT_comp_dir, or NULL */
 };
 
 #define MAX_DIE_DEPTH 256
@@ -535,6 +406,11 @@ static int cu_index_build(Dwarf_Die *cu, struct cu_index **out)
 	if (!c)
 		return -ENOMEM;
 	c->cu_off = dwarf_dieoffset(cu);
+	{
+		Dwarf_Attribute at;
+
+		c->comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	}
 	if (dwarf_getsrcfiles(cu, &c->files, &c->nfiles) != 0) {
 		c->files = NULL;
 		c->nfiles = 0;
@@ -626,6 +502,31 @@ static int cu_index_find(const struct cu_index *c, uint64_t addr)
 	return -1;
 }
 
+/* The CU holding addr, as dwarf_addrdie finds it (its arange, then the CU
+ * at that offset), the last one kept: the instructions of a function are
+ * asked for one after the other. */
+static bool addr_cu(struct srclines *d, uint64_t addr, Dwarf_Die *cu)
+{
+	Dwarf_Aranges *ar;
+	Dwarf_Addr start;
+	Dwarf_Word len;
+	Dwarf_Off off;
+	size_t n;
+
+	if (addr >= d->last_lo && addr < d->last_hi) {
+		*cu = d->last_cu;
+		return true;
+	}
+	if (dwarf_getaranges(d->dw, &ar, &n) != 0 ||
+	    dwarf_getarangeinfo(dwarf_getarange_addr(ar, addr), &start, &len, &off) != 0 ||
+	    !dwarf_offdie(d->dw, off, cu))
+		return false;
+	d->last_cu = *cu;
+	d->last_lo = start;
+	d->last_hi = start + len > start ? start + len : 0;
+	return true;
+}
+
 /* Compute the frames of addr: *n = 0 when DWARF has no line for it. */
 static int srcline_compute(struct srclines *d, struct arena *names, uint64_t addr,
 			   struct sym_frame **out, size_t *n)
@@ -633,7 +534,6 @@ static int srcline_compute(struct srclines *d, struct arena *names, uint64_t add
 	struct sym_frame tmp[MAX_INLINE_DEPTH];
 	struct cu_index *c;
 	Dwarf_Die cu;
-	Dwarf_Attribute at;
 	Dwarf_Line *line;
 	const char *file, *comp_dir;
 	unsigned lineno;
@@ -642,7 +542,7 @@ static int srcline_compute(struct srclines *d, struct arena *names, uint64_t add
 
 	*out = NULL;
 	*n = 0;
-	if (!dwarf_addrdie(d->dw, addr, &cu) || !(line = dwarf_getsrc_die(&cu, addr)))
+	if (!addr_cu(d, addr, &cu) || !(line = dwarf_getsrc_die(&cu, addr)))
 		return 0;
 	ret = cu_index_get(d, &cu, &c);
 	if (ret)
@@ -650,7 +550,7 @@ static int srcline_compute(struct srclines *d, struct arena *names, uint64_t add
 	file = dwarf_linesrc(line, NULL, NULL);
 	dwarf_lineno(line, &ln);
 	lineno = ln > 0 ? (unsigned)ln : 0;
-	comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+	comp_dir = c->comp_dir;
 
 	node = cu_index_find(c, addr);
 	do {

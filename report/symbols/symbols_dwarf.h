@@ -31,6 +31,11 @@ struct srclines {
 	size_t lines_cap, lines_n;
 	const char **paths;             /* joined comp_dir/file strings, a set */
 	size_t paths_cap, paths_n;
+	struct {                        /* the last joins, by the pointers libdw gave */
+		const char *dir, *file, *path;
+	} joins[64];
+	Dwarf_Die last_cu;              /* the CU of the last address range asked for */
+	uint64_t last_lo, last_hi;      /* its .debug_aranges range; hi 0: none */
 	struct cu_index **cus;          /* function ranges of the CUs seen, by CU offset */
 	size_t ncus, cus_cap;
 };

@@ -18,80 +18,28 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/opts.h"
+#include "report/aggregate/addr_hits.h"
 #include "report/aggregate/hist.h"
 
-struct addr_ent {
-	struct dso *dso;        /* NULL: no map (or kernel: the kernel table below) */
-	uint64_t off;           /* file offset; the address for the kernel and no dso */
-	int event;
-	unsigned ktab;
-	bool kernel;
-	uint64_t count, period;
-};
-
 struct annot_run {
-	struct addr_ent *ents;
-	size_t nr, cap;
-	struct hmap idx;
+	struct addr_hits hits;          /* per sampled address */
 	struct annot_sym *syms;
 	size_t nr_syms, cap_syms;
 	struct hmap sym_idx;
-	uint64_t count[LOAD_MAX_EVENTS], period[LOAD_MAX_EVENTS];
-	const struct addr_ent *key;     /* hmap_find's question */
-	const struct annot_sym *skey;
+	const struct sym_key *skey;     /* hmap_find's question */
 };
 
-static bool ent_eq(void *ctx, uint32_t i)
-{
-	const struct annot_run *r = ctx;
-	const struct addr_ent *a = &r->ents[i], *k = r->key;
-
-	return a->dso == k->dso && a->off == k->off && a->event == k->event &&
-	       a->kernel == k->kernel && a->ktab == k->ktab;
-}
-
-static uint64_t ent_hash(const struct addr_ent *k)
-{
-	uint64_t h = hash_u64((uintptr_t)k->dso);
-
-	h = hash_combine(h, k->off);
-	return hash_combine(h, ((uint64_t)k->ktab << 32) | ((uint64_t)k->kernel << 16) |
-			    (uint32_t)k->event);
-}
+struct sym_key {
+	struct dso *dso;
+	uint64_t start;
+	bool kernel;
+};
 
 static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 {
 	struct annot_run *r = ctx;
-	struct addr_ent k = { .event = s->event };
-	const struct map *m;
-	uint32_t i;
-	uint64_t h;
 
-	if (!s->nr || s->event < 0 || s->event >= LOAD_MAX_EVENTS)
-		return 0;
-	k.kernel = s->kernel[0];
-	m = machine_find_map(load_machine(l), s->thread, s->addrs[0], k.kernel);
-	k.off = s->addrs[0];
-	if (k.kernel)
-		k.ktab = s->kernel_table;
-	else if (m && !m->dso->identity)
-		k.off = s->addrs[0] - m->start + m->pgoff;
-	if (m)
-		k.dso = m->dso;
-	r->count[k.event]++;
-	r->period[k.event] += s->period;
-	r->key = &k;
-	h = ent_hash(&k);
-	if (!hmap_find(&r->idx, h, ent_eq, r, &i)) {
-		if (array_grow((void **)&r->ents, &r->cap, r->nr + 1, sizeof(*r->ents)) ||
-		    hmap_insert(&r->idx, h, (uint32_t)r->nr))
-			return -ENOMEM;
-		i = (uint32_t)r->nr++;
-		r->ents[i] = k;
-	}
-	r->ents[i].count++;
-	r->ents[i].period += s->period;
-	return 0;
+	return addr_hits_add(&r->hits, l, s);
 }
 
 static bool sym_eq(void *ctx, uint32_t i)
@@ -102,10 +50,14 @@ static bool sym_eq(void *ctx, uint32_t i)
 	       r->syms[i].kernel == r->skey->kernel;
 }
 
-/* The symbol entry for (dso, start), created if new; NULL on ENOMEM. */
-static struct annot_sym *sym_get(struct annot_run *r, const struct annot_sym *k)
+/* The symbol entry for (dso, start), created if new (named name, of size
+ * bytes); NULL on ENOMEM. An entry is large (its counts per event): only a
+ * new one is written whole. */
+static struct annot_sym *sym_get(struct annot_run *r, const struct sym_key *k, const char *name,
+				 uint64_t size)
 {
 	uint64_t h = hash_combine(hash_u64((uintptr_t)k->dso), k->start ^ k->kernel);
+	struct annot_sym *s;
 	uint32_t i;
 
 	r->skey = k;
@@ -114,12 +66,18 @@ static struct annot_sym *sym_get(struct annot_run *r, const struct annot_sym *k)
 	if (array_grow((void **)&r->syms, &r->cap_syms, r->nr_syms + 1, sizeof(*r->syms)) ||
 	    hmap_insert(&r->sym_idx, h, (uint32_t)r->nr_syms))
 		return NULL;
-	r->syms[r->nr_syms] = *k;
-	return &r->syms[r->nr_syms++];
+	s = &r->syms[r->nr_syms++];
+	memset(s, 0, sizeof(*s));
+	s->dso = k->dso;
+	s->name = name;
+	s->start = k->start;
+	s->size = size;
+	s->kernel = k->kernel;
+	return s;
 }
 
 /* Name one sampled address: 0 with si->name NULL when nothing names it. */
-static int ent_name(struct load *l, const struct addr_ent *e, struct sym_info *si)
+static int ent_name(struct load *l, const struct addr_hit *e, struct sym_info *si)
 {
 	struct symbolizer *sz = load_symbolizer(l);
 
@@ -137,9 +95,10 @@ static int ent_name(struct load *l, const struct addr_ent *e, struct sym_info *s
  * symbol's (column = the event's column in cols). */
 static int group_syms(struct annot_run *r, struct load *l, const int *cols)
 {
-	for (size_t i = 0; i < r->nr; i++) {
-		const struct addr_ent *e = &r->ents[i];
-		struct annot_sym k = { 0 }, *s;
+	for (size_t i = 0; i < r->hits.nr; i++) {
+		const struct addr_hit *e = &r->hits.v[i];
+		struct annot_sym *s;
+		struct sym_key k;
 		struct sym_info si;
 		struct annot_hit *hit;
 		int ret = ent_name(l, e, &si), col = cols[e->event];
@@ -149,11 +108,9 @@ static int group_syms(struct annot_run *r, struct load *l, const int *cols)
 		if (!si.name || col < 0)
 			continue;
 		k.dso = e->kernel ? load_machine(l)->kernel_dso : e->dso;
-		k.name = si.name;
 		k.start = si.start;
-		k.size = si.size;
 		k.kernel = e->kernel;
-		s = sym_get(r, &k);
+		s = sym_get(r, &k, si.name, si.size);
 		if (!s || array_grow((void **)&s->hits, &s->cap_hits, s->nr_hits + 1,
 				     sizeof(*s->hits)))
 			return -ENOMEM;
@@ -167,7 +124,7 @@ static int group_syms(struct annot_run *r, struct load *l, const int *cols)
 
 static int sym_cmp(const void *a, const void *b)
 {
-	const struct annot_sym *x = a, *y = b;
+	const struct annot_sym *x = *(struct annot_sym *const *)a, *y = *(struct annot_sym *const *)b;
 
 	if (x->period[0] != y->period[0])
 		return x->period[0] < y->period[0] ? 1 : -1;
@@ -191,24 +148,35 @@ static bool sym_wanted(const struct annot_ctx *c, const struct annot_sym *s)
 
 static int print_all(struct annot_ctx *c, struct annot_run *r)
 {
+	/* hottest first, sorted by reference (an entry is large); a stable
+	 * sort, as sorting the entries themselves was */
+	struct annot_sym **order = malloc((r->nr_syms + 1) * sizeof(*order));
 	size_t printed = 0;
 
-	qsort(r->syms, r->nr_syms, sizeof(*r->syms), sym_cmp);
+	if (!order) {
+		fprintf(stderr, "prep: out of memory\n");
+		return 1;
+	}
+	for (size_t i = 0; i < r->nr_syms; i++)
+		order[i] = &r->syms[i];
+	qsort(order, r->nr_syms, sizeof(*order), sym_cmp);
 	for (size_t i = 0; i < r->nr_syms; i++) {
 		struct err err = { 0 };
 		int ret;
 
-		if (!sym_wanted(c, &r->syms[i]))
+		if (!sym_wanted(c, order[i]))
 			continue;
-		ret = annot_print_sym(c, &r->syms[i], &err);
+		ret = annot_print_sym(c, order[i], &err);
 		if (ret < 0) {
 			fprintf(stderr, "prep: %s\n", err.msg);
+			free(order);
 			return 1;
 		}
 		if (ret == 1 && !c->o->skip_missing)
-			fprintf(stderr, "prep: cannot annotate %s: %s\n", r->syms[i].name, err.msg);
+			fprintf(stderr, "prep: cannot annotate %s: %s\n", order[i]->name, err.msg);
 		printed += ret == 0;
 	}
+	free(order);
 	fflush(c->out);
 	if (!printed && c->o->nr_syms) {
 		fprintf(stderr, "prep: no samples in symbol %s\n", c->o->syms[0]);
@@ -222,12 +190,12 @@ static void pick_columns(struct annot_ctx *c, struct annot_run *r, int *cols)
 {
 	for (int e = 0; e < LOAD_MAX_EVENTS; e++) {
 		cols[e] = -1;
-		if (!r->count[e])
+		if (!r->hits.count[e])
 			continue;
 		cols[e] = (int)c->nr_events;
 		c->events[c->nr_events] = e;
-		c->total_count[c->nr_events] = r->count[e];
-		c->total_period[c->nr_events++] = r->period[e];
+		c->total_count[c->nr_events] = r->hits.count[e];
+		c->total_period[c->nr_events++] = r->hits.period[e];
 	}
 }
 
@@ -236,8 +204,7 @@ static void run_free(struct annot_run *r)
 	for (size_t i = 0; i < r->nr_syms; i++)
 		free(r->syms[i].hits);
 	free(r->syms);
-	free(r->ents);
-	hmap_free(&r->idx);
+	addr_hits_free(&r->hits);
 	hmap_free(&r->sym_idx);
 }
 
@@ -247,9 +214,25 @@ static const char *embedded_line(const void *ctx, const char *path, unsigned lin
 	return load_source_line(ctx, path, line);
 }
 
+/* The counts per sampled address: from the file's ADDR_COUNTS block where
+ * it has them (load_open_counts), else from its samples. */
+static int read_counts(const struct annot_opts *o, struct load *l, struct annot_run *r,
+		       struct err *err)
+{
+	struct load_counts lc;
+	int ret = o->no_index ? 0 : load_open_counts(l, &lc, err);
+
+	if (ret > 0) {
+		ret = addr_hits_from_counts(&r->hits, &lc);
+		load_counts_free(&lc);
+		return ret ? err_set(err, ret, "out of memory") : 0;
+	}
+	return ret ? ret : load_run(l, on_sample, NULL, r, err);
+}
+
 static int annotate_run(struct annot_opts *o, struct load_opts *lo)
 {
-	struct annot_run r = { .idx = HMAP_INIT, .sym_idx = HMAP_INIT };
+	struct annot_run r = { .hits = ADDR_HITS_INIT, .sym_idx = HMAP_INIT };
 	struct annot_ctx c = { .o = o, .out = stdout };
 	int cols[LOAD_MAX_EVENTS];
 	struct err err = { 0 };
@@ -263,7 +246,7 @@ static int annotate_run(struct annot_opts *o, struct load_opts *lo)
 	c.src = srctext_new(o->prefix, o->prefix_strip);
 	if (c.src)
 		srctext_set_embedded(c.src, embedded_line, c.l);
-	if (!c.src || load_run(c.l, on_sample, NULL, &r, &err)) {
+	if (!c.src || read_counts(o, c.l, &r, &err)) {
 		fprintf(stderr, "prep: %s\n", c.src ? err.msg : "out of memory");
 		goto out;
 	}
@@ -363,6 +346,7 @@ int cmd_annotate(int argc, char **argv)
 		OPTION_STRING(0, "stdio-color", &color, "when", "color hot lines: always, never or auto (a terminal)"),
 		OPTION_STRING(0, "prefix", &o.prefix, "dir", "look for source files under this folder"),
 		OPTION_INT(0, "prefix-strip", &strip, "n", "strip n leading folders of source paths first", 0, 1000),
+		OPTION_FLAG(0, "no-index", &o.no_index, "read the samples even where the file counted them per address (the same output)"),
 		LOAD_SYMBOL_OPTIONS(&lo),
 		LOAD_FILTER_OPTIONS(&lo),
 		OPTION_COUNT('q', "quiet", &quiet, "no warnings"),
@@ -405,6 +389,7 @@ int cmd_annotate(int argc, char **argv)
 	o.prefix_strip = (unsigned)strip;
 	load_opts_default_input(&lo);
 	lo.quiet = quiet > 0;
+	lo.ip_only = true;      /* the sampled addresses are all it looks at */
 	if (load_opts_check(&lo, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;
@@ -430,7 +415,7 @@ struct annot_pass *annot_pass_new(struct load *l)
 
 	if (!p)
 		return NULL;
-	p->r = (struct annot_run){ .idx = HMAP_INIT, .sym_idx = HMAP_INIT };
+	p->r = (struct annot_run){ .hits = ADDR_HITS_INIT, .sym_idx = HMAP_INIT };
 	p->name_idx = (struct hmap)HMAP_INIT;
 	p->c.o = &p->o;
 	p->c.l = l;
@@ -458,42 +443,21 @@ int annot_pass_sample(void *ctx, struct load *l, const struct load_sample *s)
 	return on_sample(&((struct annot_pass *)ctx)->r, l, s);
 }
 
-/* one sampled address with its counts, as on_sample counts a sample */
-static int add_addr(struct annot_run *r, const struct addr_ent *k)
-{
-	uint64_t h = ent_hash(k);
-	uint32_t i;
-
-	r->key = k;
-	if (!hmap_find(&r->idx, h, ent_eq, r, &i)) {
-		if (array_grow((void **)&r->ents, &r->cap, r->nr + 1, sizeof(*r->ents)) ||
-		    hmap_insert(&r->idx, h, (uint32_t)r->nr))
-			return -ENOMEM;
-		i = (uint32_t)r->nr++;
-		r->ents[i] = *k;
-		r->ents[i].count = r->ents[i].period = 0;
-	}
-	r->ents[i].count += k->count;
-	r->ents[i].period += k->period;
-	r->count[k->event] += k->count;
-	r->period[k->event] += k->period;
-	return 0;
-}
-
 int annot_pass_add_hist(struct annot_pass *p, const struct hist *h)
 {
 	for (size_t i = 0; i < h->nr_stacks; i++) {
 		const struct stack *s = &h->stacks[i];
 		const struct frame *f;
-		struct addr_ent k;
+		struct addr_hit k;
 
-		if (!s->nr_frames || s->event < 0 || s->event >= LOAD_MAX_EVENTS || !s->count)
+		if (!s->nr_frames || !s->count)
 			continue;
+		/* the stack's first frame is its sampled address, as on_sample
+		 * takes it (load_sample_first_frame) */
 		f = &h->frames[h->frame_ids[s->first]];
-		k = (struct addr_ent){ .dso = f->dso, .off = f->addr, .event = s->event,
-				       .ktab = f->kernel ? f->ktab : 0, .kernel = f->kernel,
-				       .count = s->count, .period = s->period };
-		if (add_addr(&p->r, &k))
+		k = (struct addr_hit){ .dso = f->dso, .off = f->addr, .event = s->event,
+				       .ktab = f->kernel ? f->ktab : 0, .kernel = f->kernel };
+		if (addr_hits_add_counted(&p->r.hits, &k, s->count, s->period))
 			return -ENOMEM;
 	}
 	return 0;

@@ -36,6 +36,11 @@ typedef const char *(*annot_name_fn)(void *ctx, uint64_t addr, uint64_t *start);
  * -EINVAL (capstone would not start) with a message. */
 int annot_disasm(const uint8_t *code, size_t len, uint64_t addr, bool intel, annot_name_fn name,
 		 void *ctx, struct annot_insn **out, size_t *n, struct err *err);
+/* The same, calling meanwhile(ctx) (unless NULL) on this thread while the
+ * bytes are decoded on another one, before any name is asked for. */
+int annot_disasm_with(const uint8_t *code, size_t len, uint64_t addr, bool intel,
+		      annot_name_fn name, void *ctx, void (*meanwhile)(void *ctx),
+		      struct annot_insn **out, size_t *n, struct err *err);
 
 /* ---- the samples of one symbol ---- */
 
@@ -62,6 +67,7 @@ struct annot_opts {
 	size_t nr_syms;
 	bool nr_samples, total_period, print_line, no_source, asm_raw, intel;
 	bool skip_missing, color, group;
+	bool no_index;          /* read the samples, not the file's ADDR_COUNTS block */
 	enum annot_pct pct;
 	double percent_limit;
 	const char *prefix;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "common/buf.h"
 #include "report/aggregate/hist.h"
 #include "report/symbols/code.h"
+#include "outbuf.h"
 
 #define CODE_MAX (1u << 20)     /* bytes of one symbol disassembled at most */
 /* an instruction after its columns, a source line after its empty ones */
@@ -34,11 +36,12 @@ struct sym_print {
 				   embedded symbols of the functions hit only) */
 	struct annot_insn *insns;
 	size_t nr;
-	uint64_t (*count)[LOAD_MAX_EVENTS];     /* per instruction and column */
-	uint64_t (*period)[LOAD_MAX_EVENTS];
+	uint64_t *count;        /* per instruction and column: [i * c->nr_events + col] */
+	uint64_t *period;
 	size_t col0, ncols;     /* the columns of this block */
 	const char *last_file, *last_fn;
 	unsigned last_line;
+	struct obuf *ob;        /* c->out, buffered */
 };
 
 /* The file offset of a vaddr of the dso (its PT_LOAD headers). */
@@ -90,10 +93,10 @@ static int hit_cmp(const void *a, const void *b)
 /* The samples per instruction: a hit inside an instruction counts for it. */
 static int sum_hits(struct sym_print *p)
 {
-	size_t j = 0;
+	size_t j = 0, cells = (p->nr ? p->nr : 1) * (p->c->nr_events ? p->c->nr_events : 1);
 
-	p->count = calloc(p->nr ? p->nr : 1, sizeof(*p->count));
-	p->period = calloc(p->nr ? p->nr : 1, sizeof(*p->period));
+	p->count = calloc(cells, sizeof(*p->count));
+	p->period = calloc(cells, sizeof(*p->period));
 	if (!p->count || !p->period)
 		return -ENOMEM;
 	qsort(p->s->hits, p->s->nr_hits, sizeof(*p->s->hits), hit_cmp);
@@ -104,8 +107,8 @@ static int sum_hits(struct sym_print *p)
 			j++;
 		if (!p->nr)
 			break;
-		p->count[j][h->event] += h->count;
-		p->period[j][h->event] += h->period;
+		p->count[j * p->c->nr_events + (size_t)h->event] += h->count;
+		p->period[j * p->c->nr_events + (size_t)h->event] += h->period;
 	}
 	return 0;
 }
@@ -117,22 +120,40 @@ static double pct_of(const struct sym_print *p, size_t i, size_t col)
 
 	switch (c->o->pct) {
 	case PCT_GLOBAL_PERIOD:
-		v = (double)p->period[i][col];
+		v = (double)p->period[i * c->nr_events + col];
 		tot = (double)c->total_period[col];
 		break;
 	case PCT_LOCAL_HITS:
-		v = (double)p->count[i][col];
+		v = (double)p->count[i * c->nr_events + col];
 		tot = (double)p->s->count[col];
 		break;
 	case PCT_GLOBAL_HITS:
-		v = (double)p->count[i][col];
+		v = (double)p->count[i * c->nr_events + col];
 		tot = (double)c->total_count[col];
 		break;
 	default:
-		v = (double)p->period[i][col];
+		v = (double)p->period[i * c->nr_events + col];
 		tot = (double)p->s->period[col];
 	}
 	return tot > 0 ? 100.0 * v / tot : 0.0;
+}
+
+/* v as printf's "%7.2f" (v >= 0, a percentage): the digits of v * 100
+ * rounded, unless that product is within 1e-6 of a half, where its
+ * rounding error (below 1e-12) could decide: printf then. */
+static void ob_pct(struct obuf *o, double v)
+{
+	double w = v * 100.0, fl = floor(w);
+	uint64_t n;
+
+	if (!(w >= 0 && w < 1e12) || fabs(w - fl - 0.5) < 1e-6) {
+		ob_printf(o, "%7.2f", v);
+		return;
+	}
+	n = (uint64_t)fl + (w - fl > 0.5);
+	ob_dec(o, n / 100, 4, ' ', false);
+	ob_chr(o, '.');
+	ob_dec(o, n % 100, 2, '0', false);
 }
 
 static int col_width(const struct annot_ctx *c)
@@ -143,7 +164,9 @@ static int col_width(const struct annot_ctx *c)
 /* An empty column block (for source lines), then " :". */
 static void blank_cols(const struct sym_print *p)
 {
-	fprintf(p->c->out, "%*s :", col_width(p->c) * (int)p->ncols, "");
+	for (int i = col_width(p->c) * (int)p->ncols; i > 0; i--)
+		ob_chr(p->ob, ' ');
+	ob_mem(p->ob, " :", 2);
 }
 
 static void print_header(struct sym_print *p)
@@ -168,11 +191,12 @@ static void print_header(struct sym_print *p)
 	if (n < (int)sizeof(line))
 		snprintf(line + n, sizeof(line) - (size_t)n, " (%" PRIu64 " samples, percent: %s)",
 			 p->s->count[p->col0], types[c->o->pct]);
-	fprintf(c->out, "%s\n", line);
+	ob_str(p->ob, line);
+	ob_chr(p->ob, '\n');
 	width += (int)strlen(strchr(line, '\t') + 1);
 	for (int i = 0; i < width; i++)
-		fputc('-', c->out);
-	fputc('\n', c->out);
+		ob_chr(p->ob, '-');
+	ob_chr(p->ob, '\n');
 }
 
 /* The text of a source line, leading blanks left out; NULL if unreadable. */
@@ -203,7 +227,7 @@ static void print_source(struct sym_print *p, uint64_t vaddr)
 	if (n > 1 && fr[0].function && fr[0].function != p->last_fn &&
 	    (!p->last_fn || !fr[0].function || strcmp(fr[0].function, p->last_fn))) {
 		blank_cols(p);
-		fprintf(p->c->out, "      %s() inlined into %s()\n", fr[0].function,
+		ob_printf(p->ob, "      %s() inlined into %s()\n", fr[0].function,
 			fr[n - 1].function ? fr[n - 1].function : p->s->name);
 	}
 	p->last_fn = n > 1 ? fr[0].function : NULL;
@@ -213,11 +237,17 @@ static void print_source(struct sym_print *p, uint64_t vaddr)
 	p->last_file = fr[0].file;
 	blank_cols(p);
 	text = src_text(p, &fr[0], &len);
-	if (text)
-		fprintf(p->c->out, SRC_FMT "%.*s\n", fr[0].line, (int)len, text);
-	else
-		fprintf(p->c->out, SRC_FMT "%s:%u\n", fr[0].line,
-			fr[0].file ? fr[0].file : "??", fr[0].line);
+	/* SRC_FMT, built by hand (annotate prints many of them) */
+	ob_chr(p->ob, ' ');
+	ob_dec(p->ob, fr[0].line, 5, ' ', true);
+	if (text) {
+		ob_mem(p->ob, text, len);
+	} else {
+		ob_str(p->ob, fr[0].file ? fr[0].file : "??");
+		ob_chr(p->ob, ':');
+		ob_dec(p->ob, fr[0].line, 0, ' ', false);
+	}
+	ob_chr(p->ob, '\n');
 }
 
 static void print_cols(struct sym_print *p, size_t i, double *maxp)
@@ -233,42 +263,47 @@ static void print_cols(struct sym_print *p, size_t i, double *maxp)
 		if (v > *maxp)
 			*maxp = v;
 		if (color)
-			fputs(color, c->out);
+			ob_str(p->ob, color);
+		ob_chr(p->ob, ' ');
 		if (c->o->total_period)
-			fprintf(c->out, " %11" PRIu64, p->period[i][e]);
+			ob_dec(p->ob, p->period[i * c->nr_events + e], 11, ' ', false);
 		else if (c->o->nr_samples)
-			fprintf(c->out, " %7" PRIu64, p->count[i][e]);
+			ob_dec(p->ob, p->count[i * c->nr_events + e], 7, ' ', false);
 		else
-			fprintf(c->out, " %7.2f", v);
+			ob_pct(p->ob, v);
 		if (color)
-			fputs(COLOR_RESET, c->out);
+			ob_str(p->ob, COLOR_RESET);
 	}
 }
 
 static void print_insn(struct sym_print *p, size_t i)
 {
 	const struct annot_insn *in = &p->insns[i];
-	FILE *out = p->c->out;
+	struct obuf *out = p->ob;
 	double maxp;
 
 	print_cols(p, i, &maxp);
-	fprintf(out, INSN_FMT, in->addr);
+	/* INSN_FMT, built by hand */
+	ob_mem(out, " :   ", 5);
+	ob_hex(out, in->addr, 0);
+	ob_mem(out, ":   ", 4);
 	if (!p->c->o->asm_raw) {
-		fprintf(out, "%s\n", in->text);
+		ob_str(out, in->text);
+		ob_chr(out, '\n');
 		return;
 	}
 	for (size_t b = 0; b < 7; b++)
-		fprintf(out, b < in->size ? "%02x " : "   ", in->bytes[b]);
-	fprintf(out, "   %s\n", in->text);
+		ob_printf(out, b < in->size ? "%02x " : "   ", in->bytes[b]);
+	ob_printf(out, "   %s\n", in->text);
 	for (size_t b = 7; b < in->size; b += 7) {
 		/* the rest of the bytes: a line of their own, zero, as objdump's */
 		for (size_t e = 0; e < p->ncols; e++)
-			fputs(p->c->o->total_period ? "           0" : p->c->o->nr_samples ? "       0"
-			      : "    0.00", out);
-		fprintf(out, " :   %" PRIx64 ":   ", in->addr + b);
+			ob_str(out, p->c->o->total_period ? "           0" : p->c->o->nr_samples ?
+			       "       0" : "    0.00");
+		ob_printf(out, " :   %" PRIx64 ":   ", in->addr + b);
 		for (size_t k = b; k < in->size && k < b + 7; k++)
-			fprintf(out, k > b ? " %02x" : "%02x", in->bytes[k]);
-		fputc('\n', out);
+			ob_printf(out, k > b ? " %02x" : "%02x", in->bytes[k]);
+		ob_chr(out, '\n');
 	}
 }
 
@@ -318,14 +353,28 @@ static void print_lines(struct sym_print *p)
 		v[j].v += hits ? h->count : h->period;
 	}
 	qsort(v, n, sizeof(*v), line_cmp);
-	fprintf(c->out, "\nSorted summary for file %s\n", p->s->dso->path);
-	fprintf(c->out, "----------------------------------------------\n\n");
+	ob_printf(p->ob, "\nSorted summary for file %s\n", p->s->dso->path);
+	ob_str(p->ob, "----------------------------------------------\n\n");
 	for (size_t i = 0; i < n; i++) {
 		const char *base = v[i].file ? strrchr(v[i].file, '/') : NULL;
-		fprintf(c->out, " %7.2f %s:%u\n", tot > 0 ? 100.0 * (double)v[i].v / tot : 0.0, base ? base + 1 : v[i].file ? v[i].file : "??", v[i].line);
+		ob_printf(p->ob, " %7.2f %s:%u\n", tot > 0 ? 100.0 * (double)v[i].v / tot : 0.0, base ? base + 1 : v[i].file ? v[i].file : "??", v[i].line);
 	}
 out:
 	free(v);
+}
+
+/* While the code is decoded: what printing it asks of the binary first,
+ * read now (its line tables, its symbol table): the same answers later. */
+static void warm_up(void *ctx)
+{
+	struct sym_print *p = ctx;
+	const struct sym_frame *fr;
+	uint64_t start;
+	size_t n;
+
+	if (!p->c->o->no_source || p->c->o->print_line)
+		src_at(p, p->s->start, &fr, &n);
+	name_at(p, p->s->start, &start);
 }
 
 /* The code of the symbol, disassembled: 1 (err says why) when none. */
@@ -344,8 +393,8 @@ static int disassemble(struct sym_print *p, struct err *err)
 		return err_set(err, -ENOMEM, "out of memory");
 	ret = code_read(p->sz, p->sd, p->s->start, len, code, &got, err);
 	if (!ret)
-		ret = annot_disasm(code, got, p->s->start, p->c->o->intel, name_at, p, &p->insns,
-				   &p->nr, err);
+		ret = annot_disasm_with(code, got, p->s->start, p->c->o->intel, name_at, p, warm_up,
+					&p->insns, &p->nr, err);
 	else
 		ret = 1;
 	free(code);
@@ -364,16 +413,16 @@ static void print_block(struct sym_print *p)
 	/* objdump's preamble, numbered by its output lines, as perf shows it */
 	for (int i = 0; i < 3; i++) {
 		blank_cols(p);
-		fputc('\n', c->out);
+		ob_chr(p->ob, '\n');
 	}
 	blank_cols(p);
-	fprintf(c->out, " 3    Disassembly of section .text:\n");
+	ob_str(p->ob, " 3    Disassembly of section .text:\n");
 	blank_cols(p);
-	fputc('\n', c->out);
+	ob_chr(p->ob, '\n');
 	blank_cols(p);
-	fprintf(c->out, " 5    %016" PRIx64 " <%s>:\n", p->s->start, p->s->name);
+	ob_printf(p->ob, " 5    %016" PRIx64 " <%s>:\n", p->s->start, p->s->name);
 	blank_cols(p);
-	fprintf(c->out, " 6    %s():\n", p->s->name);
+	ob_printf(p->ob, " 6    %s():\n", p->s->name);
 	for (size_t i = 0; i < p->nr; i++) {
 		if (!c->o->no_source)
 			print_source(p, p->insns[i].addr);
@@ -416,8 +465,14 @@ static void sym_done(struct sym_print *p)
 int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
 {
 	struct sym_print p = { .c = c, .s = s, .sz = load_symbolizer(c->l) };
-	int ret = sym_prepare(&p, err);
+	int ret;
 
+	p.ob = malloc(sizeof(*p.ob));
+	if (!p.ob)
+		return err_set(err, -ENOMEM, "out of memory");
+	p.ob->f = c->out;
+	p.ob->n = 0;
+	ret = sym_prepare(&p, err);
 	for (size_t k = 0; !ret && k < c->nr_events; k++) {
 		/* one block per event, or one with a column each (--group) */
 		bool cols = c->o->group || c->nr_events == 1;
@@ -430,6 +485,8 @@ int annot_print_sym(struct annot_ctx *c, struct annot_sym *s, struct err *err)
 		if (cols)
 			break;
 	}
+	ob_flush(p.ob);
+	free(p.ob);
 	sym_done(&p);
 	return ret;
 }

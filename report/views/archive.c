@@ -191,6 +191,9 @@ static void print_embedded(const char *out, const char *input, const struct embe
 	       (unsigned long long)e->file_growth);
 	printf("%s: embedded the code of %llu functions hit (%llu bytes)\n", out,
 	       (unsigned long long)e->code_functions, (unsigned long long)e->code_bytes);
+	if (e->counted_addresses)
+		printf("%s: counted the samples of %llu sampled addresses (for prep annotate)\n",
+		       out, (unsigned long long)e->counted_addresses);
 	if (e->code_left_out)
 		printf("%s: the code of %llu functions hit was not embedded (larger than %u KiB, "
 		       "past %u MiB per binary, or not readable)\n", input,

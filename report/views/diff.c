@@ -19,17 +19,11 @@
 #include "common/log.h"
 #include "common/opts.h"
 #include "report/core/filter.h"
+#include "report/core/runs.h"
+#include "report/export/diffread.h"
+#include "report/export/diffstacks.h"
 #include "diff_int.h"
 #include "dump.h"
-
-/* A side's files as given: an argument that names a file is that file,
- * anything else a comma list of files. */
-struct side_arg {
-	const char *label;
-	const char *opt;                /* "--base ", "--new " or "" */
-	const char *path[DIFF_MAX_RUNS];
-	size_t nr;
-};
 
 struct diff_opts {
 	struct load_opts lo;
@@ -45,6 +39,7 @@ struct diff_opts {
 	long order;
 	bool order_set;
 	bool baseline_only, period, formula, quiet, dump, force, error, significant, help;
+	bool folded, normalize;
 };
 
 static const char usage_line[] = "prep diff [OLD] [NEW...] [options]  "
@@ -76,84 +71,38 @@ static int cb_order(const struct opt *o, const char *arg, struct err *err)
 
 /* ---- the sides ------------------------------------------------------------ */
 
-static bool exists(const char *path)
+static int make_sides(struct diff_opts *d, struct run_list *sides, size_t *nr, struct err *err)
 {
-	return !access(path, F_OK);
-}
-
-/* One side from its argument: a file, or a comma list of them. */
-static int side_from(const char *arg, struct side_arg *s, char **copy, struct err *err)
-{
-	char *save = NULL;
-
-	s->label = arg;
-	s->nr = 0;
-	if (exists(arg) || !strchr(arg, ',')) {
-		s->path[s->nr++] = arg;
-		return 0;
-	}
-	if (strstr(arg, ",,") || arg[0] == ',' || arg[strlen(arg) - 1] == ',')
-		return err_set(err, -EINVAL, "%s'%s': an empty file name in the list", s->opt, arg);
-	*copy = strdup(arg);
-	if (!*copy)
-		return err_set(err, -ENOMEM, "out of memory");
-	/* the pieces point into *copy, which the caller frees at the end */
-	for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (s->nr == DIFF_MAX_RUNS)
-			return err_set(err, -EINVAL, "%s'%s': more than %d runs", s->opt, arg,
-				       DIFF_MAX_RUNS);
-		s->path[s->nr++] = t;
-	}
-	return 0;
-}
-
-/* perf's defaults: OLD prec.data.old, NEW prec.data; with only perf's
- * files here, theirs (said on stderr). */
-static void defaults(struct side_arg *sides, bool base_given, bool new_given)
-{
-	bool ours = exists("prec.data.old");
-
-	if (!base_given && !ours && exists("perf.data.old") && (new_given || exists("perf.data"))) {
-		sides[0].label = sides[0].path[0] = "perf.data.old";
-		if (!new_given)
-			sides[1].label = sides[1].path[0] = "perf.data";
-		log_msg(LOG_NOTE, "no prec.data.old here: comparing perf.data.old with %s",
-			sides[1].path[0]);
-	}
-}
-
-static int make_sides(struct diff_opts *d, struct side_arg *sides, size_t *nr, char **copies,
-		      struct err *err)
-{
-	const char *args[DIFF_MAX_SIDES], *opt[DIFF_MAX_SIDES];
+	const char *args[DIFF_MAX_SIDES], *what[DIFF_MAX_SIDES];
 	/* one argument alone is NEW, compared with the default OLD (perf's) */
 	bool base_given = d->base || d->nr_pos >= 2 || (d->nr_pos == 1 && d->nr_news);
 	size_t n = 0, p = 0, want = 1 + d->nr_pos - (!d->base && base_given) + d->nr_news;
+	const char *old = NULL, *new_ = NULL;
 
 	if (want > DIFF_MAX_SIDES)
 		return err_set(err, -EINVAL, "%zu sides to compare: at most %d (a baseline and %d "
 			       "new ones)", want, DIFF_MAX_SIDES, DIFF_MAX_SIDES - 1);
-	opt[n] = d->base ? "--base " : "";
-	args[n++] = d->base ? d->base : base_given ? d->pos[p++] : "prec.data.old";
+	if (runs_defaults(base_given, want > 1, &old, &new_))
+		log_msg(LOG_NOTE, "no prec.data.old here: comparing perf.data.old with %s",
+			want > 1 ? (d->nr_pos > 0 ? d->pos[0] : d->news[0]) : new_);
+	what[n] = d->base ? "--base" : "OLD";
+	args[n++] = d->base ? d->base : base_given ? d->pos[p++] : old;
 	while (p < d->nr_pos) {
-		opt[n] = "";
+		what[n] = "NEW";
 		args[n++] = d->pos[p++];
 	}
 	for (size_t i = 0; i < d->nr_news; i++) {
-		opt[n] = "--new ";
+		what[n] = "--new";
 		args[n++] = d->news[i];
 	}
 	if (n == 1) {
-		opt[n] = "";
-		args[n++] = "prec.data";
-	}
-	for (size_t i = 0; i < n; i++) {
-		sides[i].opt = opt[i];
-		if (side_from(args[i], &sides[i], &copies[i], err))
-			return -EINVAL;
+		what[n] = "NEW";
+		args[n++] = new_;
 	}
 	*nr = n;
-	defaults(sides, base_given, want > 1);
+	for (size_t i = 0; i < n; i++)
+		if (run_list_parse(&sides[i], what[i], args[i], err))
+			return -EINVAL;
 	return 0;
 }
 
@@ -204,28 +153,12 @@ static int parse_compute(const char *arg, struct diff_calc_opts *c)
 
 static int parse_sort(const char *list, struct diff_calc_opts *c)
 {
-	char known[256];
-	enum sort_key_id id;
-	size_t len;
+	struct err err = { 0 };
 
-	if (strlen(list) >= 512)
-		return bad("--sort '%.40s...': list too long", list);
-	for (const char *k = list; *k; k += len + (k[len] == ',')) {
-		len = strcspn(k, ",");
-		if (!len)
-			continue;
-		if (sort_key_find(k, len, &id)) {
-			sort_key_names(known, sizeof(known));
-			fprintf(stderr, "prep diff: --sort: unknown sort key '%.*s' (known: %s)\n",
-				(int)len, k, known);
-			return 129;
-		}
-		if (c->nr_keys < DIFF_MAX_KEYS)
-			c->keys[c->nr_keys++] = id;
-	}
-	if (!c->nr_keys)
-		return bad("--sort '%s': no sort key", list);
-	return 0;
+	if (!sort_keys_parse(list, c->keys, &c->nr_keys, DIFF_MAX_KEYS, NULL, NULL, &err))
+		return 0;
+	fprintf(stderr, "prep diff: --sort: %s\n", err.msg);
+	return 129;
 }
 
 static int parse_numbers(const struct diff_opts *d, struct diff_calc_opts *c)
@@ -342,7 +275,7 @@ static bool empty_dummy(const struct devent *ev)
 }
 
 static int compare_event(const struct devent *ev0, struct drun *const *runs,
-			 const struct side_arg *sides, size_t nr_sides,
+			 const struct run_list *sides, size_t nr_sides,
 			 const struct diff_print_opts *po, bool first)
 {
 	struct dside ds[DIFF_MAX_SIDES];
@@ -365,7 +298,7 @@ static int compare_event(const struct devent *ev0, struct drun *const *runs,
 	return 0;
 }
 
-static int run_diff(struct diff_opts *d, const struct side_arg *sides, size_t nr_sides,
+static int run_diff(struct diff_opts *d, const struct run_list *sides, size_t nr_sides,
 		    struct diff_calc_opts *c, struct diff_print_opts *po)
 {
 	struct diff_read_opts ro = { .lo = d->lo, .comms = d->comm, .pids = d->lo.f.pids,
@@ -384,7 +317,7 @@ static int run_diff(struct diff_opts *d, const struct side_arg *sides, size_t nr
 	memcpy(ro.keys, c->keys, sizeof(ro.keys));
 	ro.lo.f.comms = ro.lo.f.pids = ro.lo.f.tids = NULL;
 	ro.lo.quiet = d->quiet;
-	ro.lo.self_only = true;         /* perf diff compares self shares */
+	ro.lo.ip_only = true;           /* perf diff compares self shares */
 	ro.threads = cpus > 0 ? (unsigned)cpus : 1;
 	all = calloc(n, sizeof(*all));
 	if (!all) {
@@ -411,7 +344,7 @@ static int run_diff(struct diff_opts *d, const struct side_arg *sides, size_t nr
 }
 
 /* -D: every file's blocks and records, as prep dump prints them */
-static int dump_all(const struct side_arg *sides, size_t nr_sides)
+static int dump_all(const struct run_list *sides, size_t nr_sides)
 {
 	struct err err = { 0 };
 
@@ -424,6 +357,52 @@ static int dump_all(const struct side_arg *sides, size_t nr_sides)
 		}
 	}
 	return 0;
+}
+
+/* --folded: difffolded.pl's two-column stacks of OLD and NEW (each side's
+ * runs summed), the recordings read one at a time (report/export/diffread.h) */
+static int diff_folded(struct diff_opts *d, const struct run_list *sides, size_t nr_sides)
+{
+	struct diffstacks_opts dopts = { .normalize = d->normalize };
+	struct load_opts lo = d->lo;
+	struct diffread_opts ro = { .lo = &lo };
+	struct diffstacks *ds;
+	int ret = 0;
+
+	if (nr_sides != 2) {
+		fprintf(stderr, "prep diff: --folded compares two sides, OLD and one NEW (%zu given)\n",
+			nr_sides);
+		return 129;
+	}
+	lo.f.comms = d->comm;
+	lo.quiet = d->quiet;
+	ds = diffstacks_new(&dopts);
+	if (!ds) {
+		fprintf(stderr, "prep diff: out of memory\n");
+		return 1;
+	}
+	for (size_t s = 0; s < 2 && !ret; s++)
+		for (size_t k = 0; k < sides[s].nr && !ret; k++) {
+			struct diffrun r;
+			struct err err = { 0 };
+
+			if (diffrun_read(&r, &ro, sides[s].path[k], &err)) {
+				fprintf(stderr, "prep diff: %s\n", err.msg);
+				ret = 1;
+				break;
+			}
+			if (diffstacks_add(ds, s ? DIFF_NEW : DIFF_OLD, &r.st)) {
+				fprintf(stderr, "prep diff: out of memory\n");
+				ret = 1;
+			}
+			diffrun_free(&r);
+		}
+	if (!ret && (diffstacks_write(stdout, ds) || fflush(stdout))) {
+		fprintf(stderr, "prep diff: writing the stacks failed\n");
+		ret = 1;
+	}
+	diffstacks_free(ds);
+	return ret;
 }
 
 /* ---- the command line -------------------------------------------------------- */
@@ -473,8 +452,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff_opts d = { 0 };
 	struct diff_calc_opts c = { 0 };
 	struct diff_print_opts po = { 0 };
-	struct side_arg sides[DIFF_MAX_SIDES];
-	char *copies[DIFF_MAX_SIDES] = { NULL };
+	struct run_list sides[DIFF_MAX_SIDES] = { { 0 } };
 	char sort_help[320], names[256];
 	const struct opt table[] = {
 		OPTION_FLAG('b', "baseline-only", &d.baseline_only, "only entries of the baseline that a new file has too"),
@@ -497,6 +475,8 @@ int cmd_diff(int argc, char **argv)
 		OPTION_STRING('d', "dsos", &d.dsos, "list", "only samples in these shared objects (as --dso)"),
 		OPTION_FLAG('f', "force", &d.force, "accepted for perf's sake: prep checks no file ownership"),
 		OPTION_FLAG('D', "dump-raw-trace", &d.dump, "print every block and record of the files (prep dump)"),
+		OPTION_FLAG(0, "folded", &d.folded, "print OLD's and NEW's stacks as FlameGraph's difffolded.pl does: STACK OLD NEW"),
+		OPTION_FLAG(0, "normalize", &d.normalize, "with --folded: scale OLD's counts to NEW's total (difffolded.pl -n)"),
 		LOAD_SYMBOL_OPTIONS(&d.lo),
 		LOAD_FILTER_OPTIONS(&d.lo),
 		OPTION_FLAG('h', "help", &d.help, "show this help"),
@@ -516,7 +496,7 @@ int cmd_diff(int argc, char **argv)
 	if (d.dsos && !d.lo.f.dsos)
 		d.lo.f.dsos = d.dsos;
 	d.comm = d.lo.f.comms ? d.lo.f.comms : d.comms;
-	if (make_sides(&d, sides, &nr_sides, copies, &err)) {
+	if (make_sides(&d, sides, &nr_sides, &err)) {
 		fprintf(stderr, "prep diff: %s\n", err.msg);
 		ret = 129;
 		goto out;
@@ -538,11 +518,20 @@ int cmd_diff(int argc, char **argv)
 		ret = dump_all(sides, nr_sides);
 		goto out;
 	}
+	if (d.normalize && !d.folded) {
+		fprintf(stderr, "prep diff: --normalize goes with --folded\n");
+		ret = 129;
+		goto out;
+	}
+	if (d.folded) {
+		ret = diff_folded(&d, sides, nr_sides);
+		goto out;
+	}
 	ret = setup(&d, &c, &po, several);
 	if (!ret)
 		ret = run_diff(&d, sides, nr_sides, &c, &po);
 out:
 	for (size_t s = 0; s < DIFF_MAX_SIDES; s++)
-		free(copies[s]);
+		run_list_free(&sides[s]);
 	return ret;
 }

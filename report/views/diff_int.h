@@ -14,6 +14,7 @@
 #ifndef PREC_REPORT_DIFF_INT_H
 #define PREC_REPORT_DIFF_INT_H
 
+#include "report/core/runs.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +25,7 @@
 #include "report/core/load.h"
 
 #define DIFF_MAX_SIDES 16       /* the baseline and up to 15 new sides */
-#define DIFF_MAX_RUNS 64        /* runs of one side */
+#define DIFF_MAX_RUNS RUNS_MAX  /* runs of one side (report/core/runs.h) */
 #define DIFF_MAX_KEYS SORT_NR
 
 /* ---- profiles (diff_read.c) ------------------------------------------- */

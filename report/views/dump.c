@@ -6,6 +6,7 @@
  * and what was not.
  */
 #include "report/core/input.h"
+#include "format/addrcounts.h"
 #include "format/embed.h"
 #include "format/source.h"
 #include "dump.h"
@@ -464,6 +465,37 @@ static void dump_source(struct dump *d, const struct container_block *b)
 	source_free(s);
 }
 
+static void dump_addr_counts(struct dump *d, const struct container_block *b)
+{
+	struct addrcounts *c;
+
+	if (addrcounts_decode(b->data, b->len, &c, NULL))
+		return;
+	fprintf(d->out, "  counted from bytes 64..%" PRIu64 " (crc32 %08x): %u binaries, %u events, "
+		"%u addresses\n", c->covered_end, c->covered_crc, c->nr_dsos, c->nr_events,
+		c->nr_entries);
+	for (uint32_t i = 0; i < c->nr_dsos; i++) {
+		char id[2 * 64 + 1] = "";
+
+		for (size_t k = 0; k < c->dsos[i].build_id_size; k++)
+			snprintf(id + 2 * k, 3, "%02x", c->dsos[i].build_id[k]);
+		fprintf(d->out, "    binary %u %s %s\n", i, c->strings + c->dsos[i].path,
+			*id ? id : "-");
+	}
+	for (uint32_t i = 0; i < c->nr_events; i++)
+		fprintf(d->out, "    event %u: %" PRIu64 " samples, period %" PRIu64 "\n", i,
+			c->events[i].samples, c->events[i].period);
+	for (uint32_t i = 0; i < c->nr_entries; i++) {
+		const struct addrcounts_entry *e = &c->entries[i];
+
+		fprintf(d->out, "    %#" PRIx64 " %s%s event %u: %" PRIu64 " samples, period %" PRIu64
+			"\n", e->addr, e->flags & ADDRCOUNTS_KERNEL ? "[k] " : "",
+			e->dso == ADDRCOUNTS_NONE ? "-" : c->strings + c->dsos[e->dso].path, e->event,
+			e->samples, e->period);
+	}
+	addrcounts_free(c);
+}
+
 int dump_file(const char *path, FILE *out, struct err *err)
 {
 	static void (*const dumpers[BLOCK_TYPE_MAX])(struct dump *, const struct container_block *) = {
@@ -477,6 +509,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_SYMBOLS] = dump_symbols,
 		[BLOCK_END] = dump_end,
 		[BLOCK_SOURCE] = dump_source,
+		[BLOCK_ADDR_COUNTS] = dump_addr_counts,
 	};
 	struct dump d = { .out = out, .path = path };
 	struct container_reader_opts o = { on_problem, &d };

@@ -99,30 +99,15 @@ static const char *sort_help(char *buf, size_t n)
 }
 
 /* --sort or -F: comma-separated names of the sort-key table (sortkey.c) */
+static bool skip_value_field(void *ctx, const char *k, size_t len)
+{
+	return value_field(k, len, ctx);
+}
+
 static int parse_keys(const char *list, struct hist_opts *ho, struct print_opts *po,
 		      struct err *err)
 {
-	char known[256];
-	enum sort_key_id id;
-	size_t len;
-
-	if (strlen(list) >= 512)
-		return err_set(err, -EINVAL, "--sort: list too long");
-	for (const char *k = list; *k; k += len + (k[len] == ',')) {
-		len = strcspn(k, ",");
-		if (!len || value_field(k, len, po))
-			continue;
-		if (sort_key_find(k, len, &id)) {
-			sort_key_names(known, sizeof(known));
-			return err_set(err, -EINVAL, "unknown sort key '%.*s' (known: %s)", (int)len,
-				       k, known);
-		}
-		if (ho->nr_keys < SORT_NR)
-			ho->keys[ho->nr_keys++] = id;
-	}
-	if (!ho->nr_keys)
-		return err_set(err, -EINVAL, "'%s': no sort key", list);
-	return 0;
+	return sort_keys_parse(list, ho->keys, &ho->nr_keys, SORT_NR, skip_value_field, po, err);
 }
 
 /* perf's "Invalid regex: [" with the option's name */

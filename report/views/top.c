@@ -35,27 +35,11 @@ static double mono_s(void)
 /* --sort: names of the sort-key table, comma-separated, into ho. */
 static int parse_sort(const char *list, struct hist_opts *ho, struct err *err)
 {
-	char known[256];
-	enum sort_key_id id;
-	size_t len;
+	int ret = sort_keys_parse(list, ho->keys, &ho->nr_keys, SORT_NR, NULL, NULL, err);
 
-	if (strlen(list) >= 512)
-		return err_set(err, -EINVAL, "--sort: list too long");
-	for (const char *k = list; *k; k += len + (k[len] == ',')) {
-		len = strcspn(k, ",");
-		if (!len)
-			continue;
-		if (sort_key_find(k, len, &id)) {
-			sort_key_names(known, sizeof(known));
-			return err_set(err, -EINVAL, "--sort: unknown sort key '%.*s' (known: %s)",
-				       (int)len, k, known);
-		}
-		if (ho->nr_keys < SORT_NR)
-			ho->keys[ho->nr_keys++] = id;
-	}
-	if (!ho->nr_keys)
-		return err_set(err, -EINVAL, "--sort: '%s': no sort key", list);
-	return 0;
+	if (ret)
+		err_prefix(err, "--sort");
+	return ret;
 }
 
 static int parse_percent(const char *arg, double *v, struct err *err)

@@ -15,6 +15,7 @@
 #include "format/embed.h"
 #include "format/record.h"
 #include "format/source.h"
+#include "format/addrcounts.h"
 
 struct counts {
 	unsigned long blocks, corrupt, skipped;
@@ -297,6 +298,41 @@ static void dump_source(const struct container_block *b)
 	source_free(s);
 }
 
+static void dump_addr_counts(const struct container_block *b)
+{
+	struct addrcounts *c;
+
+	if (addrcounts_decode(b->data, b->len, &c, NULL))
+		return;
+	printf("  addr_counts covered_end=%llu covered_crc=%08x dsos=%u events=%u entries=%u "
+	       "strings=%u\n", (unsigned long long)c->covered_end, c->covered_crc, c->nr_dsos,
+	       c->nr_events, c->nr_entries, c->strings_len);
+	for (uint32_t i = 0; i < c->nr_dsos; i++) {
+		const char *path = c->strings + c->dsos[i].path;
+
+		printf("    dso path_len=%zu path_crc=%08lx id=", strlen(path),
+		       crc32(0, (const Bytef *)path, (uInt)strlen(path)));
+		for (uint32_t k = 0; k < c->dsos[i].build_id_size; k++)
+			printf("%02x", c->dsos[i].build_id[k]);
+		printf("\n");
+	}
+	for (uint32_t i = 0; i < c->nr_events; i++)
+		printf("    event samples=%llu period=%llu\n", (unsigned long long)c->events[i].samples,
+		       (unsigned long long)c->events[i].period);
+	for (uint32_t i = 0; i < c->nr_entries; i++) {
+		const struct addrcounts_entry *e = &c->entries[i];
+
+		printf("    entry addr=%llx samples=%llu period=%llu dso=", (unsigned long long)e->addr,
+		       (unsigned long long)e->samples, (unsigned long long)e->period);
+		if (e->dso == ADDRCOUNTS_NONE)
+			printf("-");
+		else
+			printf("%u", e->dso);
+		printf(" event=%u flags=%u\n", e->event, e->flags);
+	}
+	addrcounts_free(c);
+}
+
 static void dump_end(const struct container_block *b)
 {
 	(void)b;
@@ -315,6 +351,7 @@ int main(int argc, char **argv)
 		[BLOCK_SYMBOLS] = dump_symbols,
 		[BLOCK_END] = dump_end,
 		[BLOCK_SOURCE] = dump_source,
+		[BLOCK_ADDR_COUNTS] = dump_addr_counts,
 	};
 	struct counts n = { 0, 0, 0 };
 	struct container_reader_opts opts = { on_problem, &n };

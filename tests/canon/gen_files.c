@@ -31,6 +31,7 @@
 
 #include "format/blocks.h"
 #include "format/container.h"
+#include "format/addrcounts.h"
 #include "format/embed.h"
 #include "format/record.h"
 #include "tools/synth.h"
@@ -328,10 +329,36 @@ static void put_symbols_payload(struct container_writer *w, const uint8_t *p, si
 		die("symbols", &err);
 }
 
+/* An ADDR_COUNTS block (FORMAT.md 5.11) over what was written so far: two
+ * binaries (one with a build id, one without), the one event, an address
+ * of each binary, a kernel address and one no binary holds. */
+static void put_addr_counts(struct container_writer *w)
+{
+	static const char strs[] = "/usr/bin/x\0[kernel.kallsyms]_text";
+	struct addrcounts_dso dsos[2] = { { 0, 3, { 0xab, 0xcd, 0xef } }, { 11, 0, { 0 } } };
+	struct addrcounts_entry ents[4] = {
+		{ 0x1234, 3, 3000, 0, 0, 0 }, { 0xffffffff81000010ull, 1, 1000, 1, 0, ADDRCOUNTS_KERNEL },
+		{ 0x7f0000001000ull, 2, 2000, ADDRCOUNTS_NONE, 0, 0 }, { 0x1238, 1, 1000, 0, 0, 0 },
+	};
+	struct addrcounts_event ev = { 7, 7000 };
+	struct addrcounts c = { .dsos = dsos, .nr_dsos = 2, .events = &ev, .nr_events = 1,
+				.entries = ents, .nr_entries = 4, .strings = strs,
+				.strings_len = sizeof(strs) };
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+
+	if (container_writer_crc(w, &c.covered_end, &c.covered_crc, &err) ||
+	    addrcounts_encode(&c, &b) ||
+	    container_write_block(w, BLOCK_ADDR_COUNTS, b.data, b.len, &err))
+		die("addr_counts", &err);
+	buf_free(&b);
+}
+
 static void put_symbols(struct container_writer *w)
 {
 	struct buf b = BUF_INIT;
 
+	put_addr_counts(w);
 	make_dsos();
 	encode_dso(&rich, &b);
 	put_symbols_payload(w, b.data, b.len);

@@ -76,8 +76,8 @@ prep export | --kallsyms | --pprof --kallsyms /nonexistent | --kallsyms '/nonexi
 prep export | --pid | --pprof --pid x | --pid 'x': problems parsing pid list
 prep export | --cpu | --pprof -C 99 | --cpu '99': CPU 99 is not in the recording
 prep export | --time | --pprof --time x | --time 'x': expected START,END
-prep export | --base | difffolded --base , prec.data | --base ',': empty file name
-prep export | --new | difffolded --new 'prec.data,' | --new 'prec.data,': empty file name
+prep export | --base | difffolded --base , prec.data | --base ',': an empty file name in the list
+prep export | --new | difffolded --new 'prec.data,' | --new 'prec.data,': an empty file name in the list
 prep export | --alpha | flamegraph --diff --alpha 0 prec.data prec.data | --alpha '0': not a probability in \(0, 1\]
 prep export | --min-share | flamegraph --min-share 1 -i prec.data | --min-share '1': only with --diff
 prep export | --title | * | any text is a title
@@ -100,7 +100,7 @@ prep flamegraph | --symbols | -S , | --symbols ',': empty name
 prep flamegraph | --cpu | -C 5-2 | --cpu '5-2': not a CPU list
 prep flamegraph | --time | --time 50%-10% | --time '50%-10%'
 prep flamegraph | --base | --base /nonexistent | cannot open '/nonexistent'
-prep flamegraph | --new | --new ,prec.data | --new ',prec.data': empty file name
+prep flamegraph | --new | --new ,prec.data | --new ',prec.data': an empty file name in the list
 prep flamegraph | --alpha | --diff --alpha x | --alpha 'x': not a probability in \(0, 1\]
 prep flamegraph | --min-share | --diff --min-share 101 | --min-share '101': not a percentage \(0 to 100\)
 prep annotate | --input | -i /nonexistent | cannot open '/nonexistent'

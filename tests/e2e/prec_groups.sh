@@ -89,20 +89,23 @@ if command -v perf >/dev/null; then
 		awk '/^# \(Tip/ { tip = NR } { l[NR] = $0 }
 		     END { for (i = 1; i <= NR; i++) if (!tip || i < tip - 1 || i > tip + 1) print l[i] }'
 	}
-	perf record -q -F 1000 -o "$d/ps.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork $PAGES 100 \
+	perf_rec -q -F 1000 -o "$d/ps.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork $PAGES 100 \
 		>/dev/null 2>&1 || fail "perf record :S failed"
-	perf record -q -F 1000 -o "$d/pg.data" -e '{cpu-clock,page-faults}' -- $P/grpwork 2000 100 \
+	perf_rec -q -F 1000 -o "$d/pg.data" -e '{cpu-clock,page-faults}' -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record {a,b} failed"
-	perf record -q -F 1000 -o "$d/pn.data" -e cpu-clock,page-faults -- $P/grpwork 2000 100 \
+	perf_rec -q -F 1000 -o "$d/pn.data" -e cpu-clock,page-faults -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record a,b failed"
-	perf record -q -g -F 1000 -o "$d/pc.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork 2000 100 \
+	perf_rec -q -g -F 1000 -o "$d/pc.data" -e '{cpu-clock,page-faults}:S' -- $P/grpwork 2000 100 \
 		>/dev/null 2>&1 || fail "perf record -g :S failed"
+	mask_plt() { sed -E 's/\[\.\] [A-Za-z0-9_.]*@plt( |$)/[.] @plt\1/'; }
 	for c in "ps" "ps --group -n --show-total-period --sort sym" "pg" "pg --group" \
 		 "pn --group -n" "pc --no-inline" "pc --no-children --no-inline -g caller"; do
 		set -- $c
 		f=$1; shift
-		perf report -i "$d/$f.data" --stdio "$@" 2>/dev/null | drop_tip >"$d/perf.out"
-		$PREP report -i "$d/$f.data" --stdio "$@" >"$d/prep.out" 2>&1
+		# a PLT stub perf 6.1 cannot name prints as a bare "@plt"; prep
+		# names it (README, "Where prep differs"): stub names are masked
+		perf report -i "$d/$f.data" --stdio "$@" 2>/dev/null | drop_tip | mask_plt >"$d/perf.out"
+		$PREP report -i "$d/$f.data" --stdio "$@" 2>&1 | mask_plt >"$d/prep.out"
 		diff -u "$d/perf.out" "$d/prep.out" >"$d/diff" ||
 			fail "perf.data $c: prep differs from perf: $(head -20 "$d/diff")"
 	done

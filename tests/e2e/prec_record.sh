@@ -86,8 +86,12 @@ $PREC -p $spid --duration 0.6 -F 999 -q --no-embed -o "$d/p.data" 2>"$d/err" || 
 used=$(( $(cpu_ms $spid) - before ))
 $PREP -D -i "$d/p.data" >"$d/p.txt" 2>/dev/null
 n=$(grep -c " SAMPLE .* pid $spid tid $spid " "$d/p.txt")
-# the machine may be shared: compare with the CPU time spin really had (10 ms ticks)
-near $((n + 20)) "$used" 70 130 || fail "-p: $n samples of $spid for $used ms of CPU at 999 Hz"
+# the machine may be shared: compare with the CPU time spin really had (10 ms
+# ticks). That time also holds what spin ran while prec started and ended
+# without sampling it (the /proc walk, the embedding), which a loaded machine
+# stretches (271 samples for 520 ms once, with other suites running): so a
+# lower bound of 40%, which still fails a wrong rate or a lost attach
+near $((n + 20)) "$used" 40 130 || fail "-p: $n samples of $spid for $used ms of CPU at 999 Hz"
 grep -q "span synthesized" "$d/p.txt" || fail "-p: nothing synthesized"
 grep -q "COMM $spid/$spid: spin" "$d/p.txt" || fail "-p: no synthesized COMM"
 grep -q "MMAP2 $spid/$spid .*tests/programs/spin" "$d/p.txt" || fail "-p: no synthesized MMAP2"

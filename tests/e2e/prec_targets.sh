@@ -92,6 +92,9 @@ bg=$!
 sleep 0.2
 # CPU time of a process in ms (utime + stime): a loaded machine gives the
 # other process less than the wall time, and the samples follow its CPU time
+# (used also holds what it ran while prec started and ended without sampling
+# it, which a loaded machine stretches: 220 samples for 790 ms once; so at
+# least 40% of the rate, which still fails a wrong rate or a lost target)
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"; }
 before=$(cpu_ms $bg)
 $PREC -a -F 499 -q -o "$d/a.data" -- $P/spin 400 >/dev/null 2>"$d/err" || fail "-a cmd: exit $?: $(cat "$d/err")"
@@ -101,7 +104,7 @@ grep -q " SAMPLE .* pid $bg " "$d/a.txt" || fail "-a cmd: no samples of another 
 cmd=$(grep -m1 'COMM .*: spin (exec)' "$d/a.txt" | sed 's/.*COMM \([0-9]*\)\/.*/\1/')
 [ -n "$cmd" ] && grep -q " SAMPLE .* pid $cmd " "$d/a.txt" || fail "-a cmd: no samples of the command"
 n=$(grep -c " SAMPLE .* pid $bg " "$d/a.txt")
-near $((n + 10)) $((used / 2)) 60 140 || fail "-a cmd: $n samples of the other process for $used ms of its CPU at 499 Hz"
+near $((n + 10)) $((used / 2)) 40 140 || fail "-a cmd: $n samples of the other process for $used ms of its CPU at 499 Hz"
 $PREC -C 0 -F 499 -q -o "$d/c0.data" -- $P/spin 200 >/dev/null 2>&1 || fail "-C 0 cmd: exit $?"
 $PREP -D -i "$d/c0.data" 2>/dev/null | grep ' SAMPLE ' >"$d/c0.txt"
 [ -s "$d/c0.txt" ] || fail "-C 0 cmd: no samples"
@@ -114,7 +117,7 @@ used=$(( $(cpu_ms $bg) - before ))
 $PREP -D -i "$d/p.data" >"$d/p.txt" 2>/dev/null
 n=$(grep -c " SAMPLE .* pid $bg " "$d/p.txt")
 [ "$used" -gt 20 ] || fail "-p cmd: the command did not set the duration ($used ms of CPU for sleep 0.5)"
-near $((n + 10)) $((used / 2)) 60 140 || fail "-p cmd: $n samples of $bg for $used ms of its CPU at 499 Hz"
+near $((n + 10)) $((used / 2)) 40 140 || fail "-p cmd: $n samples of $bg for $used ms of its CPU at 499 Hz"
 grep ' SAMPLE ' "$d/p.txt" | grep -v " pid $bg " | grep -q . && fail "-p cmd: samples of other processes"
 $PREC -t $bg -F 499 -q -o "$d/t.data" -- sh -c 'sleep 0.3; exit 3' 2>/dev/null
 rc=$?

@@ -48,7 +48,7 @@ TOP=$PWD
 cd "$d" || exit 1
 have_perf=false
 if command -v perf >/dev/null &&
-	perf record -q -e cpu-clock -F 4999 -o perf.data -- "$A" 60 >/dev/null 2>&1; then
+	perf_rec -q -e cpu-clock -F 4999 -o perf.data -- "$A" 60 >/dev/null 2>&1; then
 	have_perf=true
 fi
 $PREC -q -e cpu-clock -F 4999 -o prec.data -- "$A" 60 >/dev/null 2>&1 || fail "prec record failed"
@@ -84,7 +84,7 @@ fi
 
 # a real program: python3's top symbols (exported by libpython), per address
 if $have_perf && command -v python3 >/dev/null &&
-	perf record -q -e cpu-clock -F 4999 -o py.data -- python3 -c 'sum(i * i for i in range(1500000))' \
+	perf_rec -q -e cpu-clock -F 4999 -o py.data -- python3 -c 'sum(i * i for i in range(1500000))' \
 		>/dev/null 2>&1; then
 	perf report -i py.data --stdio --sort sym 2>/dev/null |
 		awk '$2 == "[.]" && $3 !~ /^0x/ { print $3 }' | head -3 >py.syms
@@ -161,7 +161,7 @@ $PREP annotate -i two.data --no-source annot_hot >two.txt || fail "two events: e
 $PREP annotate -i two.data --no-source --group annot_hot >two.txt || fail "--group: exit $?"
 head -1 two.txt | grep -q '^ Percent         |.*cpu-clock, task-clock' || fail "--group: $(head -1 two.txt)"
 grep -qE '^ +[0-9.]+ +[0-9.]+ : +[0-9a-f]+:' two.txt || fail "--group: not two columns"
-if $have_perf && perf record -q -e cpu-clock,task-clock -F 2999 -o ptwo.data -- "$A" 30 >/dev/null 2>&1; then
+if $have_perf && perf_rec -q -e cpu-clock,task-clock -F 2999 -o ptwo.data -- "$A" 30 >/dev/null 2>&1; then
 	cols() { sed -nE 's/^ +([0-9.]+) +([0-9.]+) : +([0-9a-f]+):.*/\3 \1 \2/p'; }
 	perf annotate -i ptwo.data --stdio --group -n --no-source -s annot_hot 2>/dev/null | cols >perf.two
 	$PREP annotate -i ptwo.data --group -n --no-source annot_hot | cols >prep.two

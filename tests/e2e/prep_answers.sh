@@ -49,10 +49,10 @@ same() {
 		{ fail "$f $*: prep differs from perf report"; head -20 "$d/diff"; }
 }
 
-# perf_rec NAME [perf record options] -- command: with up to two more tries
+# perf_rec_named NAME [perf record options] -- command: with up to two more tries
 # (perf 6.1 here aborted now and then in util/build-id.c at the end of a
 # recording while other perf sessions ran on the machine)
-perf_rec() {
+perf_rec_named() {
 	local name=$1 try; shift
 	for try in 1 2 3; do
 		perf record -q -N -o "$d/$name.data" "$@" >/dev/null 2>"$d/$name.rec.err" && return 0
@@ -73,7 +73,7 @@ got=$(header_exit true)
 # 2. --sort pid: one entry per thread, labelled TID:COMM (the thread's last
 # comm: the exec'd program's for the shell's samples too), as perf's
 if $have_perf; then
-	if perf_rec threads -F 999 -g -e cpu-clock -- $P/threads 200; then
+	if perf_rec_named threads -F 999 -g -e cpu-clock -- $P/threads 200; then
 		for opts in "--sort pid" "--sort pid,sym" "--sort comm,pid" "--sort pid,comm"; do
 			same threads --no-children $opts -g none
 		done
@@ -82,7 +82,7 @@ if $have_perf; then
 		    grep -cE '^ +[0-9.]+% +[0-9]+:worker-[abc] *$')
 		[ "$n" = 3 ] || fail "--sort pid: $n entries of worker threads, not 3"
 	fi
-	if perf_rec exec -F 999 -e cpu-clock -- sh -c \
+	if perf_rec_named exec -F 999 -e cpu-clock -- sh -c \
 		"i=0; while [ \$i -lt 30000 ]; do i=\$((i+1)); done; exec $P/tree 100"; then
 		for opts in "--sort pid" "--sort comm,pid" "--sort pid,sym"; do
 			same exec $opts
@@ -94,7 +94,7 @@ fi
 
 # 3. unresolved frames of a stripped program
 cp $P/tree "$d/tree_s" && strip "$d/tree_s"
-if $have_perf && perf_rec stripped -F 999 -g -e cpu-clock -- "$d/tree_s" 200; then
+if $have_perf && perf_rec_named stripped -F 999 -g -e cpu-clock -- "$d/tree_s" 200; then
 	for opts in "--sort sym" "--sort dso,sym" "--no-children --sort dso,sym" \
 		    "--children -g callee --sort sym" "--sort sym -g none" \
 		    "--no-children -g caller" "--children -g fractal,0.5,callee"; do

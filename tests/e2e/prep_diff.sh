@@ -154,6 +154,21 @@ if [ -f v1.data ] && [ -f v2.data ]; then
 	grow=$(awk '$NF == "grow" { sub(/%/, "", $2); print $2 }' mixed.out)
 	awk -v g="$grow" 'BEGIN { exit !(g > 3 && g < 7) }' ||
 		fail "prec.data against perf.data: grow moved by '$grow' points, designed +5"
+	# --folded: difffolded.pl's two columns, the same lines as prep export
+	# difffolded (plain and normalized; runs summed), and only for two sides
+	$PREP diff --folded prec.data.old ../v2.data >folded.out 2>folded.err ||
+		fail "prep diff --folded: $(head -1 folded.err)"
+	$PREP export difffolded prec.data.old ../v2.data >folded.want 2>/dev/null
+	[ -s folded.out ] && cmp -s folded.out folded.want ||
+		fail "prep diff --folded differs from prep export difffolded"
+	awk 'NF < 3 || $(NF-1) !~ /^[0-9]+$/ || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' folded.out ||
+		fail "prep diff --folded: a line is not 'STACK OLD NEW'"
+	$PREP diff --folded --normalize prec.data.old,prec.data.old ../v2.data >folded.out 2>/dev/null
+	$PREP export difffolded -n prec.data.old,prec.data.old ../v2.data >folded.want 2>/dev/null
+	[ -s folded.out ] && cmp -s folded.out folded.want ||
+		fail "prep diff --folded --normalize (two runs) differs from prep export difffolded -n"
+	$PREP diff --folded prec.data.old ../v2.data ../v2.data >/dev/null 2>folded.err
+	[ $? -eq 129 ] && grep -q "two sides" folded.err || fail "prep diff --folded of three sides: $(cat folded.err)"
 	cd ..
 fi
 # no prec.data.old and no perf's pair: one line that says so

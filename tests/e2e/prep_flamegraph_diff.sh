@@ -116,7 +116,7 @@ browser "file://$d/d.html#test&hover=grow" --screenshot="$ART/flamegraph-diff.pn
 echo "page of one run a side: $(stat -c %s d.html) bytes, $(val nodes r) frames"
 
 # a perf.data NEW against a prec.data OLD
-if command -v perf >/dev/null && perf record -q -e cpu-clock -F 999 -g -o v2.perf.data -- "$P/v2/moved" 300 >/dev/null 2>&1; then
+if command -v perf >/dev/null && perf_rec -q -e cpu-clock -F 999 -g -o v2.perf.data -- "$P/v2/moved" 300 >/dev/null 2>&1; then
 	$PREP flamegraph --no-inline --diff v1.data v2.perf.data -o p.html 2>err || fail "--diff with perf.data: $(cat err)"
 	browser "file://$d/p.html#test&frames=grow,shrink" --dump-dom >rp
 	[ "$(val colour_grow rp | cut -d' ' -f1)" = red ] && [ "$(val colour_shrink rp | cut -d' ' -f1)" = blue ] ||

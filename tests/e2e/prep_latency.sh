@@ -151,7 +151,7 @@ fi
 
 # a perf.data file recorded with perf's --switch-events reads the same way
 if [ $parallel_ok -eq 0 ] && command -v perf >/dev/null &&
-   perf record -q --switch-events -F 999 -o "$d/perf.data" -- $RT $P/parphase 600 400 2 >/dev/null 2>&1; then
+   perf_rec -q --switch-events -F 999 -o "$d/perf.data" -- $RT $P/parphase 600 400 2 >/dev/null 2>&1; then
 	$PREP -i "$d/perf.data" --latency --no-children --sort sym -q -g none >"$d/pd" 2>"$d/err" ||
 		fail "perf.data: prep --latency: $(cat "$d/err")"
 	want "$d/pd" serial_work 1 60 "perf.data: serial_work Latency"

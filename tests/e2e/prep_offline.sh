@@ -6,6 +6,7 @@
 # same reports, call graphs and source lines included, byte for byte. The
 # same holds for `prep archive` on a file recorded with --no-embed, and the
 # embedded data gives what the binaries themselves give (--no-embedded).
+. tests/e2e/lib/perf.sh
 set -u
 B=${BUILD:-build}
 PREC=$PWD/prec PREP=$PWD/prep
@@ -100,7 +101,7 @@ cmp -s "$d/k.file" "$d/k.proc" || { fail "kernel: the file's symbols name differ
 # prec.data file that reports as the perf.data did, the binary deleted
 if command -v perf >/dev/null; then
 	cp "$P/tree" "$d/bin/tree"
-	perf record -q -e cpu-clock -F 999 -g -o "$d/perf.data" -- "$d/bin/tree" 300 >/dev/null 2>&1 ||
+	perf_rec -q -e cpu-clock -F 999 -g -o "$d/perf.data" -- "$d/bin/tree" 300 >/dev/null 2>&1 ||
 		fail "perf record failed"
 	reports "$d/perf.data" "$d/pd.before"
 	$PREP archive -i "$d/perf.data" -o "$d/pd.prec" >"$d/pd.out" 2>&1 ||

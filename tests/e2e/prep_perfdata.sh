@@ -11,6 +11,7 @@
 # perf prints a random tip at the end of a report: that line and the '#'
 # lines around it are left out. Inline frames are compared with --no-inline
 # on both sides (perf 6.1 here shows none for frame-pointer call chains).
+. tests/e2e/lib/perf.sh
 set -u
 B=${BUILD:-build}
 PREP=./prep
@@ -29,7 +30,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 rec() { # rec NAME [perf record options] -- command
 	local name=$1; shift
-	perf record -q -o "$d/$name.data" "$@" >/dev/null 2>"$d/$name.rec.err" ||
+	perf_rec -q -o "$d/$name.data" "$@" >/dev/null 2>"$d/$name.rec.err" ||
 		{ cat "$d/$name.rec.err"; return 1; }
 }
 

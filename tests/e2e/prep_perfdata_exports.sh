@@ -3,6 +3,7 @@
 # from the tree program gives, through prep --folded, export --speedscope,
 # export --pprof and flamegraph, the same samples and the same shares as
 # prep's report of that file (which prep_perfdata.sh compares with perf's).
+. tests/e2e/lib/perf.sh
 set -u
 B=${BUILD:-build}
 PREP=./prep
@@ -20,7 +21,7 @@ unset DEBUGINFOD_URLS
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-perf record -q -e cpu-clock -F 999 -g -o "$d/p.data" -- "$P/tree" 300 >/dev/null 2>&1 ||
+perf_rec -q -e cpu-clock -F 999 -g -o "$d/p.data" -- "$P/tree" 300 >/dev/null 2>&1 ||
 	{ echo "perf record failed"; exit 77; }
 samples=$($PREP -i "$d/p.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
 [ "${samples:-0}" -gt 100 ] || fail "prep counts ${samples:-no} samples in the perf.data file"

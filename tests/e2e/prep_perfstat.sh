@@ -8,6 +8,7 @@
 # text, CSV (-x) and JSON (-j), and regrouped by the report's own -A and
 # --per-* options. Then bad input: a perf record file, a cut-short file,
 # a pipe that is no perf.data.
+. tests/e2e/lib/perf.sh
 set -u
 B=${BUILD:-build}
 PREP=./prep
@@ -124,7 +125,7 @@ cmp -s "$d/perf.out" "$d/prep.out" || fail "-i - (a pipe on standard input) diff
 [ $compared -ge 40 ] || fail "only $compared comparisons ran"
 
 # bad input: one line, exit 1, no crash
-perf record -o "$d/samples.data" -e cpu-clock -- $P/spin 20 >/dev/null 2>&1
+perf_rec -o "$d/samples.data" -e cpu-clock -- $P/spin 20 >/dev/null 2>&1
 check_err() {  # WHAT EXPECTED-TEXT COMMAND...
 	local what=$1 want=$2; shift 2
 	"$@" >"$d/out" 2>"$d/err"

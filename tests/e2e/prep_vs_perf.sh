@@ -3,6 +3,7 @@
 # by perf record and by prec (-F 999 -g, user space), reported by each with
 # --no-children --sort sym and with --children --sort sym: the top symbols
 # must be the same, each within 3 points.
+. tests/e2e/lib/perf.sh
 set -u
 B=${BUILD:-build}
 PREC=./prec PREP=./prep
@@ -16,7 +17,7 @@ trap 'rm -rf "$d"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-perf record -q -F 999 -g -e cpu-clock:u -o "$d/perf.data" -- $P/tree 500 >/dev/null 2>&1 ||
+perf_rec -q -F 999 -g -e cpu-clock:u -o "$d/perf.data" -- $P/tree 500 >/dev/null 2>&1 ||
 	{ echo "perf record does not work here"; exit 77; }
 $PREC -q -F 999 -g -e cpu-clock:u -o "$d/prec.data" -- $P/tree 500 >/dev/null 2>&1 ||
 	fail "prec record failed"

@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.6), written from the specification alone.
+ * (format/FORMAT.md, version 1.7), written from the specification alone.
  *
  * Usage: minireader FILE
  *
@@ -14,7 +14,7 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 6.  The file
+ *    for zero unless the file's minor version is newer than 7.  The file
  *    header's flags (offset 16) were reserved before 1.3: in a file of
  *    minor 0..2 all of it must be zero, from 1.3 on all but bit 0 (STREAM).
  *  - a stream (section 7) prints "stream" after the file line; it is
@@ -60,7 +60,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 6
+#define READER_MINOR 7
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)
@@ -664,6 +664,136 @@ static int parse_source(FILE *o, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* 5.11: a 32-byte header, then dsos (72 bytes), events (16), entries (32)
+ * and strings.  Paths unique and non-empty; entries unique by (addr, dso,
+ * event, flags); each event's totals the sums of its entries. */
+struct ac_key {
+	uint64_t addr;
+	uint32_t dso, event, flags;
+};
+
+static int ac_key_cmp(const void *a, const void *b)
+{
+	const struct ac_key *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->dso != y->dso)
+		return x->dso < y->dso ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	return (x->flags > y->flags) - (x->flags < y->flags);
+}
+
+static int ac_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int ac_dsos(FILE *o, const uint8_t *d, uint32_t nd, const uint8_t *strs, uint32_t ns)
+{
+	const char **paths = malloc(((size_t)nd + 1) * sizeof(*paths));
+	int bad = !paths;
+
+	for (uint32_t i = 0; !bad && i < nd; i++) {
+		const uint8_t *e = d + 72ull * i;
+		uint32_t path = le32(e), idsz = e[4];
+		size_t plen;
+
+		if (path >= ns || !strs[path] || idsz > 64 ||
+		    (g_check_reserved && (e[5] || e[6] || e[7]))) {
+			bad = 1;
+			break;
+		}
+		for (uint32_t k = 8 + idsz; k < 72; k++)
+			bad |= e[k] != 0;
+		plen = strlen((const char *)strs + path);
+		paths[i] = (const char *)strs + path;
+		fprintf(o, "    dso path_len=%zu path_crc=%08" PRIx32 " id=", plen, crc(strs + path, plen));
+		for (uint32_t k = 0; k < idsz; k++)
+			fprintf(o, "%02x", e[8 + k]);
+		fputc('\n', o);
+	}
+	if (!bad && nd > 1) {
+		qsort(paths, nd, sizeof(*paths), ac_str_cmp);
+		for (uint32_t i = 1; i < nd; i++)
+			bad |= !strcmp(paths[i - 1], paths[i]);
+	}
+	free(paths);
+	return bad ? -1 : 0;
+}
+
+static int ac_entries(FILE *o, const uint8_t *x, uint32_t nx, uint32_t nd, const uint8_t *ev,
+		      uint32_t ne)
+{
+	struct ac_key *k = malloc(((size_t)nx + 1) * sizeof(*k));
+	uint64_t *sum = calloc(2 * (size_t)ne + 1, sizeof(*sum));
+	int bad = !k || !sum;
+
+	for (uint32_t i = 0; !bad && i < nx; i++) {
+		const uint8_t *e = x + 32ull * i;
+		uint32_t dso = le32(e + 24), event = le16(e + 28), flags = e[30];
+
+		if ((dso != 0xffffffffu && dso >= nd) || event >= ne || le64(e + 8) == 0 ||
+		    (g_check_reserved && ((flags & ~1u) || e[31]))) {
+			bad = 1;
+			break;
+		}
+		k[i] = (struct ac_key){ le64(e), dso, event, flags };
+		sum[2 * event] += le64(e + 8);
+		sum[2 * event + 1] += le64(e + 16);
+		fprintf(o, "    entry addr=%" PRIx64 " samples=%" PRIu64 " period=%" PRIu64 " dso=",
+			le64(e), le64(e + 8), le64(e + 16));
+		if (dso == 0xffffffffu)
+			fputc('-', o);
+		else
+			fprintf(o, "%" PRIu32, dso);
+		fprintf(o, " event=%" PRIu32 " flags=%" PRIu32 "\n", event, flags);
+	}
+	for (uint32_t i = 0; !bad && i < ne; i++)
+		bad = sum[2 * i] != le64(ev + 16ull * i) || sum[2 * i + 1] != le64(ev + 16ull * i + 8);
+	if (!bad && nx > 1) {
+		qsort(k, nx, sizeof(*k), ac_key_cmp);
+		for (uint32_t i = 1; i < nx; i++)
+			bad |= !ac_key_cmp(&k[i - 1], &k[i]);
+	}
+	free(k);
+	free(sum);
+	return bad ? -1 : 0;
+}
+
+static int parse_addr_counts(FILE *o, const uint8_t *p, size_t n)
+{
+	uint32_t nd, ne, nx, ns;
+	const uint8_t *dsos, *events, *entries, *strs;
+
+	if (n < 32)
+		return -1;
+	nd = le32(p + 12);
+	ne = le32(p + 16);
+	nx = le32(p + 20);
+	ns = le32(p + 24);
+	if ((uint64_t)32 + 72ull * nd + 16ull * ne + 32ull * nx + ns != n)
+		return -1;
+	if ((g_check_reserved && le32(p + 28) != 0) || ne > 65536)
+		return -1;
+	dsos = p + 32;
+	events = dsos + 72ull * nd;
+	entries = events + 16ull * ne;
+	strs = entries + 32ull * nx;
+	if (ns && strs[ns - 1] != 0)
+		return -1;
+	fprintf(o, "  addr_counts covered_end=%" PRIu64 " covered_crc=%08" PRIx32 " dsos=%" PRIu32
+		" events=%" PRIu32 " entries=%" PRIu32 " strings=%" PRIu32 "\n", le64(p), le32(p + 8),
+		nd, ne, nx, ns);
+	if (ac_dsos(o, dsos, nd, strs, ns))
+		return -1;
+	for (uint32_t i = 0; i < ne; i++)
+		fprintf(o, "    event samples=%" PRIu64 " period=%" PRIu64 "\n", le64(events + 16ull * i),
+			le64(events + 16ull * i + 8));
+	return ac_entries(o, entries, nx, nd, events, ne);
+}
+
 static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 {
 	switch (type) {
@@ -677,6 +807,7 @@ static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 	case 8: return parse_symbols(o, p, n);
 	case 9: return n != 0; /* END: an empty payload */
 	case 10: return parse_source(o, p, n);
+	case 11: return parse_addr_counts(o, p, n);
 	default: return -1; /* not reached: unknown types are skipped earlier */
 	}
 }
@@ -1233,7 +1364,7 @@ int main(int argc, char **argv)
 			skip = "transformed";
 		else if (h.flags & ~1u)
 			skip = "unknown-flags";
-		else if (h.type < 1 || h.type > 10)
+		else if (h.type < 1 || h.type > 11)
 			skip = "unknown-type";
 		if (skip) {
 			printf("skip off=%zu reason=%s\n", off, skip);

@@ -4,7 +4,8 @@
  * instruction boundaries and addresses, objdump's mnemonic padding, a
  * direct jump with its target inside the function (<f+0x..>), a call with
  * the callee's name, a target nothing names (the address alone), bytes
- * that do not decode ("(bad)", one byte each) and Intel spelling.
+ * that do not decode ("(bad)", one byte each) and Intel spelling; the
+ * decoding shared by two threads gives what one gives.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -89,12 +91,54 @@ static void test_intel(void **state)
 	free(v);
 }
 
+/* The caller's share of the decoding (annot_disasm_with): what it does
+ * meanwhile takes a while, then it decodes part of what the thread has
+ * left; the result is the same as one thread's. */
+static void pause_a_little(void *ctx)
+{
+	(void)ctx;
+	usleep(2000);
+}
+
+static void test_two_threads(void **state)
+{
+	size_t len = 256 * 1024, n1, n2;
+	uint8_t *code = malloc(len);
+	struct annot_insn *v1, *v2;
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	assert_non_null(code);
+	for (size_t i = 0; i < len; i++) {     /* bytes of all kinds: "(bad)" too */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		code[i] = (uint8_t)x;
+	}
+	assert_int_equal(annot_disasm(code, len, 0x400000, false, namer, NULL, &v1, &n1, NULL), 0);
+	for (int round = 0; round < 3; round++) {
+		assert_int_equal(annot_disasm_with(code, len, 0x400000, false, namer, NULL,
+						   pause_a_little, &v2, &n2, NULL), 0);
+		assert_int_equal(n1, n2);
+		for (size_t i = 0; i < n1; i++) {
+			assert_int_equal(v1[i].addr, v2[i].addr);
+			assert_int_equal(v1[i].size, v2[i].size);
+			assert_memory_equal(v1[i].bytes, v2[i].bytes, sizeof(v1[i].bytes));
+			assert_string_equal(v1[i].text, v2[i].text);
+		}
+		free(v2);
+	}
+	free(v1);
+	free(code);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_att),
 		cmocka_unit_test(test_offsets_and_unnamed),
 		cmocka_unit_test(test_intel),
+		cmocka_unit_test(test_two_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

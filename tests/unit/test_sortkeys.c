@@ -859,10 +859,44 @@ static void test_report_latency(void **state)
 	free(t);
 }
 
+/* sort_keys_parse: names to ids, skipped fields, the limit, the messages */
+static bool skip_period(void *ctx, const char *name, size_t len)
+{
+	(*(int *)ctx)++;
+	return len == 6 && !memcmp(name, "period", 6);
+}
+
+static void test_parse_list(void **state)
+{
+	enum sort_key_id keys[3];
+	struct err err = { 0 };
+	size_t nr = 0;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(sort_keys_parse("dso,,sym", keys, &nr, 3, NULL, NULL, &err), 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(keys[0], SORT_DSO);
+	assert_int_equal(keys[1], SORT_SYM);
+	nr = 0;
+	assert_int_equal(sort_keys_parse("period,comm,pid,tid,cpu", keys, &nr, 3, skip_period,
+					 &calls, &err), 0);
+	assert_int_equal(calls, 5);
+	assert_int_equal(nr, 3);        /* cpu checked, then dropped */
+	assert_int_equal(keys[0], SORT_COMM);
+	nr = 0;
+	assert_int_equal(sort_keys_parse("dso,bogus", keys, &nr, 3, NULL, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "unknown sort key 'bogus'"));
+	nr = 0;
+	assert_int_equal(sort_keys_parse("period", keys, &nr, 3, skip_period, &calls, &err), -EINVAL);
+	assert_string_equal(err.msg, "'period': no sort key");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_names_and_flags),
 		cmocka_unit_test(test_data_keys),
 		cmocka_unit_test(test_compare),

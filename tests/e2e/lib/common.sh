@@ -5,6 +5,9 @@
 #   fail MSG     prints and counts a failure ($failures)
 #   e2e_cleanup  an EXIT trap: kills the test's background jobs, unmounts
 #                $mnt when the test mounted something there, removes $d
+#   perf_rec ARGS...
+#                tests/e2e/lib/perf.sh's (sourced here; tests that do not
+#                source this file source that one)
 #   need_perf_events LEVEL
 #                exits 77 (skip, with the reason) when the kernel has no
 #                perf events, or when not root and perf_event_paranoid is
@@ -30,3 +33,5 @@ need_perf_events() {
 		echo "needs root or perf_event_paranoid <= $1"; exit 77
 	fi
 }
+
+. tests/e2e/lib/perf.sh

@@ -41,9 +41,10 @@ PREC_SRC := $(wildcard record/*.c)
 # prec uses three public interfaces of report/, nothing else: the stat
 # printer (report/stat/stat.h, its live output), the embedding step
 # (report/symbols/embed.h: what the report needs of the binaries hit) and
-# prec top's view (report/views/top.h: the live histogram and its table). It
-# links libprep.a, from which the linker takes only the objects those need
-# (the reading core, symbolizer, unwinder, histograms and prec top's view).
+# prec top's view (report/views/top.h: the live histogram, its table and its
+# browser). It links libprep.a, from which the linker takes only the objects
+# those need (the reading core, symbolizer, unwinder, histograms, prec top's
+# view and the browser).
 PREC_OBJ := $(PREC_SRC:%.c=$(BUILD)/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prec top: what the system (or -p/-t/-C) runs now, its hottest entries
- * refreshed every -d seconds, as perf top --stdio shows them.
+ * refreshed every -d seconds, as perf top --stdio shows them, or on a
+ * terminal in the browser (top_tui.c).
  *
  * The recording is prec's (evlist.c opens the events, drain.c copies the
  * rings, synth.c names what already runs); everything it copies goes, as
@@ -12,11 +13,12 @@
  *
  * Order of work: options; open the events and map the rings; the view;
  * --record's file (metadata); the EVENT blocks (file and view); enable;
- * what already runs, synthesized from /proc; then until q, Ctrl-C, SIGTERM,
- * --duration or the end of every task followed: drain at each wakeup, and
- * at each refresh drain twice (the second pass lets the first one's records
- * through the time order) and print the table. At the end: a last drain,
- * and --record's file finished as prec record finishes it.
+ * what already runs, synthesized from /proc; then in the browser
+ * (top_browse) or, for text, until q, Ctrl-C, SIGTERM, --duration or the
+ * end of every task followed: drain at each wakeup, and at each refresh
+ * drain twice (the second pass lets the first one's records through the
+ * time order) and print the table. At the end: a last drain, and
+ * --record's file finished as prec record finishes it.
  */
 #include "top_cmd.h"
 
@@ -68,16 +70,6 @@ static int sink_round(void *ctx, struct err *err)
 {
 	return top_round(ctx, err);
 }
-
-struct top_run {
-	struct top_cmd *c;
-	struct session s;
-	struct top *view;
-	struct record_sink sink;
-	bool keys;                      /* stdin is a terminal: q quits, z toggles -z */
-	struct termios saved;           /* its mode before */
-	bool quit;
-};
 
 /* One drain pass; a pass that found nothing still ends a round for the
  * view (what it holds is then no later than anything still to come). */
@@ -335,6 +327,20 @@ static int finish(struct top_run *r, struct err *err)
 	return ret ? ret : record_close(r, err);
 }
 
+/* The browser on a terminal, as perf top (a terminal named dumb or none
+ * is not one for it), unless --stdio; --tui insists. 0, or the exit
+ * status with the message printed. */
+static int pick_output(struct top_cmd *c)
+{
+	if (c->tui && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "prec top: --tui: not a terminal (the browser needs stdin and stdout "
+			"on one)\n");
+		return 1;
+	}
+	c->browse = c->tui || (!c->stdio && top_can_browse());
+	return 0;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	/* the whole command line ("prec top ...") for --record's metadata */
@@ -344,6 +350,8 @@ int cmd_top(int argc, char **argv)
 	struct err err = { 0 };
 	int ret = top_parse_args(&c, argc - 1, argv + 1);
 
+	if (!ret)
+		ret = pick_output(&c);
 	if (ret) {
 		event_list_free(&c.ro.events);
 		return ret;
@@ -366,8 +374,18 @@ int cmd_top(int argc, char **argv)
 		r.s.writer = NULL;
 		unlink(c.record);
 	}
-	keys_start(&r);
-	if (!ret)
+	if (!ret && c.browse) {
+		ret = top_tui_run(&r, &err);
+		/* a terminal curses cannot start: the tables, unless --tui */
+		if (ret == -ENOTTY && !c.tui) {
+			c.browse = false;
+			err = (struct err){ 0 };
+			ret = 0;
+		}
+	}
+	if (!c.browse)
+		keys_start(&r);
+	if (!ret && !c.browse)
 		ret = loop(&r, &err);
 	keys_end(&r);
 	if (!ret)

@@ -152,6 +152,8 @@ static int top_check(struct top_cmd *c, struct err *err)
 
 	if (o->pids && o->tids)
 		return err_set(err, -EINVAL, "-p and -t cannot be used together");
+	if (c->stdio && c->tui)
+		return err_set(err, -EINVAL, "--stdio and --tui cannot be used together");
 	o->all_cpus = !o->pids && !o->tids && !o->cpu_list;    /* system-wide by default */
 	for (size_t i = 0; i < c->nr_event_args; i++) {
 		o->last_e_first = o->events.nr;
@@ -244,7 +246,8 @@ int top_parse_args(struct top_cmd *c, int argc, char **argv)
 		OPTION_STRING('m', "mmap-pages", &c->mmap_pages, "pages",
 			      "ring buffer data pages per CPU, a power of two"),
 		OPTION_FLAG('i', "no-inherit", &o->no_inherit, "child tasks do not inherit counters"),
-		OPTION_FLAG(0, "stdio", &c->stdio, "text tables (the only output for now)"),
+		OPTION_FLAG(0, "stdio", &c->stdio, "text tables, on a terminal too (perf top --stdio's)"),
+		OPTION_FLAG(0, "tui", &c->tui, "the browser (the default on a terminal)"),
 		OPTION_STRING(0, "record", &c->record, "file", "also keep what was sampled in this "
 			      "prec.data file"),
 		OPTION_STRING(0, "duration", &c->duration, "seconds", "stop after this long "

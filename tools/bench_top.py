@@ -12,11 +12,11 @@ with a refresh every D seconds, each on a terminal of its own (a pty of
 120x40, read and thrown away as a screen would show it; perf top --stdio
 without a terminal loops on its help text), lets it run S seconds, ends it
 with SIGINT and takes the user+system CPU time of the process and its
-threads (wait4). --mode stdio gives both --stdio; --mode tui gives perf its
-browser and prec whatever it shows by default (its --stdio tables until the
-browser lands). A first run of each, not counted, warms the caches both
-keep (kernel symbols, binaries). -g gives both call chains. Medians of N
-runs and the ratio prec/perf are printed.
+threads (wait4). --mode stdio gives both --stdio; --mode tui gives both
+what they show on a terminal by default: their browsers. A first run of
+each, not counted, warms the caches both keep (kernel symbols, binaries).
+-g gives both call chains. Medians of N runs and the ratio prec/perf are
+printed.
 """
 import argparse
 import fcntl
@@ -60,14 +60,17 @@ def cpu_of(cmd, seconds):
     reader = threading.Thread(target=drain, args=(master, seen), daemon=True)
     reader.start()
     time.sleep(seconds)
-    p.send_signal(signal.SIGINT)
+    # os.kill, not Popen's: Popen.send_signal and kill reap a child that has
+    # exited (poll), and wait4 would find none
+    pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+    early = pid != 0
+    if not early:
+        os.kill(p.pid, signal.SIGINT)
     deadline = time.monotonic() + 10
-    while True:
+    while not pid:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            p.kill()
+        if not pid and time.monotonic() > deadline:
+            os.kill(p.pid, signal.SIGKILL)
         time.sleep(0.05)
     p.returncode = status
     reader.join(2)
@@ -75,6 +78,10 @@ def cpu_of(cmd, seconds):
     # what a screen would show: perf top's and prec top's tables, perf's browser
     if not seen[0]:
         print("bench_top: %s showed no table" % " ".join(cmd), file=sys.stderr)
+    if early:
+        print("bench_top: %s ended by itself before %.0f s (status %#x): not counted" %
+              (" ".join(cmd), seconds, status), file=sys.stderr)
+        return None
     return ru.ru_utime + ru.ru_stime
 
 
@@ -98,7 +105,7 @@ def main():
     common = ["-F", str(a.freq), "-d", str(a.delay)] + (["-g"] if a.g else [])
     cmds = {
         "perf top": ["perf", "top"] + stdio + common,
-        "prec top": [os.path.join(top, "prec"), "top", "--stdio"] + common,
+        "prec top": [os.path.join(top, "prec"), "top"] + stdio + common,
     }
     busy = None if a.no_busy else subprocess.Popen([spin, str(int((a.runs + 1) * 2.5 *
                                                                   (a.seconds + 2) * 1000))],
@@ -107,7 +114,13 @@ def main():
     try:
         for r in range(a.runs + 1):
             for name, cmd in cmds.items():
-                cpu = cpu_of(cmd, a.seconds)
+                cpu = None
+                for _ in range(3):      # a run that ended by itself is run again
+                    cpu = cpu_of(cmd, a.seconds)
+                    if cpu is not None:
+                        break
+                if cpu is None:
+                    sys.exit("bench_top: %s keeps ending by itself" % name)
                 if r:
                     got[name].append(cpu)
                 print("%s run %d%s: %.3f s CPU in %.0f s" % (name, r, " (warm-up)" if not r else "",

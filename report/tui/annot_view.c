@@ -192,7 +192,7 @@ static int annot_key(struct aview *av, int ch, struct err *err)
 	int ret;
 
 	switch (ch) {
-	case 'q': case 27: case KEY_LEFT: case 3:
+	case 'q': case 27: case KEY_LEFT: case 3: case KEY_QUIT:
 		return 1;
 	case KEY_UP: move_by(av, -1); break;
 	case KEY_DOWN: move_by(av, 1); break;
@@ -204,9 +204,13 @@ static int annot_key(struct aview *av, int ch, struct err *err)
 	case '\t': go_hot(av, av->hot_at + 1); break;
 	case KEY_BTAB: go_hot(av, av->hot_at + av->nr_hot - 1); break;
 	case 'h': case '?': case KEY_F(1):
-		draw_help(av->sc, " Help: annotate ", annot_help,
-			  sizeof(annot_help) / sizeof(annot_help[0]));
-		break;
+		ret = draw_help(av->sc, " Help: annotate ", annot_help,
+				sizeof(annot_help) / sizeof(annot_help[0]));
+		if (ret <= 0)
+			return ret;
+		/* refreshed under the box: the counts again, as for KEY_REFRESHED */
+		ret = build(av, err);
+		return ret == 1 ? 1 : ret;
 	case 'P':
 		ret = tui_dump(av->sc, av->nr, dump_line, av, name, sizeof(name));
 		if (ret)

@@ -51,6 +51,10 @@ static int do_refresh(struct screen *sc)
 
 	sc->next_refresh = scr_now() + (uint64_t)src->refresh_ms * 1000000ull;
 	r = src->refresh_hook(src->refresh_ctx, &h, sc->err);
+	if (r == BROWSER_QUIT) {
+		sc->quit = true;
+		return r;
+	}
 	if (r > 0) {
 		sc->gen++;
 		view_invalidate(sc->vw);
@@ -67,11 +71,16 @@ static int do_refresh(struct screen *sc)
 int scr_key(struct screen *sc)
 {
 	const struct browser_source *src = sc->src;
+	WINDOW *w = sc->win ? sc->win : stdscr;
 
 	for (;;) {
 		bool hook = src->refresh_hook && src->refresh_ms;
 		int ch;
 
+		if (sc->failed)
+			return -1;
+		if (sc->quit)
+			return KEY_QUIT;
 		if (hook) {
 			uint64_t now = scr_now();
 
@@ -79,14 +88,14 @@ int scr_key(struct screen *sc)
 				int r = do_refresh(sc);
 
 				if (r)
-					return r < 0 ? -1 : KEY_REFRESHED;
+					return r < 0 ? -1 : r == BROWSER_QUIT ? KEY_QUIT : KEY_REFRESHED;
 				continue;
 			}
-			timeout((int)((sc->next_refresh - now) / 1000000) + 1);
+			wtimeout(w, (int)((sc->next_refresh - now) / 1000000) + 1);
 		} else {
-			timeout(-1);
+			wtimeout(w, -1);
 		}
-		ch = getch();
+		ch = wgetch(w);
 		if (ch != ERR)
 			return ch;
 		if (!hook)
@@ -98,12 +107,15 @@ int scr_key(struct screen *sc)
 
 void view_title(const struct view *vw, char *buf, size_t n)
 {
+	const struct browser_source *src = vw->src;
+	const char *tail = src->title_tail ? src->title_tail(src->refresh_ctx) : NULL;
 	char cnt[32], zoom[512];
 
 	unit_count(vw->shown_count, cnt, sizeof(cnt));
 	view_zoom_text(vw, zoom, sizeof(zoom));
-	snprintf(buf, n, "Samples: %s of event '%s', Event count (approx.): %" PRIu64 "%s%s", cnt,
-		 vw->ev.name ? vw->ev.name : "", vw->shown_period, zoom[0] ? ", " : "", zoom);
+	snprintf(buf, n, "Samples: %s of event '%s'%s, Event count (approx.): %" PRIu64 "%s%s%s", cnt,
+		 vw->ev.name ? vw->ev.name : "", src->title_note ? src->title_note : "",
+		 vw->shown_period, zoom[0] ? ", " : "", zoom, tail ? tail : "");
 }
 
 static size_t nr_shown_events(const struct browser_source *src, int event, size_t *at)
@@ -138,10 +150,13 @@ static void status_line(struct screen *sc, char *buf, size_t n)
 	view_zoom_text(vw, zoom, sizeof(zoom));
 	if (nr > 1)
 		snprintf(evs, sizeof(evs), " (%zu of %zu, Tab: next)", at + 1, nr);
-	snprintf(buf, n, "%s%s: %" PRIu64 " samples, %" PRIu64 " lost%s%s%s%s  h: help  q: quit",
-		 vw->ev.name ? vw->ev.name : "", evs, vw->shown_count,
-		 src->lost ? src->lost(src->ctx) : 0, zoom[0] ? " | " : "", zoom,
-		 extra ? " | " : "", extra ? extra : "");
+	if (src->status_replaces && extra)
+		snprintf(buf, n, "%s%s%s%s  h: help  q: quit", extra, evs, zoom[0] ? " | " : "", zoom);
+	else
+		snprintf(buf, n, "%s%s: %" PRIu64 " samples, %" PRIu64 " lost%s%s%s%s  h: help  q: quit",
+			 vw->ev.name ? vw->ev.name : "", evs, vw->shown_count,
+			 src->lost ? src->lost(src->ctx) : 0, zoom[0] ? " | " : "", zoom,
+			 extra ? " | " : "", extra ? extra : "");
 }
 
 /* the selection kept on screen, the top row in range */
@@ -187,7 +202,8 @@ static void draw_main(struct screen *sc)
 			draw_row(sc, y + 2, text, len, &pcts, row == vw->sel);
 	}
 	if (!view_rows(vw))
-		mvaddstr(2, 0, "  no entries (zoom out with Esc or Left)");
+		mvaddstr(2, 0, vw->nr_order ? "  no entries (zoom out with Esc or Left)" :
+			 "  no entries");
 	status_line(sc, line, sizeof(line));
 	draw_status(sc, line);
 	refresh();
@@ -280,7 +296,29 @@ static int view_key(struct screen *sc, int ch)
 	case '\t': case KEY_BTAB:
 		return next_event(sc, ch == '\t' ? 1 : -1);
 	}
+	/* a key of the source's (prec top's z) */
+	if (sc->src->key)
+		sc->src->key(sc->src->refresh_ctx, ch);
 	return 0;
+}
+
+/* The help box: the browser's keys, the source's before the last (quit). */
+static int main_help_box(struct screen *sc)
+{
+	const struct browser_source *src = sc->src;
+	const char *lines[NR_HELP(main_help) + 16];
+	size_t n = 0, extra = src->help ? src->nr_help : 0;
+	char title[128];
+
+	if (extra > 16)
+		extra = 16;
+	for (size_t i = 0; i + 1 < NR_HELP(main_help); i++)
+		lines[n++] = main_help[i];
+	for (size_t i = 0; i < extra; i++)
+		lines[n++] = src->help[i];
+	lines[n++] = main_help[NR_HELP(main_help) - 1];
+	snprintf(title, sizeof(title), " Help: %s's browser ", src->name ? src->name : "prep");
+	return draw_help(sc, title, lines, n) < 0 ? -1 : 0;
 }
 
 /* The moving keys: true when ch is one. A page moves the selection and
@@ -331,13 +369,14 @@ static int main_key(struct screen *sc, int ch)
 		ret = view_unzoom(vw, sc->err);
 		return ret == 0 ? 1 : ret < 0 ? ret : 0;
 	case 'h': case '?': case KEY_F(1):
-		draw_help(sc, " Help: prep report's browser ", main_help, NR_HELP(main_help));
-		return 0;
+		return main_help_box(sc);
 	case 'P':
 		dump_view(sc);
 		return 0;
 	case 'a':
 		return annot_view_run(sc, vw, vw->sel);
+	case KEY_QUIT:
+		return 1;
 	case KEY_REFRESHED: case KEY_RESIZE:
 		return 0;
 	}

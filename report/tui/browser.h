@@ -14,7 +14,9 @@
  * quits.
  *
  * The refresh hook (top): called from the input loop every refresh_ms
- * milliseconds (the wait for a key ends when one is due). It may add
+ * milliseconds (the wait for a key ends when one is due), wherever the
+ * browser waits for a key: the entries, the annotate view, the help box and
+ * the filter's prompt alike. It may add
  * samples to the histogram, decay or zero them, or hand over another
  * histogram (*h). When it says something changed, the browser rebuilds
  * its entries and redraws, keeping the selected line, the expanded call
@@ -53,6 +55,10 @@ struct browser_event {
 	bool hidden;            /* not shown, not reached with Tab (an empty dummy event) */
 };
 
+/* The refresh hook's answer that ends the browser as q does (prec top:
+ * SIGINT, SIGTERM, --duration): browser_run returns 0. */
+#define BROWSER_QUIT 2
+
 struct browser_source {
 	/* Required. The browser builds h's entries (so h->entries change
 	 * under the caller) and reads its stacks and frames. */
@@ -74,15 +80,32 @@ struct browser_source {
 	const char *message;            /* the message line's first text (the reading's
 					   warnings); NULL: none */
 
+	size_t max_entries;             /* at most this many entries shown (-E); 0: all */
+
 	/* The refresh hook (prec top): 1 when something changed (the browser
-	 * rebuilds and redraws), 0 when nothing did, negative to end the
-	 * browser (err says why; browser_run returns it). NULL: never. */
+	 * rebuilds and redraws), 0 when nothing did, BROWSER_QUIT to end the
+	 * browser as q does, negative to end it with an error (err says why;
+	 * browser_run returns it). NULL: never. */
 	unsigned refresh_ms;
 	int (*refresh_hook)(void *ctx, struct hist **h, struct err *err);
 	void *refresh_ctx;
 	/* Text for the status line after the browser's own (top: "refresh
-	 * 2 s"), valid until the next call; NULL: none. ctx: refresh_ctx. */
+	 * 2 s"), valid until the next call; NULL: none. ctx: refresh_ctx.
+	 * With status_replaces, it takes the place of the browser's "EVENT:
+	 * N samples, N lost" (top: its PerfTop line). */
 	const char *(*status)(void *ctx);
+	bool status_replaces;
+	/* The title's additions (top): title_note after the event's name (",
+	 * 4000 Hz"), title_tail's text at its end, valid until the next call
+	 * (" lost: 0/0 drop: 0/0"; ctx: refresh_ctx). NULL: none. */
+	const char *title_note;
+	const char *(*title_tail)(void *ctx);
+	/* A key of the entries' view that the browser has no use for (top's
+	 * z): 1 when the source took it (the browser redraws), 0 when not;
+	 * ctx: refresh_ctx. help: its lines for the help box (nr_help). */
+	int (*key)(void *ctx, int key);
+	const char *const *help;
+	size_t nr_help;
 };
 
 /* A source for a histogram read with load_run: events, lost samples, the

@@ -165,9 +165,9 @@ void draw_status(struct screen *sc, const char *text)
 	put_line(LINES - 1, 0, text, strlen(text), A_NORMAL);
 }
 
-void draw_help(struct screen *sc, const char *title, const char *const *lines, size_t n)
+int draw_help(struct screen *sc, const char *title, const char *const *lines, size_t n)
 {
-	int w = (int)strlen(title) + 4, h = (int)n + 4;
+	int w = (int)strlen(title) + 4, h = (int)n + 4, ch, refreshed = 0;
 	WINDOW *win;
 
 	for (size_t i = 0; i < n; i++)
@@ -179,7 +179,7 @@ void draw_help(struct screen *sc, const char *title, const char *const *lines, s
 		h = LINES;
 	win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2);
 	if (!win)
-		return;
+		return 0;
 	keypad(win, TRUE);
 	box(win, 0, 0);
 	mvwaddnstr(win, 0, 2, title, w - 4);
@@ -187,39 +187,43 @@ void draw_help(struct screen *sc, const char *title, const char *const *lines, s
 		mvwaddnstr(win, (int)i + 1, 2, lines[i], w - 4);
 	mvwaddnstr(win, h - 2, 2, "Press any key...", w - 4);
 	wrefresh(win);
-	while (wgetch(win) == KEY_RESIZE)
-		;
+	/* the hook refreshes under the box (prec top drains and ages meanwhile);
+	 * the view is drawn again once it is gone */
+	sc->win = win;
+	while ((ch = scr_key(sc)) == KEY_RESIZE || ch == KEY_REFRESHED)
+		refreshed |= ch == KEY_REFRESHED;
+	sc->win = NULL;
 	delwin(win);
 	touchwin(stdscr);
-	(void)sc;
+	return ch < 0 ? -1 : refreshed;
 }
 
 int scr_prompt(struct screen *sc, const char *prompt, char *buf, size_t n,
 	       void (*redraw)(struct screen *sc))
 {
 	size_t len = strlen(buf);
-	int ret = -1;
+	bool done = false;
+	int ret = 0;
 
 	curs_set(1);
-	timeout(-1);            /* no refresh while a line is typed */
-	while (ret < 0) {
+	while (!done) {
 		int ch;
 
 		mvaddstr(LINES - 1, 0, prompt);
 		addnstr(buf, (int)len);
 		clrtoeol();
 		refresh();
-		ch = getch();
-		if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-			ret = 1;
-		} else if (ch == 27 || ch == 3) {
-			ret = 0;
+		ch = scr_key(sc);
+		if (ch < 0 || ch == '\r' || ch == '\n' || ch == KEY_ENTER || ch == 27 || ch == 3 ||
+		    ch == KEY_QUIT) {
+			done = true;
+			ret = ch < 0 ? -1 : ch == '\r' || ch == '\n' || ch == KEY_ENTER;
 		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
 			len -= len > 0;
 		} else if (ch == 21) {          /* Ctrl-U: all of it */
 			len = 0;
-		} else if (ch == KEY_RESIZE) {
-			redraw(sc);
+		} else if (ch == KEY_RESIZE || ch == KEY_REFRESHED) {
+			redraw(sc);     /* the view under the prompt, new size or refreshed */
 		} else if (ch >= 32 && ch < 256 && len + 1 < n) {
 			buf[len++] = (char)ch;
 		}

@@ -156,6 +156,8 @@ struct screen {
 	uint64_t next_refresh;  /* ns */
 	struct err *err;        /* the refresh hook's failure */
 	bool failed;            /* it failed: the browser ends */
+	bool quit;              /* the hook said BROWSER_QUIT: every view ends */
+	void *win;              /* the curses WINDOW keys are read in; NULL: stdscr */
 	/* the annotate engine, counted from the histogram of generation gen */
 	struct annot_pass *pass;
 	unsigned pass_gen;
@@ -165,12 +167,15 @@ struct screen {
 /* colour pairs */
 enum { PAIR_TITLE = 1, PAIR_SELECTED, PAIR_TOP, PAIR_MEDIUM };
 #define KEY_REFRESHED 0x7fff0001        /* scr_key: the view was rebuilt */
+#define KEY_QUIT 0x7fff0002             /* scr_key: the hook ended the browser */
 
 int scr_start(struct screen *sc, struct err *err);
 void scr_end(struct screen *sc);
 uint64_t scr_now(void);                 /* CLOCK_MONOTONIC, ns */
-/* The next key, or KEY_REFRESHED when the refresh hook changed the view
- * meanwhile (-1 when the hook failed: sc->failed). */
+/* The next key (read in sc->win), KEY_REFRESHED when the refresh hook
+ * changed the view meanwhile, KEY_QUIT once it has ended the browser (then
+ * at every call: each view goes back until the loop ends), or -1 when the
+ * hook failed (sc->failed; then at every call). */
 int scr_key(struct screen *sc);
 void scr_message(struct screen *sc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Lines: the whole width; a title's colours; a row (selected or not) with
@@ -179,9 +184,14 @@ void draw_title(struct screen *sc, int y, const char *text, size_t len);
 void draw_row(struct screen *sc, int y, const char *text, size_t len,
 	      const struct print_pcts *pcts, bool selected);
 void draw_status(struct screen *sc, const char *text);
-/* The help of a view in a box over it, until a key. */
-void draw_help(struct screen *sc, const char *title, const char *const *lines, size_t n);
-/* A line of input on the status line: 1 with buf set on Enter, 0 on Esc. */
+/* The help of a view in a box over it, until a key (the refresh hook goes
+ * on meanwhile): 1 when the view was refreshed under it, 0 when not, -1
+ * when the hook failed. */
+int draw_help(struct screen *sc, const char *title, const char *const *lines, size_t n);
+/* A line of input on the status line (the refresh hook goes on meanwhile;
+ * a refresh calls redraw, then the prompt is drawn again): 1 with buf set
+ * on Enter, 0 on Esc or when the hook ended the browser, -1 when it
+ * failed. */
 int scr_prompt(struct screen *sc, const char *prompt, char *buf, size_t n,
 	       void (*redraw)(struct screen *sc));
 /* The view's title line text: "Samples: 1K of event 'x', Event count ..." */

@@ -220,8 +220,11 @@ int view_refilter(struct view *vw)
 		double p = pct(po->children ? e->total_period : e->self_period, vw->total);
 
 		vw->ents[i].graph = -1;         /* the threshold is of the total */
-		if ((po->percent_limit > 0 && p < po->percent_limit) || !entry_passes(vw, e))
+		if ((po->percent_limit > 0 && p < po->percent_limit) ||
+		    (po->count_filter && e->self_count <= po->count_filter) || !entry_passes(vw, e))
 			continue;
+		if (vw->src->max_entries && vw->nr_vis >= vw->src->max_entries)
+			break;  /* prec top's -E: the first ones only */
 		vw->vis[vw->nr_vis++] = i;
 		if (vw->ents[i].open && !ret)
 			ret = view_lines(vw, i);

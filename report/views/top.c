@@ -270,29 +270,24 @@ static int trees(struct top *t, uint64_t total, size_t entries)
 	return ret;
 }
 
-int top_refresh(struct top *t, double now, size_t entries, struct top_snapshot *snap,
-		struct err *err)
+/* A refresh's start: the graphs' setup, the frames named (perf top names
+ * the running kernel "[kernel]"). */
+static int refresh_start(struct top *t, struct top_snapshot *snap, bool defer_trees)
 {
 	struct machine *m = load_machine(t->load);
-	uint64_t count;
-	int ret;
 
 	memset(snap, 0, sizeof(*snap));
 	graph_setup(t, snap);
-	/* perf top names the running kernel "[kernel]" */
 	if (m->kernel_dso)
 		m->kernel_dso->short_name = "[kernel]";
-	t->hist.opts.defer_trees = true;
-	ret = hist_resolve(&t->hist);
-	if (!ret)
-		ret = hist_build(&t->hist, 0);
-	if (!ret)
-		print_shown_totals(t->load, &t->hist, &snap->total, &count);
-	if (!ret)
-		ret = trees(t, snap->total, entries);
-	if (ret)
-		return err_set(err, ret, ret == -ENOMEM ? "out of memory" : "the call graphs: %s",
-			       err_str(ret));
+	t->hist.opts.defer_trees = defer_trees;
+	return hist_resolve(&t->hist);
+}
+
+/* A refresh's end: the snapshot's reading and the interval's counts, and
+ * the next interval begins. */
+static void refresh_end(struct top *t, double now, struct top_snapshot *snap)
+{
 	snap->load = t->load;
 	snap->hist = &t->hist;
 	snap->event = 0;
@@ -302,8 +297,38 @@ int top_refresh(struct top *t, double now, size_t entries, struct top_snapshot *
 	snap->interval_s = now > t->last_refresh ? now - t->last_refresh : 0;
 	t->last_refresh = now;
 	memset(&t->now, 0, sizeof(t->now));
+}
+
+int top_refresh(struct top *t, double now, size_t entries, struct top_snapshot *snap,
+		struct err *err)
+{
+	uint64_t count;
+	int ret = refresh_start(t, snap, true);
+
+	if (!ret)
+		ret = hist_build(&t->hist, 0);
+	if (!ret)
+		print_shown_totals(t->load, &t->hist, &snap->total, &count);
+	if (!ret)
+		ret = trees(t, snap->total, entries);
+	if (ret)
+		return err_set(err, ret, ret == -ENOMEM ? "out of memory" : "the call graphs: %s",
+			       err_str(ret));
+	refresh_end(t, now, snap);
 	return 0;
 }
+
+int top_update(struct top *t, double now, struct top_snapshot *snap, struct err *err)
+{
+	/* the browser builds every entry's call graph itself */
+	int ret = refresh_start(t, snap, false);
+
+	if (ret)
+		return err_set(err, ret, "out of memory");
+	refresh_end(t, now, snap);
+	return 0;
+}
+
 
 void top_set_zero(struct top *t, bool zero)
 {

@@ -17,13 +17,15 @@
  * filters and the call chains, exactly as a file's records.
  *
  * At each refresh, top_refresh builds the entries of the samples so far
- * for whatever shows them (top_print's table here; a browser can take the
- * snapshot as its source), and top_age then ages them as perf top does:
+ * for whatever shows them (top_print's table), or top_update names them
+ * for the browser, which builds them itself (top_browse), and top_age then
+ * ages them as perf top does:
  * every entry's period and samples times 7/8, or, with -z, all of them
  * dropped.
  *
- * Nothing here prints but top_print (to the FILE it is given) and nothing
- * exits; errors come back as negative codes with a message in err.
+ * Nothing here prints but top_print (to the FILE it is given) and
+ * top_browse (to the terminal), and nothing exits; errors come back as
+ * negative codes with a message in err.
  */
 #ifndef PREC_REPORT_TOP_H
 #define PREC_REPORT_TOP_H
@@ -107,6 +109,11 @@ struct top_snapshot {
  * seconds. */
 int top_refresh(struct top *t, double now, size_t entries, struct top_snapshot *snap,
 		struct err *err);
+/* For a browser that builds the entries itself (top_browse): the samples
+ * so far named (hist_resolve), the header's counts of the interval taken,
+ * no entries built (snap->total is 0). Then top_age once it has shown
+ * them. */
+int top_update(struct top *t, double now, struct top_snapshot *snap, struct err *err);
 /* perf top's header line, without its newline: "   PerfTop:    5442
  * irqs/sec  kernel:49.5%  exact:  0.0% lost: 0/0 drop: 0/0 [4000Hz
  * cpu-clock],  (all, 2 CPUs)". */
@@ -115,6 +122,40 @@ void top_header(const struct top *t, const struct top_snapshot *snap, char *buf,
 void top_set_zero(struct top *t, bool zero);
 /* After a refresh was shown: older samples weigh 7/8 (-z: nothing). */
 int top_age(struct top *t, struct err *err);
+
+/* ---- the browser (report/tui/browser.h; top_browse.c) ---- */
+
+/* Whether the browser can run here: stdin and stdout are a terminal, and
+ * TERM names one (set, not dumb). */
+bool top_can_browse(void);
+
+/* What the browser's loop asks of prec top's front end (record/top_tui.c,
+ * which drains the rings meanwhile). Called on the browser's thread,
+ * between keys. */
+struct top_browse_ops {
+	/* Every 100 ms: 0 to go on, 1 to end as q does (SIGINT, SIGTERM,
+	 * --duration), negative to end with err set. */
+	int (*tick)(void *ctx, struct err *err);
+	/* At each refresh, after the aging and before the naming: the records
+	 * drained since the last one to the view (top_records, top_round). 0,
+	 * or negative with err set. */
+	int (*feed)(void *ctx, struct top *t, struct err *err);
+	/* A note for the status line after the PerfTop line, or NULL. */
+	const char *(*note)(void *ctx);
+	void *ctx;
+	double delay_s;                 /* -d: seconds between refreshes */
+	size_t entries;                 /* -E; 0: every entry */
+};
+
+/* The view in the browser until the user quits or ops->tick ends it, as
+ * perf top's TUI shows it: its title ("Samples: 7K of event 'cpu-clock',
+ * 4000 Hz, Event count (approx.): ... lost: 0/0 drop: 0/0"), the entries
+ * and their call graphs in the browser's keys (expand, zoom, /, annotate
+ * live, P, h), the PerfTop line as the status line, z to zero the samples
+ * at each refresh or age them again; a refresh every ops->delay_s
+ * seconds, also while annotate, the help or a prompt shows. Messages of
+ * the log go to its message line meanwhile. 0, or negative with err set. */
+int top_browse(struct top *t, const struct top_browse_ops *ops, struct err *err);
 
 /* Where the stdio table goes. */
 struct top_screen {

@@ -11,6 +11,13 @@
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
 
+/* top_print.c: perf top's title additions for the browser: ", 4000 Hz"
+ * after the event's name (nothing for a fixed period); " lost: 0/0 drop:
+ * 0/0" at its end (of the interval and in all), " [z]" while zero is on. */
+void top_title_note(const struct top *t, char *buf, size_t len);
+void top_title_tail(const struct top *t, const struct top_snapshot *snap, char *buf,
+		    size_t len);
+
 struct top {
 	struct top_opts opts;
 	struct load *load;              /* a live reading */

@@ -79,6 +79,25 @@ void top_header(const struct top *t, const struct top_snapshot *snap, char *buf,
 		 snap->lost_total, ev, target);
 }
 
+void top_title_note(const struct top *t, char *buf, size_t len)
+{
+	const struct session *s = load_session(t->load, 0);
+	const struct perf_event_attr *a = s && s->nr_events ? &s->events[0].attr : NULL;
+
+	if (a && a->freq)
+		snprintf(buf, len, ", %" PRIu64 " Hz", (uint64_t)a->sample_freq);
+	else if (len)
+		buf[0] = 0;
+}
+
+void top_title_tail(const struct top *t, const struct top_snapshot *snap, char *buf,
+		    size_t len)
+{
+	/* as top_header: prec top drops nothing */
+	snprintf(buf, len, " lost: %" PRIu64 "/%" PRIu64 " drop: 0/0%s", snap->interval.lost,
+		 snap->lost_total, t->opts.zero ? " [z]" : "");
+}
+
 /* The table's text written to out, each line cut to cols - 1 visible
  * characters (escape sequences take none) when cols is not 0. */
 static void put_cut(FILE *out, const char *text, size_t len, size_t cols)

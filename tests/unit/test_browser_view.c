@@ -261,6 +261,38 @@ static void test_filter(void **state)
 
 /* A refresh that makes b hotter than a: the open entry and node and the
  * selection stay with their entries as the order changes. */
+/* prec top's -E and -f: the first entries of those shown, the entries of
+ * more samples than the count filter; the percentages still of them all */
+static void test_entry_limits(void **state)
+{
+	struct fx x;
+	size_t all;
+
+	(void)state;
+	fx_init(&x);
+	samples(&x);
+	assert_int_equal(view_init(&x.vw, &x.src, 0, &x.err), 0);
+	all = view_rows(&x.vw);
+	assert_true(all > 2);
+	x.src.max_entries = 2;
+	assert_int_equal(view_refilter(&x.vw), 0);
+	assert_int_equal(view_rows(&x.vw), 2);
+	assert_int_equal(x.vw.vis[0], 0);
+	assert_int_equal(x.vw.vis[1], 1);
+	assert_int_equal(x.vw.shown_period, 100);
+	/* one sample each (hist_add counts one per call): none has more than 1 */
+	x.src.max_entries = 0;
+	x.po.count_filter = 1;
+	assert_int_equal(view_refilter(&x.vw), 0);
+	assert_true(view_rows(&x.vw) < all);
+	for (size_t j = 0; j < x.vw.nr_vis; j++)
+		assert_true(x.h.entries[x.vw.vis[j]].self_count > 1);
+	x.po.count_filter = 0;
+	assert_int_equal(view_refilter(&x.vw), 0);
+	assert_int_equal(view_rows(&x.vw), all);
+	fx_free(&x);
+}
+
 static void test_refresh_keeps_state(void **state)
 {
 	struct fx x;
@@ -324,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_zoom_thread),
 		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_entry_limits),
 		cmocka_unit_test(test_refresh_keeps_state),
 		cmocka_unit_test(test_entries_swap),
 	};

@@ -5,8 +5,9 @@
  * records of each drain pass and the pass's end): the entries count what
  * came, each refresh ages them by 7/8 (-z: from zero), -K leaves the
  * kernel's samples out while the header still counts them, the stdio
- * table has perf top's header, rule and at most -E entries, and the call
- * graphs made for the entries shown only are those made for all.
+ * table has perf top's header, rule and at most -E entries, the call
+ * graphs made for the entries shown only are those made for all, and
+ * top_update (the browser's refresh) counts and ages as top_refresh.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,6 +172,38 @@ static void test_zero(void **state)
 	pass(t, &time, 0, 0);
 	refresh(t, 3.0, &s);
 	assert_int_equal(user_entry(&s)->self_count, 20);
+	top_free(t);
+}
+
+/* For the browser: top_update names the samples and counts the interval
+ * without building entries; the entries the browser builds from it are
+ * top_refresh's, and the aging between two updates is the same. */
+static void test_update(void **state)
+{
+	struct top_opts o = { .children = -1 };
+	struct top *t = new_top(&o);
+	struct top_snapshot s;
+	struct err err = { 0 };
+	uint64_t time = 100, count = 0;
+
+	(void)state;
+	pass(t, &time, 150, 0);
+	pass(t, &time, 150, 0);
+	pass(t, &time, 0, 0);
+	assert_int_equal(top_update(t, 1.0, &s, &err), 0);
+	assert_int_equal(s.hist->nr_entries, 0);
+	assert_int_equal(s.total, 0);
+	assert_int_equal(s.interval.samples, 300);
+	for (size_t i = 0; i < s.hist->nr_stacks; i++)
+		count += s.hist->stacks[i].count;
+	assert_int_equal(count, 300);
+	assert_int_equal(hist_build(s.hist, 0), 0);
+	assert_int_equal(user_entry(&s)->self_count, 300);
+	age(t);
+	assert_int_equal(top_update(t, 2.0, &s, &err), 0);
+	assert_int_equal(s.interval.samples, 0);
+	assert_int_equal(hist_build(s.hist, 0), 0);
+	assert_int_equal(user_entry(&s)->self_count, 262);
 	top_free(t);
 }
 
@@ -360,6 +393,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aging),
 		cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_hide_kernel),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_trees_shown),

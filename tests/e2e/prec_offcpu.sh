@@ -81,6 +81,17 @@ $PREP export folded -i off.data --wall -o wall.folded 2>/dev/null
 [ "$(weight wall.folded ';compute')" -gt 400000000 ] && [ "$(weight wall.folded ';nap;')" -gt 950000000 ] ||
 	fail "--wall folded: compute $(weight wall.folded ';compute'), nap $(weight wall.folded ';nap;')"
 
+# the latency profile (the file has the switch records): each wait at the
+# parallelism of the switch-in that ends it, where its own thread runs (1:
+# sleeper has one thread), and --parallelism keeps or drops waits as samples
+$PREP -i off.data --stdio --no-children --sort parallelism --event offcpu-time 2>/dev/null >par.rep
+lv=$(awk '/^ +[0-9.]+%/ { print $NF }' par.rep | sort -u | tr '\n' ' ')
+[ "$lv" = "1 " ] || fail "--sort parallelism: offcpu-time at levels '$lv' (want 1): $(grep % par.rep)"
+$PREP -i off.data --stdio --parallelism 2 --event offcpu-time 2>/dev/null |
+	grep -q "^# Samples: 0  of event 'offcpu-time'$" || fail "--parallelism 2 kept waits at level 1"
+$PREP -i off.data --stdio --parallelism 1 --event offcpu-time 2>/dev/null |
+	grep -q "^# Samples: 5  of event 'offcpu-time'$" || fail "--parallelism 1 dropped waits"
+
 # ---- a lock: the waits end in the futex wait under take_lock -----------------------
 $PREC --off-cpu --call-graph dwarf -F 499 -q -o lock.data -- $P/lockwait 4 60 200 >/dev/null ||
 	fail "prec --off-cpu --call-graph dwarf"

@@ -243,6 +243,8 @@ static int setup(struct diff_opts *d, struct diff_calc_opts *c, struct diff_prin
 	if ((ret = parse_compute(d->compute, c)) || (ret = parse_sort(d->sort ? d->sort : "dso,sym", c)) ||
 	    (ret = parse_numbers(d, c)))
 		return ret;
+	/* the parallelism key: each sample's level, from the context switches */
+	d->lo.parallelism = sort_keys_have(c->keys, c->nr_keys, SK_PARALLEL);
 	c->order = d->order_set ? (unsigned)d->order : 1;
 	c->baseline_only = d->baseline_only;
 	c->noise = several_runs || d->error || d->significant || d->alpha || d->correction;

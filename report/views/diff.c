@@ -393,7 +393,7 @@ static int diff_folded(struct diff_opts *d, const struct run_list *sides, size_t
 				ret = 1;
 				break;
 			}
-			if (diffstacks_add(ds, s ? DIFF_NEW : DIFF_OLD, &r.st)) {
+			if (diffstacks_add_run(ds, s ? DIFF_NEW : DIFF_OLD, &r.st, r.durations)) {
 				fprintf(stderr, "prep diff: out of memory\n");
 				ret = 1;
 			}
@@ -479,6 +479,7 @@ int cmd_diff(int argc, char **argv)
 		OPTION_FLAG('D', "dump-raw-trace", &d.dump, "print every block and record of the files (prep dump)"),
 		OPTION_FLAG(0, "folded", &d.folded, "print OLD's and NEW's stacks as FlameGraph's difffolded.pl does: STACK OLD NEW"),
 		OPTION_FLAG(0, "normalize", &d.normalize, "with --folded: scale OLD's counts to NEW's total (difffolded.pl -n)"),
+		LOAD_OPT_WALL(&d.lo),
 		LOAD_SYMBOL_OPTIONS(&d.lo),
 		LOAD_FILTER_OPTIONS(&d.lo),
 		OPTION_FLAG('h', "help", &d.help, "show this help"),

@@ -81,6 +81,25 @@ $PREP export folded -i off.data --wall -o wall.folded 2>/dev/null
 [ "$(weight wall.folded ';compute')" -gt 400000000 ] && [ "$(weight wall.folded ';nap;')" -gt 950000000 ] ||
 	fail "--wall folded: compute $(weight wall.folded ';compute'), nap $(weight wall.folded ';nap;')"
 
+# the differentials weigh waits as the single exports do, in nanoseconds: the
+# same 5 naps of 200 ms against 2 of 50 ms are 1.0 s against 0.1 s, not 5
+# samples against 2 (difffolded, prep diff --folded, the differential page)
+$PREC --off-cpu -F 999 -g -q -o short.data -- $P/sleeper 50 2 50 >/dev/null || fail "prec short.data"
+$PREP export difffolded off.data short.data --event offcpu-time -o nap.diff 2>/dev/null ||
+	fail "difffolded --event offcpu-time"
+read -r old new <<<"$(awk '/;nap;/ { o += $(NF-1); n += $NF } END { print o + 0, n + 0 }' nap.diff)"
+within "$old" 1000000000 5 && within "$new" 100000000 10 ||
+	fail "difffolded offcpu-time: nap $old ns against $new ns (want 1.0 s against 0.1 s): $(head -2 nap.diff)"
+$PREP diff --folded off.data short.data --wall >wall1.diff 2>/dev/null
+$PREP export difffolded off.data short.data --wall >wall2.diff 2>/dev/null || fail "difffolded --wall"
+cmp -s wall1.diff wall2.diff && [ "$(awk '/;nap;/ { o += $(NF-1) } END { print o + 0 }' wall1.diff)" -gt 950000000 ] ||
+	fail "--wall differentials: $(head -2 wall1.diff) / $(head -2 wall2.diff)"
+$PREP flamegraph --diff off.data short.data --event offcpu-time -o nap.html 2>/dev/null || fail "flamegraph --diff"
+tot=$(grep -o '"totals":\[\[[0-9]*\],\[[0-9]*\]\]' nap.html | tr -c '0-9\n' ' ')
+grep -q '"unit":"ns"' nap.html && within "$(echo $tot | cut -d' ' -f1)" 1000000000 5 &&
+	within "$(echo $tot | cut -d' ' -f2)" 100000000 10 ||
+	fail "flamegraph --diff offcpu-time: not in ns, totals '$tot'"
+
 # the latency profile (the file has the switch records): each wait at the
 # parallelism of the switch-in that ends it, where its own thread runs (1:
 # sleeper has one thread), and --parallelism keeps or drops waits as samples

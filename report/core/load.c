@@ -469,8 +469,7 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 
 	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
 		return 0;
-	/* a switch-out's stack is no sample of the report: its wait is, when
-	 * it ends (deliver_made) */
+	/* a switch-out's stack: no sample, its wait will be (deliver_made) */
 	if (offcpu_holds(l->off, rec->event))
 		return hold_stack(rc, s, rec);
 	if ((ret = parallel_sample(l->par, rec, &ls.parallelism)))
@@ -700,26 +699,32 @@ static int check_cpus(const struct load *l, const struct session *s, struct err 
 }
 
 /* For --time with percentages, the span of file i's samples: from its
- * index where it has one, else from reading it once ahead (a perf.data
- * file, a stream, a recording cut short). 0 or -ENOMEM. */
+ * index where it has one (and its events and metadata), else from reading
+ * it once ahead (a perf.data file, a stream, a recording cut short); an
+ * off-CPU recording's made samples to its end (offcpu_span_end). 0 or
+ * -ENOMEM. */
 static int sample_span(struct load *l, size_t i, uint64_t *t0, uint64_t *t1, struct err *err)
 {
 	struct session probe;
+	struct err e = { 0 };
 	int ret;
 
 	*t0 = *t1 = 0;
 	if (!l->filter.time.pct)
 		return 0;
 	ret = session_sample_span(&l->sessions[i], t0, t1, err);
-	if (ret)
+	if (ret < 0 || load_open_input(l, i, &probe, true, &e))
 		return ret < 0 ? ret : 0;
-	if (!load_open_input(l, i, &probe, true, err)) {
+	if (!ret) {
 		session_read(&probe, NULL, NULL, err);
 		*t0 = probe.first_time;
 		*t1 = probe.last_time;
-		session_close(&probe);
+	} else if (session_read_heads(&probe, &e) == -ENOMEM) {
+		ret = err_set(err, -ENOMEM, "out of memory");
 	}
-	return 0;
+	*t1 = offcpu_span_end(&probe, *t1);
+	session_close(&probe);
+	return ret < 0 ? ret : 0;
 }
 
 /* What a file gives after its records: the events of a file without

@@ -57,6 +57,12 @@ awk '/PERF_RECORD_SWITCH IN/ { inl = NR } / offcpu-time:/ { n++; if (inl == NR -
 [ -z "$($PREP script -i off.data --tid 1 2>/dev/null | grep offcpu-time)" ] || fail "--tid 1 kept waits"
 n=$($PREP script -i off.data --comm sleeper 2>/dev/null | grep -c ' offcpu-time:')
 [ "$n" -eq 5 ] || fail "--comm sleeper: $n waits"
+# percentages of the recording: the last nap ends after the last recorded
+# sample, and is still in 0%-100% (and in the last tenth)
+n=$($PREP script -i off.data --time 0%-100% 2>/dev/null | grep -c ' offcpu-time:')
+[ "$n" -eq 5 ] || fail "--time 0%-100%: $n waits"
+n=$($PREP script -i off.data --time 90%-100% 2>/dev/null | grep -c ' offcpu-time:')
+[ "$n" -ge 1 ] || fail "--time 90%-100%: no wait"
 
 # the exports
 grep -q '"unit":"ns"' <($PREP flamegraph -i off.data --event offcpu-time -o - 2>/dev/null) ||
@@ -127,6 +133,8 @@ w=$(weight end.folded '^sleeper_\[blocked_at_end\];.*;hang_forever;')
 [ "$w" -gt 500000000 ] && [ "$w" -lt 1000000000 ] || fail "blocked at end: $w ns: $(cat end.folded)"
 $PREP script -i end.data -F comm,event 2>/dev/null | tail -1 | grep -q '^sleeper \[blocked at end\] offcpu-time:' ||
 	fail "prep script: the open wait is not last, marked"
+$PREP script -i end.data -F comm,event --time 0%-100% 2>/dev/null | tail -1 |
+	grep -q '^sleeper \[blocked at end\] offcpu-time:' || fail "--time 0%-100%: the open wait is out"
 
 # ---- --off-cpu-thresh: short waits counted without their stacks ---------------------
 $PREC --off-cpu --off-cpu-thresh 20 -g -q -v -o th.data -- $P/sleeper 50 40 2 >/dev/null 2>th.err ||

@@ -369,6 +369,7 @@ static int diff_folded(struct diff_opts *d, const struct run_list *sides, size_t
 	struct load_opts lo = d->lo;
 	struct diffread_opts ro = { .lo = &lo };
 	struct diffstacks *ds;
+	bool noted = d->quiet;
 	int ret = 0;
 
 	if (nr_sides != 2) {
@@ -392,6 +393,14 @@ static int diff_folded(struct diff_opts *d, const struct run_list *sides, size_t
 				fprintf(stderr, "prep diff: %s\n", err.msg);
 				ret = 1;
 				break;
+			}
+			/* one event's stacks: say so where the files have others
+			 * (an off-CPU recording's offcpu-time) */
+			if (r.other_events && !noted) {
+				fprintf(stderr, "prep diff: --folded: event '%s' only (prep export "
+					"difffolded --event NAME for another)\n",
+					load_event_name(r.l, r.event));
+				noted = true;
 			}
 			if (diffstacks_add_run(ds, s ? DIFF_NEW : DIFF_OLD, &r.st, r.durations)) {
 				fprintf(stderr, "prep diff: out of memory\n");

@@ -97,6 +97,10 @@ read -r old new <<<"$(awk '/;nap;/ { o += $(NF-1); n += $NF } END { print o + 0,
 within "$old" 1000000000 5 && within "$new" 100000000 10 ||
 	fail "difffolded offcpu-time: nap $old ns against $new ns (want 1.0 s against 0.1 s): $(head -2 nap.diff)"
 $PREP diff --folded off.data short.data --wall >wall1.diff 2>/dev/null
+# prep diff --folded has one event's stacks: the waits left out are named
+$PREP diff --folded off.data short.data >/dev/null 2>dfold.err || fail "prep diff --folded: $(cat dfold.err)"
+grep -qx "prep diff: --folded: event 'cpu-clock' only (prep export difffolded --event NAME for another)" dfold.err ||
+	fail "prep diff --folded: offcpu-time left out without a word: '$(cat dfold.err)'"
 $PREP export difffolded off.data short.data --wall >wall2.diff 2>/dev/null || fail "difffolded --wall"
 cmp -s wall1.diff wall2.diff && [ "$(awk '/;nap;/ { o += $(NF-1) } END { print o + 0 }' wall1.diff)" -gt 950000000 ] ||
 	fail "--wall differentials: $(head -2 wall1.diff) / $(head -2 wall2.diff)"

@@ -380,7 +380,8 @@ int cmd_annotate(int argc, char **argv)
 		return 0;
 	}
 	if (tui) {
-		fprintf(stderr, "prep: annotate has text output only (--stdio)\n");
+		fprintf(stderr, "prep: annotate has text output only (--stdio); the interactive "
+			"annotate is the browser's: prep --tui, then a on an entry\n");
 		return 129;
 	}
 	ret = check_words(&o, pct, style, color, limit);

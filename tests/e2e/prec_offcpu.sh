@@ -83,6 +83,11 @@ fi
 $PREP -i off.data --wall --stdio --no-children --sort comm 2>/dev/null >wall.rep
 el=$(awk '/^elapsed/ { print $2 * 1000 }' out)
 within "$(evcount wall.rep wall-time)" "$el" 5 || fail "--wall: $(evcount wall.rep wall-time) ns, the loop took $el ns"
+# -T's columns are counters, which wall-time has not: refused in one line
+$PREP -i off.data --stdio --wall -T >/dev/null 2>t.err
+rc=$?
+[ $rc -eq 129 ] && [ "$(wc -l <t.err)" -eq 1 ] && grep -q '^prep: --threads: not with --wall' t.err ||
+	fail "--wall -T: exit $rc: $(cat t.err)"
 $PREP export folded -i off.data --wall -o wall.folded 2>/dev/null
 [ "$(weight wall.folded ';compute')" -gt 400000000 ] && [ "$(weight wall.folded ';nap;')" -gt 950000000 ] ||
 	fail "--wall folded: compute $(weight wall.folded ';compute'), nap $(weight wall.folded ';nap;')"

@@ -524,6 +524,14 @@ uint64_t annot_pass_samples(struct annot_pass *p, const struct dso *dso, const c
 	return s ? s->count[col] : 0;
 }
 
+uint64_t annot_pass_period(struct annot_pass *p, const struct dso *dso, const char *name, int ev)
+{
+	int col;
+	const struct annot_sym *s = pass_find(p, dso, name, ev, &col);
+
+	return s ? s->period[col] : 0;
+}
+
 int annot_pass_lines(struct annot_pass *p, const struct dso *dso, const char *name, int ev,
 		     size_t max, bool *cut, annot_line_fn fn, void *ctx, struct err *err)
 {

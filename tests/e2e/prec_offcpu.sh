@@ -83,6 +83,16 @@ fi
 $PREP -i off.data --wall --stdio --no-children --sort comm 2>/dev/null >wall.rep
 el=$(awk '/^elapsed/ { print $2 * 1000 }' out)
 within "$(evcount wall.rep wall-time)" "$el" 5 || fail "--wall: $(evcount wall.rep wall-time) ns, the loop took $el ns"
+# the flame graph of wall-time annotates compute (its bound and its "n" in
+# the page's unit, nanoseconds)
+$PREP flamegraph -i off.data --wall -o wall.html 2>/dev/null || fail "flamegraph --wall"
+python3 - wall.html <<'EOF' || fail "flamegraph --wall: compute not annotated"
+import json, re, sys
+d = json.loads(re.search(r'id="fg-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+a = {d["names"][int(k)]: v for k, v in d["annot"].items()}
+sys.exit(not (d["unit"] == "ns" and "compute" in a and a["compute"].get("lines") and
+	      a["compute"]["n"] > 400000000))
+EOF
 # -T's columns are counters, which wall-time has not: refused in one line
 $PREP -i off.data --stdio --wall -T >/dev/null 2>t.err
 rc=$?

@@ -51,7 +51,7 @@ $PREP -i off.data --stdio --children --sort sym --event offcpu-time 2>/dev/null 
 
 # prep script: each wait after the switch-in that ends it, weighted in ns
 $PREP script -i off.data --show-switch-events -F comm,tid,time,period,event >sw.txt 2>/dev/null
-awk '/PERF_RECORD_SWITCH IN/ { inl = NR } / offcpu-time:/ { n++; if (inl == NR - 1 && $3 > 190000000) ok++ }
+awk '/PERF_RECORD_SWITCH IN/ { inl = NR } / offcpu-time:/ { n++; if (inl == NR - 1 && $4 + 0 > 190000000) ok++ }
      END { exit !(n == 5 && ok == 5) }' sw.txt || fail "prep script: offcpu-time lines: $(grep -B1 offcpu-time sw.txt | head -6)"
 # filters: another thread's, another command's, a time range
 [ -z "$($PREP script -i off.data --tid 1 2>/dev/null | grep offcpu-time)" ] || fail "--tid 1 kept waits"

@@ -331,6 +331,12 @@ static int run_diff(struct diff_opts *d, const struct run_list *sides, size_t nr
 	ret = diff_read(paths, n, &ro, all, &err);
 	if (ret)
 		fprintf(stderr, "prep diff: %s\n", err.msg);
+	else if (!all[0].nr_ev) {
+		/* the events are the baseline's: none (a file cut short before
+		 * its first event) leaves nothing to compare */
+		fprintf(stderr, "prep diff: %s has no events: nothing to compare\n", paths[0]);
+		ret = 1;
+	}
 	for (size_t e = 0; !ret && e < all[0].nr_ev; e++) {
 		if (empty_dummy(&all[0].ev[e]))
 			continue;

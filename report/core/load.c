@@ -418,24 +418,30 @@ static int hold_stack(struct run_ctx *rc, struct session *s, const struct record
 	return offcpu_stack(rc->l->off, rec, t, rc->addrs, rc->kernel, assemble_chain(rc, t, rec));
 }
 
-/* An offcpu-time sample made of a wait (offcpu.h): counted, filtered as a
+/* An offcpu-time sample made of a wait (offcpu.h): given the parallelism
+ * at its time (the switch-in that ended it), counted, filtered as a
  * recorded one (by its thread's own command: a wait open at the end shows
- * under a marked copy), handed to fn. */
-static int deliver_made(void *ctx, const struct load_sample *ls)
+ * under a marked copy; --parallelism by that level), handed to fn. */
+static int deliver_made(void *ctx, const struct load_sample *made)
 {
 	struct run_ctx *rc = ctx;
 	struct load *l = rc->l;
-	const struct sample *smp = &ls->rec->u.sample;
+	struct load_sample ls = *made;
+	const struct sample *smp = &ls.rec->u.sample;
 	const struct thread *t = machine_thread(&l->machine, smp->pid, smp->tid);
+	int ret;
 
 	if (!t)
 		return -ENOMEM;
-	count_sample(l, ls->event, ls->period);
-	if ((l->filter.by_sample && !sample_wanted(rc, smp)) || !thread_wanted(l, smp, t)) {
+	if ((ret = parallel_sample(l->par, ls.rec, &ls.parallelism)))
+		return ret;
+	count_sample(l, ls.event, ls.period);
+	if ((l->filter.by_sample && !sample_wanted(rc, smp)) || !thread_wanted(l, smp, t) ||
+	    !parallel_wanted(l->par, ls.parallelism)) {
 		l->filtered++;
 		return 0;
 	}
-	return rc->fn ? rc->fn(rc->ctx, l, ls) : 0;
+	return rc->fn ? rc->fn(rc->ctx, l, &ls) : 0;
 }
 
 /* The sample's thread (machine_thread), from the recent ones when there. */
@@ -463,10 +469,11 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 
 	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
 		return 0;
-	if ((ret = parallel_sample(l->par, rec, &ls.parallelism)))
-		return ret;
+	/* a switch-out's stack: no sample, its wait will be (deliver_made) */
 	if (offcpu_holds(l->off, rec->event))
 		return hold_stack(rc, s, rec);
+	if ((ret = parallel_sample(l->par, rec, &ls.parallelism)))
+		return ret;
 	ls.event = l->event_map[rc->file][rec->event];
 	ls.period = sample_period(s, rec);
 	if (!group)
@@ -692,26 +699,32 @@ static int check_cpus(const struct load *l, const struct session *s, struct err 
 }
 
 /* For --time with percentages, the span of file i's samples: from its
- * index where it has one, else from reading it once ahead (a perf.data
- * file, a stream, a recording cut short). 0 or -ENOMEM. */
+ * index where it has one (and its events and metadata), else from reading
+ * it once ahead (a perf.data file, a stream, a recording cut short); an
+ * off-CPU recording's made samples to its end (offcpu_span_end). 0 or
+ * -ENOMEM. */
 static int sample_span(struct load *l, size_t i, uint64_t *t0, uint64_t *t1, struct err *err)
 {
 	struct session probe;
+	struct err e = { 0 };
 	int ret;
 
 	*t0 = *t1 = 0;
 	if (!l->filter.time.pct)
 		return 0;
 	ret = session_sample_span(&l->sessions[i], t0, t1, err);
-	if (ret)
+	if (ret < 0 || load_open_input(l, i, &probe, true, &e))
 		return ret < 0 ? ret : 0;
-	if (!load_open_input(l, i, &probe, true, err)) {
+	if (!ret) {
 		session_read(&probe, NULL, NULL, err);
 		*t0 = probe.first_time;
 		*t1 = probe.last_time;
-		session_close(&probe);
+	} else if (session_read_heads(&probe, &e) == -ENOMEM) {
+		ret = err_set(err, -ENOMEM, "out of memory");
 	}
-	return 0;
+	*t1 = offcpu_span_end(&probe, *t1);
+	session_close(&probe);
+	return ret < 0 ? ret : 0;
 }
 
 /* What a file gives after its records: the events of a file without

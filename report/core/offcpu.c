@@ -282,6 +282,17 @@ bool offcpu_seen(const struct offcpu *o)
 	return o->seen;
 }
 
+uint64_t offcpu_span_end(const struct session *s, uint64_t last)
+{
+	uint64_t end;
+
+	for (size_t i = 0; i < s->nr_events; i++)
+		if (is_offcpu_event(s, i, session_event_name(s, (int)i)))
+			return metadata_get_u64(&s->meta, META_END_CLOCK_NS, &end) && end > last ?
+			       end : last;
+	return last;
+}
+
 int offcpu_stack(struct offcpu *o, const struct record *rec, const struct thread *t,
 		 const uint64_t *addrs, const bool *kernel, size_t nr)
 {

@@ -131,5 +131,10 @@ int offcpu_file_end(struct offcpu *o, struct machine *m, const struct session *s
 		    offcpu_deliver_fn fn, void *ctx);
 /* Some file held off-CPU data (an offcpu-time event). */
 bool offcpu_seen(const struct offcpu *o);
+/* For --time percentages, the end of the span of the samples of file s
+ * (its events and metadata read), given its recorded samples' last: the
+ * waits of an off-CPU recording end later, up to the end of the recording
+ * (end_clock_ns), where those still open are closed. */
+uint64_t offcpu_span_end(const struct session *s, uint64_t last);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "report/core/offcpu.h"
 #include "report/core/progress.h"
 
 void diffrun_free(struct diffrun *r)
@@ -32,6 +33,7 @@ static int pick(struct diffrun *r, const struct diffread_opts *o, const char *pa
 		if (r->h.stacks[i].event != ev && r->h.stacks[i].nr_frames)
 			r->other_events = true;
 	r->event = ev;
+	r->durations = offcpu_weighted_event(load_event_name(r->l, ev));
 	return 0;
 }
 

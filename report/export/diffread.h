@@ -26,6 +26,8 @@ struct diffrun {
 	struct stacks st;       /* names point into l and h */
 	int event;              /* the load's index of the event read */
 	bool other_events;      /* other events had samples too */
+	bool durations;         /* the event's samples are nanoseconds (offcpu-time,
+				   wall-time: offcpu_weighted_event): weigh by period */
 };
 
 struct diffread_opts {

@@ -112,6 +112,18 @@ out:
 	return ret;
 }
 
+int diffstacks_add_run(struct diffstacks *d, enum diff_side side, const struct stacks *s,
+		       bool durations)
+{
+	bool period = d->o.fo.period;
+	int ret;
+
+	d->o.fo.period = period || (durations && !d->o.fo.count);
+	ret = diffstacks_add(d, side, s);
+	d->o.fo.period = period;
+	return ret;
+}
+
 /* OLD's count scaled to NEW's total, to the nearest integer (halves up) */
 static uint64_t scaled(const struct diffstacks *d, uint64_t w)
 {

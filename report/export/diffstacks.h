@@ -51,6 +51,11 @@ struct diffstacks *diffstacks_new(const struct diffstacks_opts *o);
 /* Add one run's stacks (one event of them: stacks_opts.event) to a side.
  * 0 or -ENOMEM (d keeps what it had). */
 int diffstacks_add(struct diffstacks *d, enum diff_side side, const struct stacks *s);
+/* The same for a run whose event's samples are durations (diffrun.durations:
+ * offcpu-time, wall-time): weighed by their periods, as prep export folded
+ * writes them, unless the options ask for counts (folded_opts.count). */
+int diffstacks_add_run(struct diffstacks *d, enum diff_side side, const struct stacks *s,
+		       bool durations);
 /* The lines, "STACK OLD NEW\n" each. 0, or -EIO when out reports an error. */
 int diffstacks_write(FILE *out, const struct diffstacks *d);
 /* The sides' totals as written (OLD's after normalize). */

@@ -31,6 +31,7 @@ void difftree_free(struct difftree *t)
 	if (!t)
 		return;
 	free(t->totals);
+	free(t->samples);
 	free(t->parent);
 	free(t->label);
 	free(t->counts);
@@ -156,6 +157,7 @@ int difftree_init(struct difftree *t, size_t nr_old, size_t nr_new, bool no_comm
 	t->cols = nr_old + nr_new;
 	t->no_comm = no_comm;
 	if (!nr_old || !nr_new || !(t->totals = calloc(t->cols, sizeof(*t->totals))) ||
+	    !(t->samples = calloc(t->cols, sizeof(*t->samples))) ||
 	    buf_append(&t->strings, "", 1) || label_id(t, "all", NULL, NULL, DT_ROOT, true, &root) ||
 	    grow_nodes(t, 1)) {
 		difftree_free(t);
@@ -180,29 +182,33 @@ static int frame_labels(struct difftree *t, const struct stacks *s, bool from_ne
 	return 0;
 }
 
-int difftree_add(struct difftree *t, enum diff_side side, size_t run, const struct stacks *s)
+int difftree_add(struct difftree *t, enum diff_side side, size_t run, const struct stacks *s,
+		 bool durations)
 {
 	size_t col = difftree_col(t, side, run);
 	uint32_t *ids = calloc(s->nr_frames + 1, sizeof(*ids));
 	int ret = ids ? frame_labels(t, s, side == DIFF_NEW, ids) : -ENOMEM;
 
+	t->durations |= durations;
 	for (size_t i = 0; i < s->nr_stacks && !ret; i++) {
 		const struct sstack *st = &s->stacks[i];
+		uint64_t w = durations ? st->period : st->count;
 		uint32_t at = 0, label;
 
-		t->counts[col] += st->count;
-		t->totals[col] += st->count;
+		t->counts[col] += w;
+		t->totals[col] += w;
+		t->samples[col] += st->count;
 		if (!t->no_comm) {
 			ret = label_id(t, st->comm ? st->comm : "", NULL, NULL, DT_COMM,
 				       side == DIFF_NEW, &label);
 			if (ret || (ret = child(t, at, label, &at)))
 				break;
-			t->counts[(size_t)at * t->cols + col] += st->count;
+			t->counts[(size_t)at * t->cols + col] += w;
 		}
 		for (uint32_t j = 0; j < st->nr && !ret; j++) {
 			ret = child(t, at, ids[s->ids[st->first + j]], &at);
 			if (!ret)
-				t->counts[(size_t)at * t->cols + col] += st->count;
+				t->counts[(size_t)at * t->cols + col] += w;
 		}
 	}
 	free(ids);
@@ -234,7 +240,10 @@ void difftest_free(struct difftest *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* p of one node's change, v its counts per column; 2 when not tested */
+/* p of one node's change, v its counts per column; 2 when not tested. The
+ * z test counts samples: with durations, a node's samples are taken as its
+ * share of the run's weight times the run's samples (prep diff's model: the
+ * share from the periods, its error from the sample count). */
 static double node_p(const struct difftree *t, const uint64_t *v, bool welch, double min_share,
 		     double *x)
 {
@@ -246,8 +255,8 @@ static double node_p(const struct difftree *t, const uint64_t *v, bool welch, do
 	for (size_t c = 0; c < t->cols; c++) {
 		any |= v[c] > 0;
 		x[c] = t->totals[c] ? (double)v[c] / (double)t->totals[c] : 0;
-		k[c >= no] += (double)v[c];
-		n[c >= no] += (double)t->totals[c];
+		k[c >= no] += t->durations ? x[c] * (double)t->samples[c] : (double)v[c];
+		n[c >= no] += (double)(t->durations ? t->samples[c] : t->totals[c]);
 	}
 	/* the mean of the sides' mean shares: blind to the change */
 	mean = (stats_mean(x, no) + stats_mean(x + no, nn)) / 2;

@@ -12,8 +12,10 @@
  * other is one frame.
  *
  * Every side may hold several runs (recordings); every node has the
- * inclusive sample count of each run, in columns: OLD's runs first, then
- * NEW's. A node that only one side has is 0 in the other side's columns.
+ * inclusive sample count of each run (nanoseconds for an event whose
+ * samples are durations: offcpu-time, wall-time), in columns: OLD's runs
+ * first, then NEW's. A node that only one side has is 0 in the other side's
+ * columns.
  *
  * Pure: built from struct stacks one run at a time (nothing points into
  * them, so each recording can be freed once added), no printing.
@@ -45,7 +47,9 @@ struct difftree {
 	size_t runs[2];         /* per side (enum diff_side) */
 	size_t cols;            /* runs[DIFF_OLD] + runs[DIFF_NEW] */
 	bool no_comm;
-	uint64_t *totals;       /* per column: the samples of the run's stacks */
+	bool durations;         /* some run's weights are nanoseconds (difftree_add) */
+	uint64_t *totals;       /* per column: the weight of the run's stacks */
+	uint64_t *samples;      /* per column: the samples of the run's stacks */
 	/* nodes: node 0 is the root, parent[i] < i */
 	uint32_t *parent, *label;
 	uint64_t *counts;       /* node i, column c: counts[i * cols + c], inclusive */
@@ -59,9 +63,13 @@ struct difftree {
 /* An empty tree for nr_old and nr_new runs (each at least 1), with the root.
  * 0 or -ENOMEM. */
 int difftree_init(struct difftree *t, size_t nr_old, size_t nr_new, bool no_comm);
-/* The stacks of run `run` of a side (one event: stacks_opts.event), counted
- * by samples. 0 or -ENOMEM (t may then hold part of the run). */
-int difftree_add(struct difftree *t, enum diff_side side, size_t run, const struct stacks *s);
+/* The stacks of run `run` of a side (one event: stacks_opts.event), weighed
+ * by samples, or with durations (an event whose samples are nanoseconds:
+ * offcpu-time, wall-time) by their periods, as the single flame graph weighs
+ * them; the run's samples are kept beside (difftree.samples). 0 or -ENOMEM
+ * (t may then hold part of the run). */
+int difftree_add(struct difftree *t, enum diff_side side, size_t run, const struct stacks *s,
+		 bool durations);
 void difftree_free(struct difftree *t);         /* NULL-tolerant */
 
 /* A string of t->strings (a label's name, dso or path). */
@@ -78,7 +86,8 @@ uint64_t *difftree_self(const struct difftree *t);
  *  - with at least two runs a side: Welch's t test on the per-run shares
  *    (count / the run's total), so that the spread between runs counts;
  *  - otherwise: the two-proportion z test on the sides' summed counts
- *    (the sampling error of a share from its sample count alone);
+ *    (the sampling error of a share from its sample count alone; with
+ *    durations, the shares of the weights and the runs' sample counts);
  * then, because a flame graph tests every frame at once, the
  * Benjamini-Hochberg procedure at false discovery rate alpha over the
  * nodes tested: a node is significant when p <= cut. Under no change at

@@ -145,7 +145,8 @@ size_t difffolded_options(struct export_opts *o, struct opt *t)
 	const struct opt v[] = {
 		DIFF_SIDE_OPTIONS(*o),
 		OPTION_FLAG('n', "normalize", &o->normalize, "scale OLD's counts to NEW's total (difffolded.pl -n)"),
-		OPTION_STRING(0, "with", &o->with, "list", "period, pid, tid, kernel, inline, no-comm (as prep export folded)"),
+		OPTION_STRING(0, "with", &o->with, "list", "period, count, pid, tid, kernel, inline, no-comm (as prep export folded)"),
+		LOAD_OPT_WALL(&o->lo),
 		COMMON_OPTIONS_NO_INPUT(*o),
 	};
 
@@ -157,7 +158,7 @@ size_t difffolded_options(struct export_opts *o, struct opt *t)
 static int add_folded(void *ctx, enum diff_side side, size_t run, const struct diffrun *r)
 {
 	(void)run;
-	return diffstacks_add(ctx, side, &r->st);
+	return diffstacks_add_run(ctx, side, &r->st, r->durations);
 }
 
 int difffolded_run(const struct exporter *x, struct export_opts *o)
@@ -193,7 +194,7 @@ int difffolded_run(const struct exporter *x, struct export_opts *o)
 
 static int add_tree(void *ctx, enum diff_side side, size_t run, const struct diffrun *r)
 {
-	return difftree_add(ctx, side, run, &r->st);
+	return difftree_add(ctx, side, run, &r->st, r->durations);
 }
 
 /* --alpha: a probability in (0, 1]; --min-share: a percentage, 0 to 100 */

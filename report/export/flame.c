@@ -328,7 +328,7 @@ static int write_data(FILE *out, const struct ftree *t, const struct flame_opts 
 	if (o->annot) {
 		struct flame_labels fl = { (const char *const *)t->names, t->kinds,
 					   (const struct dso *const *)t->dsos, t->nr_labels,
-					   o->annot, o->event };
+					   o->annot, o->event, o->period };
 		int ret = flame_write_annot(out, &fl, t->n[0].value);
 
 		if (ret) {

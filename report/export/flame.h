@@ -45,11 +45,14 @@ struct flame_labels {
 	size_t nr;
 	struct annot_pass *annot;
 	int event;
+	bool period;            /* the page's widths are periods (flame_opts.period) */
 };
 
 /* ,"annot":{...} into the page's data (flame_annot.c): per label index,
  * {"n":SAMPLES,"lines":[[PCT,"ADDR","TEXT"] or [LINE,"SOURCE"],...],
- * "cut":BOOL} or {"n":SAMPLES,"why":"REASON"}. 0, -ENOMEM. */
+ * "cut":BOOL} or {"n":SAMPLES,"why":"REASON"}; with period, n is the
+ * function's own period, in the unit of total (the root's width) and of
+ * the page. 0, -ENOMEM. */
 int flame_write_annot(FILE *out, const struct flame_labels *fl, uint64_t total);
 
 /* 0, -ENOMEM, or -EIO when out reports a write error. */

@@ -106,8 +106,10 @@ int flame_write_annot(FILE *out, const struct flame_labels *fl, uint64_t total)
 
 		if (fl->kinds[i] >= SF_NR_KINDS || fl->kinds[i] == SF_INLINE || !fl->names[i])
 			continue;
-		k = annot_pass_samples(fl->annot, fl->dsos[i], fl->names[i], fl->event);
-		/* the bound: at least FLAME_ANNOT_MIN_PERMILLE of the samples */
+		k = fl->period ? annot_pass_period(fl->annot, fl->dsos[i], fl->names[i], fl->event)
+			       : annot_pass_samples(fl->annot, fl->dsos[i], fl->names[i], fl->event);
+		/* the bound: at least FLAME_ANNOT_MIN_PERMILLE of the samples (of
+		 * the time, for a page in nanoseconds: total is its root's width) */
 		if (k && k * 1000 >= total * FLAME_ANNOT_MIN_PERMILLE)
 			v[n++] = (struct cand){ i, k };
 	}

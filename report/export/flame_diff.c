@@ -3,7 +3,8 @@
  * The differential flame graph page (prep flamegraph --diff): the merged
  * tree of difftree.h in the page's data, laid out as flame.c lays out a
  * single profile's (labels, then per node in preorder its label, value and
- * depth), the value being NEW's samples (all its runs), plus a "diff"
+ * depth), the value being NEW's samples (all its runs; nanoseconds, "unit"
+ * "ns", for durations: difftree.h), plus a "diff"
  * object the page colours by:
  *
  *   "runs":[OLD runs, NEW runs], "totals":[[per OLD run],[per NEW run]],
@@ -187,7 +188,8 @@ static int diff_data(FILE *out, void *ctx)
 	json_string(out, pg->o->title ? pg->o->title : "Differential Flame Graph");
 	fputs(",\"subtitle\":", out);
 	json_string(out, pg->o->subtitle ? pg->o->subtitle : "");
-	fprintf(out, ",\"icicle\":%s,\"unit\":\"samples\",\n", pg->o->icicle ? "true" : "false");
+	fprintf(out, ",\"icicle\":%s,\"unit\":\"%s\",\n", pg->o->icicle ? "true" : "false",
+		pg->t->durations ? "ns" : "samples");
 	ret = put_labels(out, pg);
 	for (size_t k = 0; k < t->nr; k++)
 		v[k] = t->label[pg->order[k]];

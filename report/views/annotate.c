@@ -380,7 +380,8 @@ int cmd_annotate(int argc, char **argv)
 		return 0;
 	}
 	if (tui) {
-		fprintf(stderr, "prep: annotate has text output only (--stdio)\n");
+		fprintf(stderr, "prep: annotate has text output only (--stdio); the interactive "
+			"annotate is the browser's: prep --tui, then a on an entry\n");
 		return 129;
 	}
 	ret = check_words(&o, pct, style, color, limit);
@@ -521,6 +522,14 @@ uint64_t annot_pass_samples(struct annot_pass *p, const struct dso *dso, const c
 	const struct annot_sym *s = pass_find(p, dso, name, ev, &col);
 
 	return s ? s->count[col] : 0;
+}
+
+uint64_t annot_pass_period(struct annot_pass *p, const struct dso *dso, const char *name, int ev)
+{
+	int col;
+	const struct annot_sym *s = pass_find(p, dso, name, ev, &col);
+
+	return s ? s->period[col] : 0;
 }
 
 int annot_pass_lines(struct annot_pass *p, const struct dso *dso, const char *name, int ev,

@@ -48,6 +48,8 @@ int annot_pass_group(struct annot_pass *p);
 /* The samples of event ev (load event index) whose sampled address is in the
  * function name of dso; 0 when none. */
 uint64_t annot_pass_samples(struct annot_pass *p, const struct dso *dso, const char *name, int ev);
+/* Their period (nanoseconds for offcpu-time and wall-time); 0 when none. */
+uint64_t annot_pass_period(struct annot_pass *p, const struct dso *dso, const char *name, int ev);
 /* The lines of that function for event ev, at most max instructions (with
  * *cut set when there were more): 0; 1 when it cannot be annotated (err
  * says why: "binary not available", "no code: kernel", "no samples");

@@ -243,6 +243,8 @@ static int setup(struct diff_opts *d, struct diff_calc_opts *c, struct diff_prin
 	if ((ret = parse_compute(d->compute, c)) || (ret = parse_sort(d->sort ? d->sort : "dso,sym", c)) ||
 	    (ret = parse_numbers(d, c)))
 		return ret;
+	/* the parallelism key: each sample's level, from the context switches */
+	d->lo.parallelism = sort_keys_have(c->keys, c->nr_keys, SK_PARALLEL);
 	c->order = d->order_set ? (unsigned)d->order : 1;
 	c->baseline_only = d->baseline_only;
 	c->noise = several_runs || d->error || d->significant || d->alpha || d->correction;
@@ -329,6 +331,12 @@ static int run_diff(struct diff_opts *d, const struct run_list *sides, size_t nr
 	ret = diff_read(paths, n, &ro, all, &err);
 	if (ret)
 		fprintf(stderr, "prep diff: %s\n", err.msg);
+	else if (!all[0].nr_ev) {
+		/* the events are the baseline's: none (a file cut short before
+		 * its first event) leaves nothing to compare */
+		fprintf(stderr, "prep diff: %s has no events: nothing to compare\n", paths[0]);
+		ret = 1;
+	}
 	for (size_t e = 0; !ret && e < all[0].nr_ev; e++) {
 		if (empty_dummy(&all[0].ev[e]))
 			continue;
@@ -367,6 +375,7 @@ static int diff_folded(struct diff_opts *d, const struct run_list *sides, size_t
 	struct load_opts lo = d->lo;
 	struct diffread_opts ro = { .lo = &lo };
 	struct diffstacks *ds;
+	bool noted = d->quiet;
 	int ret = 0;
 
 	if (nr_sides != 2) {
@@ -391,7 +400,15 @@ static int diff_folded(struct diff_opts *d, const struct run_list *sides, size_t
 				ret = 1;
 				break;
 			}
-			if (diffstacks_add(ds, s ? DIFF_NEW : DIFF_OLD, &r.st)) {
+			/* one event's stacks: say so where the files have others
+			 * (an off-CPU recording's offcpu-time) */
+			if (r.other_events && !noted) {
+				fprintf(stderr, "prep diff: --folded: event '%s' only (prep export "
+					"difffolded --event NAME for another)\n",
+					load_event_name(r.l, r.event));
+				noted = true;
+			}
+			if (diffstacks_add_run(ds, s ? DIFF_NEW : DIFF_OLD, &r.st, r.durations)) {
 				fprintf(stderr, "prep diff: out of memory\n");
 				ret = 1;
 			}
@@ -477,6 +494,7 @@ int cmd_diff(int argc, char **argv)
 		OPTION_FLAG('D', "dump-raw-trace", &d.dump, "print every block and record of the files (prep dump)"),
 		OPTION_FLAG(0, "folded", &d.folded, "print OLD's and NEW's stacks as FlameGraph's difffolded.pl does: STACK OLD NEW"),
 		OPTION_FLAG(0, "normalize", &d.normalize, "with --folded: scale OLD's counts to NEW's total (difffolded.pl -n)"),
+		LOAD_OPT_WALL(&d.lo),
 		LOAD_SYMBOL_OPTIONS(&d.lo),
 		LOAD_FILTER_OPTIONS(&d.lo),
 		OPTION_FLAG('h', "help", &d.help, "show this help"),

@@ -18,6 +18,7 @@
 #include "common/hash.h"
 #include "report/aggregate/hist.h"
 #include "report/core/filter.h"
+#include "latency.h"
 
 /* ---- the string pool ------------------------------------------------------ */
 
@@ -348,7 +349,8 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	}
 	rc.h = &h;
 	ret = hist_init(&h, &ho, load_machine(l), load_symbolizer(l));
-	if (!ret && !hist_wants_data(&h) &&
+	/* the shortcut keys stacks by context and address, not by level */
+	if (!ret && !hist_wants_data(&h) && !h.by_par &&
 	    (rc.fast = aligned_alloc(64, FAST_SLOTS * sizeof(*rc.fast))))
 		for (size_t i = 0; i < FAST_SLOTS; i++)
 			rc.fast[i].ctx = UINT32_MAX;
@@ -357,6 +359,8 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	else
 		err_set(err, ret, "out of memory");
 	flush_fast(&rc);
+	if (!ret && lo.parallelism)
+		ret = latency_check_switches(l, err);
 	if (!ret && (ret = read_events(r, o, l, &h, &rc)))
 		err_set(err, ret, "%s: out of memory", path);
 	hist_free(&h);

@@ -43,6 +43,16 @@ static bool has_switches(const struct session *s)
 	return false;
 }
 
+int latency_check_switches(const struct load *l, struct err *err)
+{
+	for (size_t i = 0; i < load_nr_sessions(l); i++)
+		if (!has_switches(load_session(l, i)))
+			return err_set(err, -EINVAL, "use of latency profile or parallelism requires "
+				       "--latency flag during record (%s has no context switches)",
+				       load_session(l, i)->path);
+	return 0;
+}
+
 int latency_check(const struct latency_opts *o, const struct load *l, struct hist *h,
 		  struct print_opts *po, bool folded, struct err *err)
 {
@@ -50,11 +60,8 @@ int latency_check(const struct latency_opts *o, const struct load *l, struct his
 
 	if (!o->asked)
 		return 0;
-	for (size_t i = 0; i < load_nr_sessions(l); i++)
-		if (!has_switches(load_session(l, i)))
-			return err_set(err, -EINVAL, "use of latency profile or parallelism requires "
-				       "--latency flag during record (%s has no context switches)",
-				       load_session(l, i)->path);
+	if (latency_check_switches(l, err))
+		return -EINVAL;
 	if (po->group || print_has_groups(l)) {
 		if (o->latency || o->sort_latency || h->by_par)
 			return err_set(err, -EINVAL, "the group view (--group, {a,b}:S events) has "

@@ -51,6 +51,11 @@ void latency_setup(struct latency_opts *o, const char *sort, const char *fields,
 int latency_check(const struct latency_opts *o, const struct load *l, struct hist *h,
 		  struct print_opts *po, bool folded, struct err *err);
 
+/* perf's refusal of a reading whose files have no context switches (no
+ * level to tell): -EINVAL with its message naming the first such file, or 0.
+ * latency_check's first check; prep diff's with the parallelism key. */
+int latency_check_switches(const struct load *l, struct err *err);
+
 /* The printing (print.c): the Latency total of an event's percentages
  * (shown entries, or with --percentage absolute every sample), the value
  * columns' titles (dots: their rules) and an entry's values, appended to b

@@ -205,6 +205,13 @@ static int report_setup(struct report_opts *ro, struct report_cfg *c)
 			"which the folded stacks do not have)\n");
 		return 129;
 	}
+	/* -T's columns are counters read per thread; wall-time is samples and
+	 * made waits, with no counter (cpu-clock's would show under its name) */
+	if (ro->threads && ro->lo.wall) {
+		fprintf(stderr, "prep: --threads: not with --wall (its columns are the events' "
+			"counters; wall-time has none)\n");
+		return 129;
+	}
 	ret = setup_percent(ro, &c->po);
 	if (ret)
 		return ret;

@@ -37,6 +37,11 @@ static int parse_sort(const char *list, struct hist_opts *ho, struct err *err)
 {
 	int ret = sort_keys_parse(list, ho->keys, &ho->nr_keys, SORT_NR, NULL, NULL, err);
 
+	/* a sample's level comes from context switches, which top does not take */
+	if (!ret && sort_keys_have(ho->keys, ho->nr_keys, SK_PARALLEL))
+		ret = err_set(err, -EINVAL, "parallelism: prec top records no context switches, "
+			      "so its samples have no level (prec --latency, then prep --sort "
+			      "parallelism)");
 	if (ret)
 		err_prefix(err, "--sort");
 	return ret;

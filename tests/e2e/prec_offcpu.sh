@@ -51,12 +51,18 @@ $PREP -i off.data --stdio --children --sort sym --event offcpu-time 2>/dev/null 
 
 # prep script: each wait after the switch-in that ends it, weighted in ns
 $PREP script -i off.data --show-switch-events -F comm,tid,time,period,event >sw.txt 2>/dev/null
-awk '/PERF_RECORD_SWITCH IN/ { inl = NR } / offcpu-time:/ { n++; if (inl == NR - 1 && $3 > 190000000) ok++ }
+awk '/PERF_RECORD_SWITCH IN/ { inl = NR } / offcpu-time:/ { n++; if (inl == NR - 1 && $4 + 0 > 190000000) ok++ }
      END { exit !(n == 5 && ok == 5) }' sw.txt || fail "prep script: offcpu-time lines: $(grep -B1 offcpu-time sw.txt | head -6)"
 # filters: another thread's, another command's, a time range
 [ -z "$($PREP script -i off.data --tid 1 2>/dev/null | grep offcpu-time)" ] || fail "--tid 1 kept waits"
 n=$($PREP script -i off.data --comm sleeper 2>/dev/null | grep -c ' offcpu-time:')
 [ "$n" -eq 5 ] || fail "--comm sleeper: $n waits"
+# percentages of the recording: the last nap ends after the last recorded
+# sample, and is still in 0%-100% (and in the last tenth)
+n=$($PREP script -i off.data --time 0%-100% 2>/dev/null | grep -c ' offcpu-time:')
+[ "$n" -eq 5 ] || fail "--time 0%-100%: $n waits"
+n=$($PREP script -i off.data --time 90%-100% 2>/dev/null | grep -c ' offcpu-time:')
+[ "$n" -ge 1 ] || fail "--time 90%-100%: no wait"
 
 # the exports
 grep -q '"unit":"ns"' <($PREP flamegraph -i off.data --event offcpu-time -o - 2>/dev/null) ||
@@ -77,9 +83,58 @@ fi
 $PREP -i off.data --wall --stdio --no-children --sort comm 2>/dev/null >wall.rep
 el=$(awk '/^elapsed/ { print $2 * 1000 }' out)
 within "$(evcount wall.rep wall-time)" "$el" 5 || fail "--wall: $(evcount wall.rep wall-time) ns, the loop took $el ns"
+# the flame graph of wall-time annotates compute (its bound and its "n" in
+# the page's unit, nanoseconds)
+$PREP flamegraph -i off.data --wall -o wall.html 2>/dev/null || fail "flamegraph --wall"
+python3 - wall.html <<'EOF' || fail "flamegraph --wall: compute not annotated"
+import json, re, sys
+d = json.loads(re.search(r'id="fg-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+a = {d["names"][int(k)]: v for k, v in d["annot"].items()}
+sys.exit(not (d["unit"] == "ns" and "compute" in a and a["compute"].get("lines") and
+	      a["compute"]["n"] > 400000000))
+EOF
+# -T's columns are counters, which wall-time has not: refused in one line
+$PREP -i off.data --stdio --wall -T >/dev/null 2>t.err
+rc=$?
+[ $rc -eq 129 ] && [ "$(wc -l <t.err)" -eq 1 ] && grep -q '^prep: --threads: not with --wall' t.err ||
+	fail "--wall -T: exit $rc: $(cat t.err)"
 $PREP export folded -i off.data --wall -o wall.folded 2>/dev/null
 [ "$(weight wall.folded ';compute')" -gt 400000000 ] && [ "$(weight wall.folded ';nap;')" -gt 950000000 ] ||
 	fail "--wall folded: compute $(weight wall.folded ';compute'), nap $(weight wall.folded ';nap;')"
+
+# the differentials weigh waits as the single exports do, in nanoseconds: the
+# same 5 naps of 200 ms against 2 of 50 ms are 1.0 s against 0.1 s, not 5
+# samples against 2 (difffolded, prep diff --folded, the differential page)
+$PREC --off-cpu -F 999 -g -q -o short.data -- $P/sleeper 50 2 50 >/dev/null || fail "prec short.data"
+$PREP export difffolded off.data short.data --event offcpu-time -o nap.diff 2>/dev/null ||
+	fail "difffolded --event offcpu-time"
+read -r old new <<<"$(awk '/;nap;/ { o += $(NF-1); n += $NF } END { print o + 0, n + 0 }' nap.diff)"
+within "$old" 1000000000 5 && within "$new" 100000000 10 ||
+	fail "difffolded offcpu-time: nap $old ns against $new ns (want 1.0 s against 0.1 s): $(head -2 nap.diff)"
+$PREP diff --folded off.data short.data --wall >wall1.diff 2>/dev/null
+# prep diff --folded has one event's stacks: the waits left out are named
+$PREP diff --folded off.data short.data >/dev/null 2>dfold.err || fail "prep diff --folded: $(cat dfold.err)"
+grep -qx "prep diff: --folded: event 'cpu-clock' only (prep export difffolded --event NAME for another)" dfold.err ||
+	fail "prep diff --folded: offcpu-time left out without a word: '$(cat dfold.err)'"
+$PREP export difffolded off.data short.data --wall >wall2.diff 2>/dev/null || fail "difffolded --wall"
+cmp -s wall1.diff wall2.diff && [ "$(awk '/;nap;/ { o += $(NF-1) } END { print o + 0 }' wall1.diff)" -gt 950000000 ] ||
+	fail "--wall differentials: $(head -2 wall1.diff) / $(head -2 wall2.diff)"
+$PREP flamegraph --diff off.data short.data --event offcpu-time -o nap.html 2>/dev/null || fail "flamegraph --diff"
+tot=$(grep -o '"totals":\[\[[0-9]*\],\[[0-9]*\]\]' nap.html | tr -c '0-9\n' ' ')
+grep -q '"unit":"ns"' nap.html && within "$(echo $tot | cut -d' ' -f1)" 1000000000 5 &&
+	within "$(echo $tot | cut -d' ' -f2)" 100000000 10 ||
+	fail "flamegraph --diff offcpu-time: not in ns, totals '$tot'"
+
+# the latency profile (the file has the switch records): each wait at the
+# parallelism of the switch-in that ends it, where its own thread runs (1:
+# sleeper has one thread), and --parallelism keeps or drops waits as samples
+$PREP -i off.data --stdio --no-children --sort parallelism --event offcpu-time 2>/dev/null >par.rep
+lv=$(awk '/^ +[0-9.]+%/ { print $NF }' par.rep | sort -u | tr '\n' ' ')
+[ "$lv" = "1 " ] || fail "--sort parallelism: offcpu-time at levels '$lv' (want 1): $(grep % par.rep)"
+$PREP -i off.data --stdio --parallelism 2 --event offcpu-time 2>/dev/null |
+	grep -q "^# Samples: 0  of event 'offcpu-time'$" || fail "--parallelism 2 kept waits at level 1"
+$PREP -i off.data --stdio --parallelism 1 --event offcpu-time 2>/dev/null |
+	grep -q "^# Samples: 5  of event 'offcpu-time'$" || fail "--parallelism 1 dropped waits"
 
 # ---- a lock: the waits end in the futex wait under take_lock -----------------------
 $PREC --off-cpu --call-graph dwarf -F 499 -q -o lock.data -- $P/lockwait 4 60 200 >/dev/null ||
@@ -97,6 +152,8 @@ w=$(weight end.folded '^sleeper_\[blocked_at_end\];.*;hang_forever;')
 [ "$w" -gt 500000000 ] && [ "$w" -lt 1000000000 ] || fail "blocked at end: $w ns: $(cat end.folded)"
 $PREP script -i end.data -F comm,event 2>/dev/null | tail -1 | grep -q '^sleeper \[blocked at end\] offcpu-time:' ||
 	fail "prep script: the open wait is not last, marked"
+$PREP script -i end.data -F comm,event --time 0%-100% 2>/dev/null | tail -1 |
+	grep -q '^sleeper \[blocked at end\] offcpu-time:' || fail "--time 0%-100%: the open wait is out"
 
 # ---- --off-cpu-thresh: short waits counted without their stacks ---------------------
 $PREC --off-cpu --off-cpu-thresh 20 -g -q -v -o th.data -- $P/sleeper 50 40 2 >/dev/null 2>th.err ||

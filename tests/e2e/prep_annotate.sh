@@ -179,5 +179,11 @@ cmp -s before out || { fail "binary gone: the annotation changed"; diff before o
 $PREP annotate -i gone.data --skip-missing annot_hot >out 2>err
 grep -q "cannot annotate" err && fail "--skip-missing: $(cat err)"
 
+# --tui: refused in one line that names where the interactive annotate is
+$PREP annotate -i gone.data --tui annot_hot >out 2>err
+rc=$?
+[ $rc -eq 129 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "the interactive annotate is the browser's: prep --tui, then a" err ||
+	fail "--tui: exit $rc: $(cat err)"
+
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
 echo ok

@@ -176,6 +176,16 @@ mkdir none && (cd none && $PREP diff >out 2>err; echo $? >rc)
 [ "$(cat none/rc)" = 1 ] && grep -q "cannot open 'prec.data.old'" none/err ||
 	fail "prep diff without any file: exit $(cat none/rc), $(head -1 none/err)"
 
+# a baseline cut short before its first event: nothing to compare, said in a
+# line (after the reader's warnings), exit 1
+if [ -f ours/prec.data ]; then
+	head -c 100 ours/prec.data >cut.data
+	$PREP diff cut.data ours/prec.data >cut.out 2>cut.err
+	rc=$?
+	[ $rc -eq 1 ] && grep -qx "prep diff: cut.data has no events: nothing to compare" cut.err &&
+		[ ! -s cut.out ] || fail "prep diff of a baseline without events: exit $rc: $(tail -1 cut.err)"
+fi
+
 echo "$compared comparisons with perf diff"
 [ $compared -gt 0 ] || { echo "nothing could be recorded"; exit 77; }
 [ $failures -eq 0 ] && echo "prep diff prints what perf diff prints"

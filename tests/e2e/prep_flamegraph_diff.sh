@@ -161,7 +161,9 @@ check_folded plain "v1.data v2.data" want1
 join_awk v1.all v2.all 1 >want2
 check_folded norm "--normalize v1.data v2.data" want2
 t1=$(awk '{ t += $NF } END { print t }' v1.all) t2=$(awk '{ t += $NF } END { print t }' v2.all)
-[ "$t1" != "$t2" ] && cmp -s want1 want2 && fail "--normalize changed nothing (totals $t1 and $t2)"
+# (totals close enough, e.g. 622 and 621, leave every count as it was)
+moves=$(awk -v a="$t1" -v b="$t2" '{ if (int($NF * b / a + 0.5) != $NF) n++ } END { print n + 0 }' v1.all)
+[ "$moves" -gt 0 ] && cmp -s want1 want2 && fail "--normalize changed nothing (totals $t1 and $t2)"
 # runs summed; --with the folded lines' options
 $PREP export folded -i a1.data --with no-comm,kernel >a1.f
 $PREP export folded -i a2.data --with no-comm,kernel >a2.f

@@ -179,6 +179,18 @@ for o in --latency "--sort parallelism" "--parallelism 1" "-F latency,sym"; do
 		fail "$o without switches: $(cat "$d/err")"
 	[ -s "$d/out" ] && fail "$o without switches: output"
 done
+# prep diff with the parallelism key: the report's levels and shares (a file
+# against itself), and the same refusal of a file without switches
+$PREP diff "$L" "$L" --sort parallelism >"$d/pdiff" 2>"$d/err" || fail "prep diff --sort parallelism: $(cat "$d/err")"
+awk '/^ +[0-9.]+%/ { print $NF }' "$d/pdiff" | sort -u | tr '\n' ' ' >"$d/dlevels"
+[ "$(cat "$d/dlevels")" = "$(cat "$d/levels")" ] ||
+	fail "prep diff --sort parallelism: levels $(cat "$d/dlevels"), the report's $(cat "$d/levels")"
+[ "$(awk '$NF == 1 { print $1 }' "$d/pdiff")" = "$(awk '$3 == 1 { print $1 }' "$d/par")" ] ||
+	fail "prep diff --sort parallelism: level 1 $(awk '$NF == 1' "$d/pdiff"), the report's $(awk '$3 == 1' "$d/par")"
+$PREP diff "$L" "$d/nosw.data" --sort parallelism >"$d/out" 2>"$d/err" &&
+	fail "prep diff --sort parallelism without switches: exit 0"
+[ "$(wc -l <"$d/err")" -eq 1 ] && grep -q "^prep diff: use of latency profile or parallelism requires --latency flag during record (.*nosw.data has no context switches)$" "$d/err" ||
+	fail "prep diff --sort parallelism without switches: $(cat "$d/err")"
 $PREC --latency -a -q -o "$d/a.data" -- true 2>"$d/err" && fail "prec --latency -a: exit 0"
 grep -qx "prec: --latency: latency profiling is not supported with system-wide collection (-a, -C)" "$d/err" ||
 	fail "prec --latency -a: $(cat "$d/err")"

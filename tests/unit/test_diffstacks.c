@@ -7,6 +7,7 @@
  * across two builds in different folders, per-run counts, self counts,
  * the z and Welch tests per node and the Benjamini-Hochberg cut).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -196,6 +197,72 @@ static uint64_t count(const struct difftree *t, long n, size_t col)
 	return t->counts[(size_t)n * t->cols + col];
 }
 
+/* Durations (offcpu-time, wall-time): weighed by their periods, the z test
+ * on the shares of the periods with the runs' sample counts */
+static void test_durations(void **state)
+{
+	struct sstack os[] = {
+		{ .thread = &th, .comm = "app", .first = 0, .nr = 2, .count = 1, .period = 900 },
+		{ .thread = &th, .comm = "app", .first = 2, .nr = 2, .count = 9, .period = 100 },
+	};
+	struct sstack ns[] = {
+		{ .thread = &th, .comm = "app", .first = 0, .nr = 2, .count = 1, .period = 500 },
+		{ .thread = &th, .comm = "app", .first = 2, .nr = 2, .count = 9, .period = 500 },
+	};
+	struct diffstacks_opts o = { .fo.no_comm = true };
+	struct diffstacks *d = diffstacks_new(&o);
+	struct difftree t;
+	struct difftest dt;
+	struct stats_test st;
+	struct stacks so, sn;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	long a;
+
+	(void)state;
+	make(&so, old_frames, N(old_frames), old_ids, 4, os, 2);
+	make(&sn, old_frames, N(old_frames), old_ids, 4, ns, 2);
+	assert_non_null(d);
+	assert_non_null(f);
+	assert_int_equal(diffstacks_add_run(d, DIFF_OLD, &so, true), 0);
+	assert_int_equal(diffstacks_add_run(d, DIFF_NEW, &sn, true), 0);
+	assert_int_equal(diffstacks_write(f, d), 0);
+	fclose(f);
+	assert_string_equal(text, "main;a 900 500\nmain;b 100 500\n");
+	free(text);
+	diffstacks_free(d);
+	/* --with count: the samples */
+	o.fo.count = true;
+	d = diffstacks_new(&o);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_int_equal(diffstacks_add_run(d, DIFF_OLD, &so, true), 0);
+	assert_int_equal(diffstacks_add_run(d, DIFF_NEW, &sn, true), 0);
+	assert_int_equal(diffstacks_write(f, d), 0);
+	fclose(f);
+	assert_string_equal(text, "main;a 1 1\nmain;b 9 9\n");
+	free(text);
+	diffstacks_free(d);
+
+	assert_int_equal(difftree_init(&t, 1, 1, true), 0);
+	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so, true), 0);
+	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn, true), 0);
+	assert_true(t.durations);
+	assert_int_equal(t.totals[0], 1000);
+	assert_int_equal(t.samples[0], 10);
+	a = node(&t, "main/a", NULL);
+	assert_true(a > 0);
+	assert_int_equal(count(&t, a, 0), 900);
+	assert_int_equal(count(&t, a, 1), 500);
+	/* a: 90% of the time, then 50%, each of 10 samples */
+	assert_int_equal(difftree_test(&t, 0.05, 0, &dt), 0);
+	assert_int_equal(stats_two_shares(9, 10, 5, 10, &st), 0);
+	assert_true(fabs(dt.p[DT_TOTAL][a] - st.p) < 1e-12);
+	difftest_free(&dt);
+	difftree_free(&t);
+}
+
 static void test_tree(void **state)
 {
 	struct difftree t;
@@ -207,8 +274,8 @@ static void test_tree(void **state)
 	old_side(&so);
 	new_side(&sn);
 	assert_int_equal(difftree_init(&t, 1, 1, false), 0);
-	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so), 0);
-	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn), 0);
+	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so, false), 0);
+	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn, false), 0);
 	assert_int_equal(t.totals[0], 10);
 	assert_int_equal(t.totals[1], 20);
 	/* all > app > main > a, b, gone, fresh, a (libx): 8 nodes */
@@ -258,8 +325,8 @@ static void test_tree_z(void **state)
 	old_side(&so);
 	new_side(&sn);
 	assert_int_equal(difftree_init(&t, 1, 1, true), 0);
-	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so), 0);
-	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn), 0);
+	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so, false), 0);
+	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn, false), 0);
 	assert_int_equal(difftree_test(&t, 0.05, 0, &dt), 0);
 	assert_false(dt.welch);
 	mainn = node(&t, "main", NULL);
@@ -322,10 +389,10 @@ static void test_tree_welch(void **state)
 	make(&so2, old_frames, N(old_frames), old_ids, N(old_ids), o2, N(o2));
 	make(&sn2, new_frames, N(new_frames), new_ids, N(new_ids), n2, N(n2));
 	assert_int_equal(difftree_init(&t, 2, 2, true), 0);
-	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so), 0);
-	assert_int_equal(difftree_add(&t, DIFF_OLD, 1, &so2), 0);
-	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn), 0);
-	assert_int_equal(difftree_add(&t, DIFF_NEW, 1, &sn2), 0);
+	assert_int_equal(difftree_add(&t, DIFF_OLD, 0, &so, false), 0);
+	assert_int_equal(difftree_add(&t, DIFF_OLD, 1, &so2, false), 0);
+	assert_int_equal(difftree_add(&t, DIFF_NEW, 0, &sn, false), 0);
+	assert_int_equal(difftree_add(&t, DIFF_NEW, 1, &sn2, false), 0);
 	assert_int_equal(difftree_col(&t, DIFF_NEW, 1), 3);
 	assert_int_equal(t.totals[1], 11);
 	assert_int_equal(difftree_test(&t, 0.05, 0, &dt), 0);
@@ -368,6 +435,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_folded_totals),
+		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_tree_z),
 		cmocka_unit_test(test_tree_welch),

@@ -58,7 +58,7 @@ static int do_refresh(struct screen *sc)
 	if (r > 0) {
 		sc->gen++;
 		view_invalidate(sc->vw);
-		r = view_rebuild(sc->vw, h, sc->vw->event, sc->err) ? -1 : 1;
+		r = view_rebuild(sc->vw, h, sc->vw->event, true, sc->err) ? -1 : 1;
 	}
 	if (r < 0) {
 		sc->failed = true;
@@ -252,7 +252,7 @@ static int next_event(struct screen *sc, int dir)
 
 		src->event(src->ctx, c, &ev);
 		if (!ev.hidden)
-			return view_rebuild(sc->vw, sc->vw->h, c, sc->err);
+			return view_rebuild(sc->vw, sc->vw->h, c, false, sc->err);
 	}
 	scr_message(sc, "only one event");
 	return 0;

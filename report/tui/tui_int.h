@@ -121,9 +121,11 @@ int view_all(struct view *vw, bool open);
 int view_zoom(struct view *vw, enum zoom_kind kind, size_t row, struct err *err);
 int view_filter(struct view *vw, const char *re, struct err *err);
 int view_unzoom(struct view *vw, struct err *err);
-/* Another event, or a histogram changed or handed over (refresh): the
- * entries rebuilt, state kept by identity. */
-int view_rebuild(struct view *vw, struct hist *h, int event, struct err *err);
+/* Another event, a zoom, or a histogram changed or handed over (refresh):
+ * the entries rebuilt, state kept by identity; a selection on the first
+ * row stays on the first row after a refresh (as perf top's), and follows
+ * its entry otherwise. */
+int view_rebuild(struct view *vw, struct hist *h, int event, bool refresh, struct err *err);
 /* The histogram's stacks changed: no build kept is valid any more. */
 void view_invalidate(struct view *vw);
 /* "Thread: worker-a(1234), DSO: libc.so.6, Symbol: ^a" for the title and

@@ -126,8 +126,9 @@ static int keep_entry(struct view *vw, size_t i, struct kept *k, struct buf *id)
 	return 0;
 }
 
-/* What is open and selected, by identity. */
-static int keep_save(struct view *vw, struct kept *k)
+/* What is open and selected, by identity (the selection on the first
+ * row not, after a refresh: it stays on the first row). */
+static int keep_save(struct view *vw, struct kept *k, bool refresh)
 {
 	const struct hentry *sel = view_entry(vw, vw->sel);
 	struct buf id = BUF_INIT;
@@ -138,7 +139,7 @@ static int keep_save(struct view *vw, struct kept *k)
 	for (size_t i = 0; i < vw->nr_ents && !ret; i++)
 		if (vw->ents[i].open)
 			ret = keep_entry(vw, i, k, &id);
-	if (!ret && sel && vw->sel) {
+	if (!ret && sel && (vw->sel || !refresh)) {
 		struct vpos p = view_pos(vw, vw->sel);
 		const struct vent *ve = &vw->ents[vw->vis[p.v]];
 		const struct vline *ln = p.k && p.k <= ve->nr_lines ? &ve->lines[p.k - 1] : NULL;
@@ -321,10 +322,10 @@ static int build(struct view *vw, struct hist *h, int event)
 	return ret;
 }
 
-int view_rebuild(struct view *vw, struct hist *h, int event, struct err *err)
+int view_rebuild(struct view *vw, struct hist *h, int event, bool refresh, struct err *err)
 {
 	struct kept k = { .idx = HMAP_INIT };
-	int ret = vw->ents ? keep_save(vw, &k) : 0;
+	int ret = vw->ents ? keep_save(vw, &k, refresh) : 0;
 
 	free_ents(vw);
 	if (h != vw->h)
@@ -357,7 +358,7 @@ int view_init(struct view *vw, const struct browser_source *src, int event, stru
 	memset(vw, 0, sizeof(*vw));
 	vw->src = src;
 	vw->line = (struct buf)BUF_INIT;
-	return view_rebuild(vw, src->hist, event, err);
+	return view_rebuild(vw, src->hist, event, false, err);
 }
 
 void view_free(struct view *vw)
@@ -435,7 +436,7 @@ int view_zoom(struct view *vw, enum zoom_kind kind, size_t row, struct err *err)
 		return reshow(vw, err);
 	}
 	order_set(vw, kind, set);
-	return view_rebuild(vw, vw->h, vw->event, err);
+	return view_rebuild(vw, vw->h, vw->event, false, err);
 }
 
 int view_filter(struct view *vw, const char *re, struct err *err)

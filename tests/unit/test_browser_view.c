@@ -221,7 +221,11 @@ static void test_zoom_thread(void **state)
 	assert_int_equal(view_init(&x.vw, &x.src, 0, &x.err), 0);
 	r = find(&x, "worker", "b");
 	assert_int_not_equal(r, SIZE_MAX);
+	assert_int_not_equal(r, 0);
+	x.vw.sel = r;
 	assert_int_equal(view_zoom(&x.vw, ZOOM_THREAD, r, &x.err), 0);
+	/* the selection followed its entry, to the first row of the zoom */
+	assert_int_equal(x.vw.sel, find(&x, "worker", "b"));
 	assert_int_equal(x.vw.zthread, x.t2);
 	assert_int_equal(x.h.nr_entries, only.h.nr_entries);
 	assert_int_equal(x.vw.shown_period, 30);
@@ -233,6 +237,9 @@ static void test_zoom_thread(void **state)
 	assert_int_equal(view_unzoom(&x.vw, &x.err), 1);
 	assert_null(x.vw.zthread);
 	assert_int_equal(x.vw.shown_period, 100);
+	/* and back out to its place, though it was on the first row (a zoom
+	 * is no refresh: prep_browser.sh's second zoom went into worker-a) */
+	assert_int_equal(x.vw.sel, find(&x, "worker", "b"));
 	assert_int_not_equal(find(&x, "app", "a"), SIZE_MAX);
 	assert_int_equal(view_unzoom(&x.vw, &x.err), 0);
 	fx_free(&x);
@@ -309,7 +316,7 @@ static void test_refresh_keeps_state(void **state)
 		if (x.h.stacks[i].thread == x.t2)
 			x.h.stacks[i].period *= 10;     /* worker's b: 300 */
 	view_invalidate(&x.vw);
-	assert_int_equal(view_rebuild(&x.vw, &x.h, 0, &x.err), 0);
+	assert_int_equal(view_rebuild(&x.vw, &x.h, 0, true, &x.err), 0);
 	r = find(&x, "app", "a");
 	assert_int_not_equal(r, SIZE_MAX);
 	assert_true(find(&x, "worker", "b") < r);
@@ -320,7 +327,7 @@ static void test_refresh_keeps_state(void **state)
 		if (x.h.stacks[i].thread == x.t1)
 			x.h.stacks[i].nr_frames = 0;
 	view_invalidate(&x.vw);
-	assert_int_equal(view_rebuild(&x.vw, &x.h, 0, &x.err), 0);
+	assert_int_equal(view_rebuild(&x.vw, &x.h, 0, true, &x.err), 0);
 	assert_int_equal(find(&x, "app", "a"), SIZE_MAX);
 	assert_true(x.vw.sel < view_rows(&x.vw));
 	fx_free(&x);

@@ -22,6 +22,13 @@ weight() { awk -v re="$2" '{ n = $NF; l = $0; sub(/ [0-9]+$/, "", l); if (l ~ re
 		     END { printf "%d\n", s }' "$1"; }
 # $1 within $2 +- $3 percent
 within() { awk -v v="$1" -v w="$2" -v p="$3" 'BEGIN { exit !(v >= w * (1 - p / 100) && v <= w * (1 + p / 100)) }'; }
+# what sleeper says it slept (its output $1): the time in its naps' system
+# calls, with the wait for a CPU after each wakeup, which a loaded machine
+# stretches past the designed sleeps (1.26 s for 5 x 200 ms once, with
+# other suites running); what the off-CPU time must match
+slept() { awk '/^slept/ { print $2 }' "$1"; }
+# the designed sleeps, at least: the slept time is not short
+at_least() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v >= w * 0.99) }'; }
 # the "Event count" of event $2 in prep's report $1
 evcount() { awk -v e="'$2'" '/^# Samples: / { cur = $NF } /^# Event count/ && cur == e { print $NF }' "$1"; }
 
@@ -33,7 +40,8 @@ $PREC --off-cpu -F 999 -g -o off.data -- $P/sleeper >out 2>err || fail "prec --o
 grep -q perf_event_paranoid err && fail "a note without need: $(cat err)"
 $PREP export folded -i off.data --event offcpu-time -o off.folded || fail "folded offcpu-time"
 nap=$(weight off.folded ';nap;')
-within "$nap" 1000000000 5 || fail "offcpu-time on nap's stack: $nap ns (want 1.0 s +- 5%)"
+at_least "$(slept out)" 1000000000 || fail "sleeper slept $(slept out) ns, under its 5 x 200 ms"
+within "$nap" "$(slept out)" 5 || fail "offcpu-time on nap's stack: $nap ns (sleeper slept $(slept out) ns; want that +- 5%)"
 grep -q ';main;nap;entry_SYSCALL' off.folded || fail "nap's stack lacks the kernel: $(head -3 off.folded)"
 grep -qE ';schedule [0-9]+$' off.folded || fail "the waits do not end in schedule: $(head -3 off.folded)"
 $PREP -i plain.data --stdio -q >plain.rep 2>/dev/null
@@ -45,7 +53,7 @@ $PREP -i off.data --stdio --no-children --sort sym -g none --event cpu-clock 2>/
 	awk '$3 == "compute" { sub(/%/, "", $1); exit !($1 > 90) }' || fail "cpu-clock: compute under 90%"
 $PREP -i off.data --stdio --no-children --sort sym --event offcpu-time >ev.rep 2>/dev/null
 grep -q "^# Samples: 5  of event 'offcpu-time'$" ev.rep || fail "not 5 waits: $(grep Samples ev.rep)"
-within "$(evcount ev.rep offcpu-time)" 1000000000 5 || fail "offcpu-time count: $(grep 'Event count' ev.rep)"
+within "$(evcount ev.rep offcpu-time)" "$(slept out)" 5 || fail "offcpu-time count: $(grep 'Event count' ev.rep)"
 $PREP -i off.data --stdio --children --sort sym --event offcpu-time 2>/dev/null |
 	grep -qE '^ +100\.00% +0\.00%  \[\.\] nap$' || fail "--children: nap not at 100% of offcpu-time"
 
@@ -105,12 +113,12 @@ $PREP export folded -i off.data --wall -o wall.folded 2>/dev/null
 # the differentials weigh waits as the single exports do, in nanoseconds: the
 # same 5 naps of 200 ms against 2 of 50 ms are 1.0 s against 0.1 s, not 5
 # samples against 2 (difffolded, prep diff --folded, the differential page)
-$PREC --off-cpu -F 999 -g -q -o short.data -- $P/sleeper 50 2 50 >/dev/null || fail "prec short.data"
+$PREC --off-cpu -F 999 -g -q -o short.data -- $P/sleeper 50 2 50 >short.out || fail "prec short.data"
 $PREP export difffolded off.data short.data --event offcpu-time -o nap.diff 2>/dev/null ||
 	fail "difffolded --event offcpu-time"
 read -r old new <<<"$(awk '/;nap;/ { o += $(NF-1); n += $NF } END { print o + 0, n + 0 }' nap.diff)"
-within "$old" 1000000000 5 && within "$new" 100000000 10 ||
-	fail "difffolded offcpu-time: nap $old ns against $new ns (want 1.0 s against 0.1 s): $(head -2 nap.diff)"
+within "$old" "$(slept out)" 5 && within "$new" "$(slept short.out)" 10 ||
+	fail "difffolded offcpu-time: nap $old ns against $new ns (slept $(slept out) and $(slept short.out)): $(head -2 nap.diff)"
 $PREP diff --folded off.data short.data --wall >wall1.diff 2>/dev/null
 # prep diff --folded has one event's stacks: the waits left out are named
 $PREP diff --folded off.data short.data >/dev/null 2>dfold.err || fail "prep diff --folded: $(cat dfold.err)"
@@ -121,8 +129,8 @@ cmp -s wall1.diff wall2.diff && [ "$(awk '/;nap;/ { o += $(NF-1) } END { print o
 	fail "--wall differentials: $(head -2 wall1.diff) / $(head -2 wall2.diff)"
 $PREP flamegraph --diff off.data short.data --event offcpu-time -o nap.html 2>/dev/null || fail "flamegraph --diff"
 tot=$(grep -o '"totals":\[\[[0-9]*\],\[[0-9]*\]\]' nap.html | tr -c '0-9\n' ' ')
-grep -q '"unit":"ns"' nap.html && within "$(echo $tot | cut -d' ' -f1)" 1000000000 5 &&
-	within "$(echo $tot | cut -d' ' -f2)" 100000000 10 ||
+grep -q '"unit":"ns"' nap.html && within "$(echo $tot | cut -d' ' -f1)" "$(slept out)" 5 &&
+	within "$(echo $tot | cut -d' ' -f2)" "$(slept short.out)" 10 ||
 	fail "flamegraph --diff offcpu-time: not in ns, totals '$tot'"
 
 # the latency profile (the file has the switch records): each wait at the
@@ -170,21 +178,21 @@ $PREP export folded -i th2.data --event offcpu-time -o th2.folded 2>/dev/null
 if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
 	U=$d/t/u
 	paranoid_set 1
-	as_user $UPREC --off-cpu -F 999 -g -q -o p1.data -- $UP/sleeper >/dev/null 2>p1.err ||
+	as_user $UPREC --off-cpu -F 999 -g -q -o p1.data -- $UP/sleeper >"$d/p1.out" 2>p1.err ||
 		fail "paranoid 1: $(cat p1.err)"
 	paranoid_set 2
-	as_user $UPREC --off-cpu -F 999 -g -o p2.data -- $UP/sleeper >/dev/null 2>"$d/p2.err" ||
+	as_user $UPREC --off-cpu -F 999 -g -o p2.data -- $UP/sleeper >"$d/p2.out" 2>"$d/p2.err" ||
 		fail "paranoid 2: $(cat "$d/p2.err")"
 	paranoid_restore
 	$PREP export folded -i "$U/p1.data" --event offcpu-time -o p1.folded 2>/dev/null
-	within "$(weight p1.folded ';nap;')" 1000000000 5 ||
+	within "$(weight p1.folded ';nap;')" "$(slept "$d/p1.out")" 5 ||
 		fail "paranoid 1: offcpu-time on nap's stack: $(weight p1.folded ';nap;') ns"
 	grep -q ';nap;entry_SYSCALL' p1.folded || fail "paranoid 1: no kernel stack"
 	[ "$(grep -c perf_event_paranoid "$d/p2.err")" -eq 1 ] || fail "paranoid 2: not one note: $(cat "$d/p2.err")"
 	grep -q "^prec: perf_event_paranoid is 2: .*off-CPU time per thread without stacks.*lower it to 1 or give prec CAP_PERFMON (setcap cap_perfmon+ep prec)$" "$d/p2.err" ||
 		fail "paranoid 2: the note: $(cat "$d/p2.err")"
 	$PREP export folded -i "$U/p2.data" --event offcpu-time -o p2.folded 2>/dev/null
-	within "$(weight p2.folded '^sleeper;')" 1000000000 5 ||
+	within "$(weight p2.folded '^sleeper;')" "$(slept "$d/p2.out")" 5 ||
 		fail "paranoid 2: the thread's off-CPU time: $(cat p2.folded)"
 	[ "$(awk 'END { print NR }' p2.folded)" -eq 1 ] && grep -q '^sleeper;\[unknown\] ' p2.folded ||
 		fail "paranoid 2: stacks made up: $(cat p2.folded)"

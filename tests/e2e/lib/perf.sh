@@ -3,11 +3,22 @@
 #                perf record ARGS, tried again (five times in all) when perf
 #                itself fails: perf 6.1 here sometimes aborts as it ends
 #                ("stack smashing detected", an assertion in
-#                util/build-id.c), leaving a file it cannot read either
+#                util/build-id.c), leaving a file it cannot read either,
+#                at times with exit status 0: a file whose header still
+#                says no data (perf writes the data size last) is a failure
+#                too
 perf_rec() {
-	local try
+	local try out="" prev=""
+	for a in "$@"; do
+		[ "$prev" = -o ] && out=$a
+		prev=$a
+	done
 	for try in 1 2 3 4 5; do
-		perf record "$@" && return 0
+		perf record "$@" || continue
+		# the data section's size, at offset 48 of a perf.data header
+		[ -z "$out" ] || [ "$out" = - ] ||
+			[ "$(od -An -t u8 -j 48 -N 8 "$out" 2>/dev/null | tr -d ' ')" != 0 ] || continue
+		return 0
 	done
 	return 1
 }

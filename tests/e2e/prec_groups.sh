@@ -70,6 +70,7 @@ $PREP dump -i "$d/t.data" | grep -q " READ " || fail "-s: no READ records"
 
 # --switch-output: each file's deltas hold only its own counts (the counters
 # start again at a switch), so the page faults of all files add up as in one
+# (less, as there, the faults after a CPU's last sample of each file)
 mkdir "$d/sw"
 (cd "$d/sw" && $PREC -q -F 1000 -e '{cpu-clock,page-faults}:S' --switch-output=0.2s -- \
 	$P/grpwork $PAGES 300 >/dev/null 2>"$d/err") || fail ":S --switch-output: $(cat "$d/err")"
@@ -80,7 +81,7 @@ for f in "$d"/sw/prec.data.*; do
 	nf=$((nf + 1)) pfsum=$((pfsum + n))
 done
 [ $nf -ge 2 ] || fail ":S --switch-output: $nf files"
-[ $pfsum -ge $PAGES ] && [ $pfsum -le $((PAGES + 500)) ] ||
+[ $pfsum -ge $((PAGES * 97 / 100)) ] && [ $pfsum -le $((PAGES + 500)) ] ||
 	fail ":S --switch-output: page faults of $nf files add up to $pfsum for $PAGES pages"
 
 # ---- perf.data: the same lines as perf report (:S, {a,b}, --group) -------------

@@ -171,6 +171,9 @@ struct hist {
 	struct raw_stack *raw;
 	size_t nr_raw, cap_raw;
 	uint64_t raw_gen;
+	/* in front of raw_idx: the raw stacks of the last samples, one per
+	 * slot of their hash (HIST_RAW_SLOTS), each its hash and raw index + 1 */
+	struct { uint64_t hash; uint32_t raw; } *raw_slots;
 	bool dwarf_prefetched;
 	bool chains_seen;       /* a sample with callers */
 	struct stack_data next_data;    /* for the sample hist_add_data adds */

@@ -40,6 +40,7 @@ struct container_reader {
 	struct buf raw3, plain3;    /* container_reader_block_at's */
 	struct libdeflate_decompressor *zd;
 	struct container_stats stats;
+	uint64_t dropped;           /* the mapping's pages before this are given back */
 	/* readahead: a worker decodes the next block while the caller uses
 	 * the one it has */
 	bool ra;
@@ -318,8 +319,27 @@ static bool block_skippable(struct container_reader *r, uint64_t at,
 	return true;
 }
 
+/* The pages of a mapped file this far behind the walk are given back
+ * (MADV_DONTNEED): blocks are decoded into buffers of their own, the page
+ * cache keeps the file, and a block read again (container_reader_block_at)
+ * faults its pages back in, so reading a large file does not hold all of it. */
+#define DROP_LAG (256u << 10)
+#define DROP_STEP (256u << 10)
+
+static void drop_behind(struct container_reader *r)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), upto;
+
+	if (!r->mapped || r->pos < r->dropped + DROP_LAG + DROP_STEP)
+		return;
+	upto = (r->pos - DROP_LAG) & ~(page - 1);
+	if (!madvise((void *)(uintptr_t)(r->base + r->dropped), upto - r->dropped, MADV_DONTNEED))
+		r->dropped = upto;
+}
+
 static int next_block(struct container_reader *r, struct container_block *b, struct err *err)
 {
+	drop_behind(r);
 	while (!r->done && r->pos < r->size) {
 		struct block_header bh;
 		const uint8_t *data;
@@ -597,6 +617,7 @@ void container_reader_rewind(struct container_reader *r)
 	r->pos = CONTAINER_HEADER_SIZE;
 	r->last_seq = -1;
 	r->done = false;
+	r->dropped = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	check_index(r, true);
 }

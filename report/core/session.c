@@ -425,7 +425,6 @@ static int deliver(void *ctx, const uint8_t *p, uint32_t len)
 {
 	struct deliver *d = ctx;
 	struct record rec;
-
 	if (record_decode(d->s->layouts, p, len, &rec, NULL)) {
 		d->s->stats.bad_records++;
 		return 0;
@@ -455,11 +454,25 @@ static int queue(struct session *s, struct session_order *o, const uint8_t *p, s
 	return order_add(&o->q, p, (uint32_t)len, time, borrowed);
 }
 
-/* The block's bytes are about to be reused: the records of it that wait for
- * a later pass are copied. */
-static int adopt(struct session_order *o)
+static bool hold_block(void *ctx, uint64_t *token)
 {
-	return order_adopt(&o->q, NULL, NULL);
+	struct session *s = ctx;
+
+	return container_reader_hold(s->r, token) == 1;
+}
+
+static void release_block(void *ctx, uint64_t token)
+{
+	struct session *s = ctx;
+
+	container_reader_release(s->r, token);
+}
+
+/* The block's bytes are about to be reused: the records of it that wait for
+ * a later pass keep it (the reader holds it for them) or are copied. */
+static int adopt(struct session *s, struct session_order *o)
+{
+	return order_adopt(&o->q, s->r ? hold_block : NULL, s);
 }
 
 /* The end of a pass: hand on what is no later than the newest time of the
@@ -503,7 +516,7 @@ static int read_data(struct session *s, struct session_order *o, const struct co
 			off += len;
 		}
 	}
-	return adopt(o) ? err_set(err, -ENOMEM, "out of memory") : 0;
+	return adopt(s, o) ? err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /* Tell the front end how far the reading is, once per SESSION_PROGRESS_STEP. */
@@ -539,7 +552,7 @@ static int read_perf(struct session *s, struct session_order *o, session_record_
 			if (queue(s, o, ch.p + off, len, !ch.stable))
 				return err_set(err, -ENOMEM, "out of memory");
 		}
-		if (!ch.stable && adopt(o))
+		if (!ch.stable && adopt(s, o))
 			return err_set(err, -ENOMEM, "out of memory");
 		progress(s, ch.offset);
 	}
@@ -582,7 +595,7 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 	struct container_block b;
 	int ret = 0, got = 0;
 
-	order_init(&o.q, NULL, NULL);
+	order_init(&o.q, s->r ? release_block : NULL, s);
 	if (s->pd)
 		ret = read_perf(s, &o, fn, ctx, err);
 	while (!s->pd && !ret && (got = container_reader_next(s->r, &b, err)) == 1) {

@@ -598,6 +598,31 @@ uint64_t record_peek_time(const struct record_layouts *ls, const void *bytes, si
 	return t;
 }
 
+int record_sample_event(const struct record_layouts *ls, const void *bytes, size_t len)
+{
+	const uint64_t before_id = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
+	uint32_t type;
+
+	if (len < 8 || !ls->nr)
+		return -1;
+	memcpy(&type, bytes, 4);
+	if (type != PERF_RECORD_SAMPLE)
+		return -1;
+	if (ls->nr == 1 || ls->how == BY_IDENTIFIER)
+		return peek_event(ls, bytes, len, 8);
+	if (ls->how == BY_ID_POS)
+		return peek_event(ls, bytes, len, 8 + 8 * (size_t)__builtin_popcountll(
+					  ls->ev[0].sample_type & before_id));
+	return -1;
+}
+
+void record_sample_offsets(const struct record_layouts *ls, int ev, struct sample_offsets *o)
+{
+	o->time = ls->plans[ev].time_off;
+	o->period = ls->plans[ev].period_off;
+}
+
 /* ---- walking a buffer -------------------------------------------------- */
 
 int record_next(const void *buf, size_t len, size_t off, size_t *rec_len, struct err *err)

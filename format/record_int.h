@@ -30,8 +30,9 @@ struct id_map {
 #define SAMPLE_PLAN_REST_MAX 16
 struct sample_plan {
 	/* where record_peek_time finds the time: in a SAMPLE, from its start;
-	 * in another record's trailer, back from its end (0: no time) */
-	uint16_t time_off, sid_time_back;
+	 * in another record's trailer, back from its end (0: no time); a
+	 * SAMPLE's period from its start (0: none) */
+	uint16_t time_off, sid_time_back, period_off;
 	uint8_t nr_prefix, nr_rest;
 	uint16_t prefix_off[SAMPLE_PLAN_PREFIX_MAX];    /* offsetof in struct sample */
 	uint8_t rest[SAMPLE_PLAN_REST_MAX];             /* rows of sample.c's table */

@@ -178,8 +178,7 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	return hist_add_cgroup(h, event, t, cpu, 0, period, addrs, kernel, n, ktab);
 }
 
-/* The sample counted into stack idx. */
-static int count_into(struct hist *h, uint32_t idx, uint64_t period)
+int hist_count(struct hist *h, uint32_t idx, uint64_t period)
 {
 	h->last_stack = idx;
 	h->stacks[idx].count++;
@@ -242,7 +241,7 @@ static int add_new(struct hist *h, struct thread *t, struct raw_stack *r, uint64
 	if (h->nr_raw_addrs + n > RAW_ADDRS_MAX)
 		raw_reset(h);
 	if (hist_wants_data(h))
-		return count_into(h, idx, period);
+		return hist_count(h, idx, period);
 	if (!array_grow((void **)&h->raw, &h->cap_raw, h->nr_raw + 1, sizeof(*r)) &&
 	    !array_grow((void **)&h->raw_addrs, &h->cap_raw_addrs, h->nr_raw_addrs + n,
 			sizeof(*addrs)) &&
@@ -257,7 +256,7 @@ static int add_new(struct hist *h, struct thread *t, struct raw_stack *r, uint64
 	} else {
 		raw_reset(h);   /* no memory for the shortcut: do without */
 	}
-	return count_into(h, idx, period);
+	return hist_count(h, idx, period);
 }
 
 int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t cgroup,
@@ -288,10 +287,10 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 		rh = raw_hash(&r, addrs);
 		slot = &h->raw_slots[rh & (HIST_RAW_SLOTS - 1)];
 		if (slot->raw && slot->hash == rh && raw_eq(&rk, slot->raw - 1))
-			return count_into(h, h->raw[slot->raw - 1].stack, period);
+			return hist_count(h, h->raw[slot->raw - 1].stack, period);
 		if (hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
 			*slot = (typeof(*slot)){ rh, ri + 1 };
-			return count_into(h, h->raw[ri].stack, period);
+			return hist_count(h, h->raw[ri].stack, period);
 		}
 	}
 	return add_new(h, t, &r, rh, slot, addrs, kernel, period);

@@ -197,6 +197,11 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
 		    unsigned ktab);
 
+/* One more sample of stack idx (h->last_stack after the hist_add of a
+ * sample like it), weighted by period: what hist_add does with a sample
+ * whose stack it finds. 0, or what opening the DWARF ahead returns. */
+int hist_count(struct hist *h, uint32_t idx, uint64_t period);
+
 /* The parallelism of the samples added next (load_sample.parallelism): for
  * their latency and the parallelism key; 0 (the default) counts as 1. */
 void hist_set_parallelism(struct hist *h, unsigned level);

@@ -276,6 +276,8 @@ int order_flush(struct order *o, uint64_t limit, bool all, order_fn fn, void *ct
 		if (r->start == r->end || (!all && o->e[r->start].time > limit)) {
 			h[0] = h[--k];
 		} else {
+			/* the run's next record is among the next few handed on */
+			__builtin_prefetch(o->e[r->start].p);
 			h[0].time = o->e[r->start].time;
 			/* the same run goes on while it is still the earliest */
 			if ((k > 1 && !head_before(&h[0], &h[1])) ||

@@ -420,11 +420,28 @@ struct deliver {
 	void *ctx;
 };
 
-/* One record in time order: decoded, counted, to fn. */
+void session_count_sample(struct session *s, bool has_time, uint64_t time)
+{
+	s->stats.records++;
+	s->stats.by_type[PERF_RECORD_SAMPLE]++;
+	s->stats.samples++;
+	if (has_time) {
+		if (!s->first_time || time < s->first_time)
+			s->first_time = time;
+		if (time > s->last_time)
+			s->last_time = time;
+	}
+}
+
+/* One record in time order: to the raw hook, else decoded, counted, to fn. */
 static int deliver(void *ctx, const uint8_t *p, uint32_t len)
 {
 	struct deliver *d = ctx;
 	struct record rec;
+	int ret;
+
+	if (d->s->raw && (ret = d->s->raw(d->s->raw_ctx, d->s, p, len)))
+		return ret > 0 ? 0 : ret;
 	if (record_decode(d->s->layouts, p, len, &rec, NULL)) {
 		d->s->stats.bad_records++;
 		return 0;

@@ -281,7 +281,8 @@ struct container_block {
 	uint8_t flags;
 	uint32_t seq;
 	const uint8_t *data;    /* decoded payload; valid until the next
-				   container_reader_next() or close */
+				   container_reader_next() or close (or
+				   container_reader_release when held) */
 	size_t len;
 	uint32_t stored_len;    /* payload bytes in the file, after the header */
 };
@@ -331,12 +332,22 @@ int container_reader_payload_into(const struct container_reader *r, uint64_t off
 struct index_entry;
 int container_reader_index(struct container_reader *r, struct index_entry **out, size_t *n,
 			   struct err *err);
-/* Decode the next block on a thread of its own while the caller works on
- * the one it has (two cores for one file). Blocks come in the same order
- * with the same checks; the warn callback is then called from that thread.
- * Call from the thread that calls container_reader_next, before the walk.
- * 0 or a negative errno. */
+/* Decode the blocks ahead of the walk on threads of their own while the
+ * caller works on the one it has (several cores for one file; a few blocks
+ * ahead, within a bound on their bytes). Blocks come in the same order
+ * with the same checks, and the warn callback is called from the caller's
+ * thread, in file order, as the walk gets to what it is about. Call from
+ * the thread that calls container_reader_next, before the walk. 0 or a
+ * negative errno. */
 int container_reader_readahead(struct container_reader *r);
+/* Keep the block container_reader_next returned last: its data stays valid
+ * after the next calls, until container_reader_release(r, handle) (a
+ * reader of records that wait past their block for the time order leaves
+ * them there). 1 and *handle, or 0 when it cannot be kept (no readahead,
+ * or as many blocks kept as the reader allows): its data is then valid
+ * until the next call only. Both from the walk's thread. */
+int container_reader_hold(struct container_reader *r, uint64_t *handle);
+void container_reader_release(struct container_reader *r, uint64_t handle);
 /* Restart the walk at the first block. */
 void container_reader_rewind(struct container_reader *r);
 const struct container_header *container_reader_header(const struct container_reader *r);

@@ -69,6 +69,7 @@ void record_layouts_free(struct record_layouts *ls)
 	if (!ls)
 		return;
 	free(ls->ev);
+	free(ls->plans);
 	free(ls->ids);
 	free(ls);
 }
@@ -183,11 +184,16 @@ static int layouts_grow(struct record_layouts *ls)
 {
 	size_t cap = ls->cap ? 2 * ls->cap : 4;
 	struct event_layout *p;
+	struct sample_plan *pl;
 
 	p = array_realloc(ls->ev, cap, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	ls->ev = p;
+	pl = array_realloc(ls->plans, cap, sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	ls->plans = pl;
 	ls->cap = cap;
 	return 0;
 }
@@ -210,7 +216,8 @@ int record_layouts_add(struct record_layouts *ls, const struct event_layout *l,
 	ret = ids_merge(ls, ids, nr_ids, idx, err);
 	if (ret)
 		return ret == -ENOMEM ? err_set(err, ret, "cannot add event ids: out of memory") : ret;
-	ls->ev[ls->nr++] = *l;
+	ls->ev[ls->nr] = *l;
+	record__sample_plan(l, &ls->plans[ls->nr++]);
 	layouts_update(ls);
 	return idx;
 }

@@ -239,8 +239,8 @@ static int finish(struct perfdata *pd)
  * (MADV_DONTNEED): the page cache keeps them, and a record still waiting
  * to be put in time order that lies there is read again from the file (a
  * minor fault), so reading a large file does not hold all of it. */
-#define DROP_LAG (8u << 20)
-#define DROP_STEP (4u << 20)
+#define DROP_LAG (1u << 20)
+#define DROP_STEP (1u << 20)
 
 static void drop_behind(struct perfdata *pd)
 {

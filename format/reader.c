@@ -8,13 +8,11 @@
  * about, counted and skipped (FORMAT.md section 6.2).
  */
 #include "blocks.h"
-#include "container.h"
-#include "header.h"
+#include "reader_int.h"
 #include "transform.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,61 +22,61 @@
 #include <unistd.h>
 #include <libdeflate.h>
 
-struct container_reader {
-	const uint8_t *base;
-	size_t size;
-	bool mapped;
-	struct container_reader_opts opts;
-	struct container_header header;
-	bool check_reserved;        /* file minor <= ours */
-	uint64_t pos;               /* offset of the next block header */
-	int64_t last_seq;           /* seq of the last valid block header, -1 */
-	bool done;
-	struct buf raw;             /* inflated payload */
-	struct buf plain;           /* untransformed payload */
-	struct buf raw2, plain2;    /* readahead: the set the caller's block is in */
-	struct buf raw3, plain3;    /* container_reader_block_at's */
-	struct libdeflate_decompressor *zd;
-	struct container_stats stats;
-	/* readahead: a worker decodes the next block while the caller uses
-	 * the one it has */
-	bool ra;
-	pthread_t ra_thread;
-	pthread_mutex_t ra_lock;
-	pthread_cond_t ra_cond;
-	enum { RA_IDLE, RA_WORK, RA_DONE } ra_state;
-	bool ra_stop;
-	int ra_ret;
-	struct container_block ra_b;
-	struct err ra_err;
-};
+static void problem(const struct container_reader *r, const struct walk_sink *sink,
+		    enum container_problem_kind kind, uint64_t offset, uint64_t bytes, int reason,
+		    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-static void buf_swap(struct buf *a, struct buf *b)
-{
-	struct buf t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-static void problem(struct container_reader *r, enum container_problem_kind kind,
-		    uint64_t offset, uint64_t bytes, int reason, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-
-static void problem(struct container_reader *r, enum container_problem_kind kind,
-		    uint64_t offset, uint64_t bytes, int reason, const char *fmt, ...)
+/* Tell a problem, or keep it for later in sink (a step done ahead); NULL
+ * sink: at once. */
+static void problem(const struct container_reader *r, const struct walk_sink *sink,
+		    enum container_problem_kind kind, uint64_t offset, uint64_t bytes, int reason,
+		    const char *fmt, ...)
 {
 	struct container_problem p = { kind, offset, bytes, reason, NULL };
+	struct problem_notes *n = sink ? sink->later : NULL;
 	char msg[ERR_MSG_MAX];
 	va_list ap;
 
 	if (!r->opts.warn)
 		return;
+	if (n && n->nr == n->cap && array_grow((void **)&n->v, &n->cap, n->nr + 1, sizeof(*n->v)))
+		n = NULL;       /* no memory to keep it: told now, out of its place */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(n ? n->v[n->nr].msg : msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (n) {
+		n->v[n->nr++].p = p;
+		return;
+	}
 	p.msg = msg;
 	r->opts.warn(r->opts.ctx, &p);
+}
+
+void reader_tell(struct container_reader *r, struct problem_notes *n)
+{
+	for (size_t i = 0; i < n->nr; i++) {
+		n->v[i].p.msg = n->v[i].msg;
+		r->opts.warn(r->opts.ctx, &n->v[i].p);
+	}
+	n->nr = 0;
+}
+
+void stats_add(struct container_stats *to, const struct container_stats *from)
+{
+	to->blocks += from->blocks;
+	to->corrupt_blocks += from->corrupt_blocks;
+	to->skipped_blocks += from->skipped_blocks;
+	to->bytes_skipped += from->bytes_skipped;
+	to->bytes_ignored += from->bytes_ignored;
+	to->truncated |= from->truncated;
+}
+
+void decoder_free(struct decoder *d)
+{
+	libdeflate_free_decompressor(d->zd);
+	buf_free(&d->raw);
+	buf_free(&d->plain);
+	d->zd = NULL;
 }
 
 /* Is there a valid block header at off, with seq after the last good one? */
@@ -106,7 +104,7 @@ static void check_stream_end(struct container_reader *r, bool quiet)
 		return;
 	}
 	if (!quiet)
-		problem(r, PROBLEM_UNFINISHED, 0, 0, 0,
+		problem(r, NULL, PROBLEM_UNFINISHED, 0, 0, 0,
 			"the stream was cut short (no END block): reading up to the last complete block");
 }
 
@@ -121,7 +119,7 @@ static void check_index(struct container_reader *r, bool quiet)
 	}
 	if (!off) {
 		if (!quiet)
-			problem(r, PROBLEM_UNFINISHED, 0, 0, 0,
+			problem(r, NULL, PROBLEM_UNFINISHED, 0, 0, 0,
 				"the recording did not finish (no index): reading up to the last complete block");
 		return;
 	}
@@ -131,7 +129,7 @@ static void check_index(struct container_reader *r, bool quiet)
 	    bh.type != BLOCK_INDEX ||
 	    r->size - off - CONTAINER_BLOCK_HEADER_SIZE < bh.stored_len) {
 		if (!quiet)
-			problem(r, PROBLEM_BAD_INDEX, off, 0, 0,
+			problem(r, NULL, PROBLEM_BAD_INDEX, off, 0, 0,
 				"index offset %llu does not point to an index block: index ignored",
 				(unsigned long long)off);
 		return;
@@ -212,50 +210,53 @@ int container_reader_open(struct container_reader **out, const char *path,
 	return 0;
 }
 
-static int inflate_payload(struct container_reader *r, const uint8_t *p, uint32_t stored,
+static int inflate_payload(struct decoder *d, struct buf *to, const uint8_t *p, uint32_t stored,
 			   uint32_t raw_len)
 {
 	size_t in_used = 0, out_len = 0;
 	enum libdeflate_result res;
 
-	if (!r->zd && !(r->zd = libdeflate_alloc_decompressor()))
+	if (!d->zd && !(d->zd = libdeflate_alloc_decompressor()))
 		return -ENOMEM;
-	buf_reset(&r->raw);
-	if (buf_reserve(&r->raw, raw_len ? raw_len : 1))
+	buf_reset(to);
+	if (buf_reserve(to, raw_len ? raw_len : 1))
 		return -ENOMEM;
-	res = libdeflate_zlib_decompress_ex(r->zd, p, stored, r->raw.data, raw_len,
+	res = libdeflate_zlib_decompress_ex(d->zd, p, stored, to->data, raw_len,
 					    &in_used, &out_len);
 	/* The stream must end exactly at raw_len and use all stored bytes. */
 	if (res != LIBDEFLATE_SUCCESS || out_len != raw_len || in_used != stored)
 		return -PREC_ECORRUPT;
-	r->raw.len = raw_len;
+	to->len = raw_len;
 	return 0;
 }
 
-/* The payload of a block with a valid header: 0 with *data, *len set, or
- * -PREC_ECORRUPT (codec failure, wrong length or CRC), -ENOMEM. */
-static int block_payload(struct container_reader *r, const struct block_header *bh,
+/* The payload of a block with a valid header, decoded with d into out
+ * (through d's own buffer when it is transformed; in place when stored):
+ * 0 with *data, *len set, or -PREC_ECORRUPT (codec failure, wrong length or
+ * CRC), -ENOMEM. */
+static int block_payload(struct decoder *d, struct buf *out, const struct block_header *bh,
 			 const uint8_t *stored, const uint8_t **data, size_t *len)
 {
+	bool tr = bh->flags & BLOCK_FLAG_TRANSFORMED;
 	int ret;
 
 	if (bh->codec == CODEC_STORED && bh->stored_len != bh->raw_len)
 		return -PREC_ECORRUPT;
 	if (bh->codec == CODEC_ZLIB) {
-		ret = inflate_payload(r, stored, bh->stored_len, bh->raw_len);
+		ret = inflate_payload(d, tr ? &d->raw : out, stored, bh->stored_len, bh->raw_len);
 		if (ret)
 			return ret;
-		*data = r->raw.data;
+		*data = tr ? d->raw.data : out->data;
 	} else {
 		*data = stored;
 	}
 	*len = bh->raw_len;
-	if (bh->flags & BLOCK_FLAG_TRANSFORMED) {
-		ret = data_untransform(*data, *len, &r->plain, NULL);
+	if (tr) {
+		ret = data_untransform(*data, *len, out, NULL);
 		if (ret)
 			return ret == -ENOMEM ? ret : -PREC_ECORRUPT;
-		*data = r->plain.data;
-		*len = r->plain.len;
+		*data = out->data;
+		*len = out->len;
 	}
 	if (crc32_of(*data, *len) != bh->raw_crc)
 		return -PREC_ECORRUPT;
@@ -263,35 +264,35 @@ static int block_payload(struct container_reader *r, const struct block_header *
 }
 
 /* Skip a damaged block header at r->pos: find the next valid one. */
-static void resync(struct container_reader *r, int why)
+static void resync(struct container_reader *r, const struct walk_sink *sink, int why)
 {
 	uint64_t bad = r->pos;
 	struct block_header bh;
 
-	r->stats.corrupt_blocks++;
-	problem(r, PROBLEM_CORRUPT_HEADER, bad, 0, 0, "corrupt block header at offset %llu (%s)",
+	sink->stats->corrupt_blocks++;
+	problem(r, sink, PROBLEM_CORRUPT_HEADER, bad, 0, 0, "corrupt block header at offset %llu (%s)",
 		(unsigned long long)bad, why == -PREC_ELIMIT ? "length over the limits" :
 		why == -PREC_EFORMAT ? "no block magic" : "checksum mismatch or reserved bits set");
 	for (uint64_t off = bad + 1; off + CONTAINER_BLOCK_HEADER_SIZE <= r->size; off++) {
 		if (r->base[off] != (uint8_t)CONTAINER_BLOCK_MAGIC[0] || !header_valid_at(r, off, &bh))
 			continue;
-		problem(r, PROBLEM_RESYNC, off, off - bad, 0,
+		problem(r, sink, PROBLEM_RESYNC, off, off - bad, 0,
 			"skipped %llu bytes to the next valid block at offset %llu",
 			(unsigned long long)(off - bad), (unsigned long long)off);
-		r->stats.bytes_skipped += off - bad;
+		sink->stats->bytes_skipped += off - bad;
 		r->pos = off;
 		return;
 	}
-	problem(r, PROBLEM_TRUNCATED, bad, r->size - bad, 0,
+	problem(r, sink, PROBLEM_TRUNCATED, bad, r->size - bad, 0,
 		"no valid block after offset %llu: ignored the last %llu bytes",
 		(unsigned long long)bad, (unsigned long long)(r->size - bad));
-	r->stats.bytes_ignored += r->size - bad;
+	sink->stats->bytes_ignored += r->size - bad;
 	r->done = true;
 }
 
 /* Blocks this reader cannot decode are skipped, checked in decoding order. */
-static bool block_skippable(struct container_reader *r, uint64_t at,
-			    const struct block_header *bh)
+static bool block_skippable(const struct container_reader *r, const struct walk_sink *sink,
+			    uint64_t at, const struct block_header *bh)
 {
 	static const char *const why[] = {
 		[SKIP_UNKNOWN_CODEC] = "unknown codec",
@@ -311,173 +312,160 @@ static bool block_skippable(struct container_reader *r, uint64_t at,
 		reason = SKIP_UNKNOWN_TYPE;
 	if (!reason)
 		return false;
-	problem(r, PROBLEM_SKIPPED, at, 0, reason,
+	problem(r, sink, PROBLEM_SKIPPED, at, 0, reason,
 		"block at offset %llu (type %u, codec %u, flags 0x%x): %s, skipped",
 		(unsigned long long)at, bh->type, bh->codec, bh->flags, why[reason]);
-	r->stats.skipped_blocks++;
+	sink->stats->skipped_blocks++;
 	return true;
 }
 
-static int next_block(struct container_reader *r, struct container_block *b, struct err *err)
+/* The pages of a mapped file this far behind the walk are given back
+ * (MADV_DONTNEED): blocks are decoded into buffers of their own, the page
+ * cache keeps the file, and a block read again (container_reader_block_at,
+ * a stored block held) faults its pages back in, so reading a large file
+ * does not hold all of it. */
+#define DROP_LAG (256u << 10)
+#define DROP_STEP (256u << 10)
+
+void reader_drop_behind(struct container_reader *r, uint64_t off)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), upto;
+
+	if (!r->mapped || off < r->dropped + DROP_LAG + DROP_STEP)
+		return;
+	upto = (off - DROP_LAG) & ~(page - 1);
+	if (!madvise((void *)(uintptr_t)(r->base + r->dropped), upto - r->dropped, MADV_DONTNEED))
+		r->dropped = upto;
+}
+
+int reader_scan(struct container_reader *r, const struct walk_sink *sink, uint64_t *at_out,
+		struct block_header *bh_out)
 {
 	while (!r->done && r->pos < r->size) {
 		struct block_header bh;
-		const uint8_t *data;
-		size_t len;
 		uint64_t at = r->pos, end;
-		struct err sub = { 0 };
 		int ret;
 
 		if (r->size - at < CONTAINER_BLOCK_HEADER_SIZE) {
-			problem(r, PROBLEM_TRUNCATED, at, r->size - at, 0,
+			problem(r, sink, PROBLEM_TRUNCATED, at, r->size - at, 0,
 				"incomplete block at offset %llu: ignored the last %llu bytes",
 				(unsigned long long)at, (unsigned long long)(r->size - at));
-			r->stats.bytes_ignored += r->size - at;
-			r->stats.truncated = true;
+			sink->stats->bytes_ignored += r->size - at;
+			sink->stats->truncated = true;
 			break;
 		}
 		ret = block_header_decode(r->base + at, &bh, r->check_reserved);
 		if (ret) {
-			resync(r, ret);
+			resync(r, sink, ret);
 			continue;
 		}
 		end = at + CONTAINER_BLOCK_HEADER_SIZE + bh.stored_len;
 		if (end > r->size) {
-			problem(r, PROBLEM_TRUNCATED, at, r->size - at, 0,
+			problem(r, sink, PROBLEM_TRUNCATED, at, r->size - at, 0,
 				"incomplete block at offset %llu (%llu of %u payload bytes): ignored the last %llu bytes",
 				(unsigned long long)at,
 				(unsigned long long)(r->size - at - CONTAINER_BLOCK_HEADER_SIZE),
 				bh.stored_len, (unsigned long long)(r->size - at));
-			r->stats.bytes_ignored += r->size - at;
-			r->stats.truncated = true;
+			sink->stats->bytes_ignored += r->size - at;
+			sink->stats->truncated = true;
 			break;
 		}
 		if (r->last_seq >= 0 && bh.seq != r->last_seq + 1)
-			problem(r, PROBLEM_SEQ_GAP, at, 0, 0,
+			problem(r, sink, PROBLEM_SEQ_GAP, at, 0, 0,
 				"block at offset %llu has sequence number %u after %lld: blocks are missing",
 				(unsigned long long)at, bh.seq, (long long)r->last_seq);
 		r->last_seq = bh.seq;
 		r->pos = end;
-		if (block_skippable(r, at, &bh))
+		if (block_skippable(r, sink, at, &bh))
 			continue;
-		ret = block_payload(r, &bh, r->base + at + CONTAINER_BLOCK_HEADER_SIZE, &data, &len);
-		if (ret == -ENOMEM)
-			return err_set(err, ret, "out of memory");
-		if (ret) {
-			problem(r, PROBLEM_CORRUPT_PAYLOAD, at, 0, 0,
-				"corrupt %s block at offset %llu: payload does not decode or fails its checksum; skipped",
-				block_type_name(bh.type), (unsigned long long)at);
-			r->stats.corrupt_blocks++;
-			continue;
-		}
-		ret = block_payload_validate(bh.type, data, len, &sub);
-		if (ret) {
-			problem(r, PROBLEM_CORRUPT_STRUCTURE, at, 0, 0,
-				"corrupt %s block at offset %llu: %s; skipped",
-				block_type_name(bh.type), (unsigned long long)at, sub.msg);
-			r->stats.corrupt_blocks++;
-			continue;
-		}
-		b->offset = at;
-		b->type = bh.type;
-		b->codec = bh.codec;
-		b->flags = bh.flags;
-		b->seq = bh.seq;
-	b->stored_len = bh.stored_len;
-		b->data = data;
-		b->len = len;
-		r->stats.blocks++;
+		*at_out = at;
+		*bh_out = bh;
 		return 1;
 	}
 	r->done = true;
 	return 0;
 }
 
-static void *ra_worker(void *arg)
+int reader_decode(const struct container_reader *r, const struct walk_sink *sink,
+		  struct decoder *d, struct buf *out, uint64_t at, const struct block_header *bh,
+		  struct container_block *b)
 {
-	struct container_reader *r = arg;
+	const uint8_t *data;
+	struct err sub = { 0 };
+	size_t len;
+	int ret = block_payload(d, out, bh, r->base + at + CONTAINER_BLOCK_HEADER_SIZE, &data,
+				&len);
 
-	pthread_mutex_lock(&r->ra_lock);
-	for (;;) {
-		struct container_block b = { 0 };
-		struct err e = { 0 };
-		int ret;
-
-		while (r->ra_state != RA_WORK && !r->ra_stop)
-			pthread_cond_wait(&r->ra_cond, &r->ra_lock);
-		if (r->ra_stop)
-			break;
-		pthread_mutex_unlock(&r->ra_lock);
-		/* the caller's block stays in the other set */
-		buf_swap(&r->raw, &r->raw2);
-		buf_swap(&r->plain, &r->plain2);
-		ret = next_block(r, &b, &e);
-		pthread_mutex_lock(&r->ra_lock);
-		r->ra_ret = ret;
-		r->ra_b = b;
-		r->ra_err = e;
-		r->ra_state = RA_DONE;
-		pthread_cond_broadcast(&r->ra_cond);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		problem(r, sink, PROBLEM_CORRUPT_PAYLOAD, at, 0, 0,
+			"corrupt %s block at offset %llu: payload does not decode or fails its checksum; skipped",
+			block_type_name(bh->type), (unsigned long long)at);
+		sink->stats->corrupt_blocks++;
+		return 0;
 	}
-	pthread_mutex_unlock(&r->ra_lock);
-	return NULL;
+	ret = block_payload_validate(bh->type, data, len, &sub);
+	if (ret) {
+		problem(r, sink, PROBLEM_CORRUPT_STRUCTURE, at, 0, 0,
+			"corrupt %s block at offset %llu: %s; skipped",
+			block_type_name(bh->type), (unsigned long long)at, sub.msg);
+		sink->stats->corrupt_blocks++;
+		return 0;
+	}
+	b->offset = at;
+	b->type = bh->type;
+	b->codec = bh->codec;
+	b->flags = bh->flags;
+	b->seq = bh->seq;
+	b->stored_len = bh->stored_len;
+	b->data = data;
+	b->len = len;
+	sink->stats->blocks++;
+	return 1;
 }
 
-/* Wait until the worker is not decoding (the caller's thread only). */
-static void ra_quiet(struct container_reader *r)
+/* The walk without readahead: scan and decode on this thread. */
+static int next_block(struct container_reader *r, struct container_block *b, struct err *err)
 {
-	if (!r->ra)
-		return;
-	pthread_mutex_lock(&r->ra_lock);
-	while (r->ra_state == RA_WORK)
-		pthread_cond_wait(&r->ra_cond, &r->ra_lock);
-	pthread_mutex_unlock(&r->ra_lock);
+	const struct walk_sink sink = { NULL, &r->stats };
+
+	for (;;) {
+		struct block_header bh;
+		uint64_t at;
+		int ret;
+
+		if (!reader_scan(r, &sink, &at, &bh))
+			return 0;
+		reader_drop_behind(r, at);
+		ret = reader_decode(r, &sink, &r->walk, &r->walk.plain, at, &bh, b);
+		if (ret < 0)
+			return err_set(err, ret, "out of memory");
+		if (ret)
+			return 1;
+	}
 }
 
 int container_reader_readahead(struct container_reader *r)
 {
-	int ret;
-
-	if (r->ra)
-		return 0;
-	pthread_mutex_init(&r->ra_lock, NULL);
-	pthread_cond_init(&r->ra_cond, NULL);
-	r->ra_state = RA_IDLE;
-	ret = pthread_create(&r->ra_thread, NULL, ra_worker, r);
-	if (ret) {
-		pthread_mutex_destroy(&r->ra_lock);
-		pthread_cond_destroy(&r->ra_cond);
-		return -ret;
-	}
-	r->ra = true;
-	return 0;
+	return r->ra ? 0 : reader_ra_start(r);
 }
 
 int container_reader_next(struct container_reader *r, struct container_block *b,
 			  struct err *err)
 {
-	int ret;
+	return r->ra ? reader_ra_next(r, b, err) : next_block(r, b, err);
+}
 
-	if (!r->ra)
-		return next_block(r, b, err);
-	pthread_mutex_lock(&r->ra_lock);
-	if (r->ra_state == RA_IDLE) {
-		r->ra_state = RA_WORK;
-		pthread_cond_broadcast(&r->ra_cond);
-	}
-	while (r->ra_state != RA_DONE)
-		pthread_cond_wait(&r->ra_cond, &r->ra_lock);
-	ret = r->ra_ret;
-	*b = r->ra_b;
-	if (ret < 0 && err)
-		*err = r->ra_err;
-	r->ra_state = RA_IDLE;
-	if (ret == 1) {         /* start on the block after it */
-		r->ra_state = RA_WORK;
-		pthread_cond_broadcast(&r->ra_cond);
-	}
-	pthread_mutex_unlock(&r->ra_lock);
-	return ret;
+int container_reader_hold(struct container_reader *r, uint64_t *handle)
+{
+	return r->ra ? reader_ra_hold(r, handle) : 0;
+}
+
+void container_reader_release(struct container_reader *r, uint64_t handle)
+{
+	if (r->ra)
+		reader_ra_release(r, handle);
 }
 
 static int block_at(struct container_reader *r, uint64_t offset, bool check,
@@ -496,13 +484,9 @@ static int block_at(struct container_reader *r, uint64_t offset, bool check,
 	    ((bh.flags & BLOCK_FLAG_TRANSFORMED) && bh.type != BLOCK_DATA) ||
 	    !block_type_name(bh.type))
 		return 0;
-	/* decode into a set of its own: the others may hold blocks in use */
-	ra_quiet(r);
-	buf_swap(&r->raw, &r->raw3);
-	buf_swap(&r->plain, &r->plain3);
-	ret = block_payload(r, &bh, r->base + offset + CONTAINER_BLOCK_HEADER_SIZE, &data, &len);
-	buf_swap(&r->raw, &r->raw3);
-	buf_swap(&r->plain, &r->plain3);
+	/* decoded with a decoder of its own: the walk's blocks stay */
+	ret = block_payload(&r->at, &r->at.plain, &bh, r->base + offset + CONTAINER_BLOCK_HEADER_SIZE,
+			    &data, &len);
 	if (ret == -ENOMEM)
 		return err_set(err, ret, "out of memory");
 	if (ret || (check && block_payload_validate(bh.type, data, len, NULL)))
@@ -588,17 +572,16 @@ int container_reader_index(struct container_reader *r, struct index_entry **out,
 
 void container_reader_rewind(struct container_reader *r)
 {
-	ra_quiet(r);
-	if (r->ra) {
-		pthread_mutex_lock(&r->ra_lock);
-		r->ra_state = RA_IDLE;          /* a block decoded ahead is dropped */
-		pthread_mutex_unlock(&r->ra_lock);
-	}
+	if (r->ra)
+		reader_ra_pause(r);     /* the blocks decoded ahead are dropped */
 	r->pos = CONTAINER_HEADER_SIZE;
 	r->last_seq = -1;
 	r->done = false;
+	r->dropped = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	check_index(r, true);
+	if (r->ra)
+		reader_ra_resume(r);
 }
 
 const struct container_header *container_reader_header(const struct container_reader *r)
@@ -629,23 +612,11 @@ void container_reader_close(struct container_reader *r)
 {
 	if (!r)
 		return;
-	if (r->ra) {
-		pthread_mutex_lock(&r->ra_lock);
-		r->ra_stop = true;
-		pthread_cond_broadcast(&r->ra_cond);
-		pthread_mutex_unlock(&r->ra_lock);
-		pthread_join(r->ra_thread, NULL);
-		pthread_mutex_destroy(&r->ra_lock);
-		pthread_cond_destroy(&r->ra_cond);
-	}
+	if (r->ra)
+		reader_ra_stop(r);
 	if (r->mapped)
 		munmap((void *)r->base, r->size);
-	libdeflate_free_decompressor(r->zd);
-	buf_free(&r->raw);
-	buf_free(&r->plain);
-	buf_free(&r->raw2);
-	buf_free(&r->plain2);
-	buf_free(&r->raw3);
-	buf_free(&r->plain3);
+	decoder_free(&r->walk);
+	decoder_free(&r->at);
 	free(r);
 }

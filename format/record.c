@@ -174,7 +174,9 @@ static int dec_read(struct rdec *d, struct cursor *c)
 
 static int dec_sample(struct rdec *d, struct cursor *c)
 {
-	return record__sample(d->l, c, &d->rec->u.sample, &d->rec->sid, d->err);
+	const struct sample_plan *plan = d->ls->plans ? &d->ls->plans[d->l - d->ls->ev] : NULL;
+
+	return record__sample(d->l, plan, c, &d->rec->u.sample, &d->rec->sid, d->err);
 }
 
 static int dec_aux(struct rdec *d, struct cursor *c)
@@ -530,21 +532,22 @@ int record_decode(const struct record_layouts *ls, const void *bytes, size_t len
 
 /* ---- the time alone ----------------------------------------------------- */
 
-static const struct event_layout *peek_layout(const struct record_layouts *ls, const uint8_t *p,
-					      size_t len, size_t id_off)
+/* The event of a record whose id is at id_off, or -1. */
+static int peek_event(const struct record_layouts *ls, const uint8_t *p, size_t len,
+		      size_t id_off)
 {
 	uint64_t id;
 	int ev;
 
 	if (ls->nr == 1)
-		return &ls->ev[0];
+		return 0;
 	if (id_off + 8 > len)
-		return NULL;
+		return -1;
 	memcpy(&id, p + id_off, 8);
 	ev = record_layouts_find(ls, id);
 	if (ev < 0 && id == 0)
 		ev = 0;         /* as record_decode does */
-	return ev < 0 ? NULL : &ls->ev[ev];
+	return ev;
 }
 
 uint64_t record_peek_time(const struct record_layouts *ls, const void *bytes, size_t len)
@@ -552,10 +555,11 @@ uint64_t record_peek_time(const struct record_layouts *ls, const void *bytes, si
 	const uint64_t before_id = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
 	const uint8_t *p = bytes;
-	const struct event_layout *l;
+	const struct sample_plan *pl;
 	uint32_t type;
 	uint64_t st, t;
 	size_t off;
+	int ev;
 
 	if (len < 8 || !ls->nr)
 		return 0;
@@ -563,39 +567,60 @@ uint64_t record_peek_time(const struct record_layouts *ls, const void *bytes, si
 	if (type == PERF_RECORD_SAMPLE) {
 		st = ls->ev[0].sample_type;
 		if (ls->nr == 1 || ls->how == BY_IDENTIFIER)
-			l = peek_layout(ls, p, len, 8);
+			ev = peek_event(ls, p, len, 8);
 		else if (ls->how == BY_ID_POS)
-			l = peek_layout(ls, p, len, 8 + 8 * (size_t)__builtin_popcountll(st & before_id));
+			ev = peek_event(ls, p, len, 8 + 8 * (size_t)__builtin_popcountll(st & before_id));
 		else
 			return 0;
-		if (!l || !(l->sample_type & PERF_SAMPLE_TIME))
+		if (ev < 0 || !(pl = &ls->plans[ev])->time_off)
 			return 0;
-		off = 8 + 8 * (size_t)__builtin_popcountll(l->sample_type & (PERF_SAMPLE_IDENTIFIER |
-				PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+		off = pl->time_off;
 	} else {
-		size_t tsize;
-
 		if (!family(type) || !ls->ev[0].sample_id_all)
 			return 0;
 		st = ls->ev[0].sample_type;
 		if (ls->nr == 1 || ls->how == BY_IDENTIFIER)
-			l = peek_layout(ls, p, len, len - 8);
+			ev = peek_event(ls, p, len, len - 8);
 		else if (ls->how == BY_ID_POS && len >= 8 + record__sample_id_size(st))
-			l = peek_layout(ls, p, len, len - record__sample_id_size(st) +
+			ev = peek_event(ls, p, len, len - record__sample_id_size(st) +
 					8 * (size_t)__builtin_popcountll(st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)));
 		else
 			return 0;
-		if (!l || !(l->sample_type & PERF_SAMPLE_TIME))
+		if (ev < 0 || !(pl = &ls->plans[ev])->time_off)
 			return 0;
-		tsize = record__sample_id_size(l->sample_type);
-		if (len < 8 + tsize)
+		if (len < 8 + record__sample_id_size(ls->ev[ev].sample_type))
 			return 0;
-		off = len - tsize + 8 * (size_t)__builtin_popcountll(l->sample_type & PERF_SAMPLE_TID);
+		off = len - pl->sid_time_back;
 	}
 	if (off + 8 > len)
 		return 0;
 	memcpy(&t, p + off, 8);
 	return t;
+}
+
+int record_sample_event(const struct record_layouts *ls, const void *bytes, size_t len)
+{
+	const uint64_t before_id = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
+	uint32_t type;
+
+	if (len < 8 || !ls->nr)
+		return -1;
+	memcpy(&type, bytes, 4);
+	if (type != PERF_RECORD_SAMPLE)
+		return -1;
+	if (ls->nr == 1 || ls->how == BY_IDENTIFIER)
+		return peek_event(ls, bytes, len, 8);
+	if (ls->how == BY_ID_POS)
+		return peek_event(ls, bytes, len, 8 + 8 * (size_t)__builtin_popcountll(
+					  ls->ev[0].sample_type & before_id));
+	return -1;
+}
+
+void record_sample_offsets(const struct record_layouts *ls, int ev, struct sample_offsets *o)
+{
+	o->time = ls->plans[ev].time_off;
+	o->period = ls->plans[ev].period_off;
 }
 
 /* ---- walking a buffer -------------------------------------------------- */

@@ -189,6 +189,17 @@ int record_decode(const struct record_layouts *ls, const void *bytes, size_t len
  * told (record_decode says why). In host byte order, like record_decode. */
 uint64_t record_peek_time(const struct record_layouts *ls, const void *bytes, size_t len);
 
+/* The event a SAMPLE of len bytes belongs to, as record_decode attributes
+ * it, without decoding it: its index in ls, or -1 (not a SAMPLE, or not
+ * attributable). */
+int record_sample_event(const struct record_layouts *ls, const void *bytes, size_t len);
+/* Where the SAMPLEs of event ev keep their time and period: offsets from
+ * the record's start, 0 for a field they do not have. */
+struct sample_offsets {
+	uint16_t time, period;
+};
+void record_sample_offsets(const struct record_layouts *ls, int ev, struct sample_offsets *o);
+
 /* Walk a buffer of back-to-back records: on success sets *rec_len to the size
  * of the record at `off` and returns 1; returns 0 at the end of the buffer;
  * fails with -PREC_ETRUNC / -PREC_ECORRUPT (header.size < 8, or past the end). */

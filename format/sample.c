@@ -261,28 +261,80 @@ static void sample_to_sid(const struct sample *s, struct sample_id *sid)
 	sid->identifier = s->identifier;
 }
 
-int record__sample(const struct event_layout *l, struct cursor *c,
-		   struct sample *s, struct sample_id *sid, struct err *err)
+_Static_assert(offsetof(struct sample, tid) == offsetof(struct sample, pid) + 4 &&
+	       offsetof(struct sample, cpu_res) == offsetof(struct sample, cpu) + 4,
+	       "a plan copies pid/tid and cpu/res as one 8-byte field each");
+
+#define NR_SAMPLE_FIELDS (sizeof(sample_fields) / sizeof(sample_fields[0]))
+_Static_assert(NR_SAMPLE_FIELDS <= SAMPLE_PLAN_PREFIX_MAX + SAMPLE_PLAN_REST_MAX,
+	       "a plan has room for every row");
+
+void record__sample_plan(const struct event_layout *l, struct sample_plan *plan)
+{
+	size_t i;
+
+	memset(plan, 0, sizeof(*plan));
+	for (i = 0; i < NR_SAMPLE_FIELDS && (sample_fields[i].read == rd_u64 ||
+					     sample_fields[i].read == rd_u32x2); i++)
+		if (l->sample_type & sample_fields[i].bit)
+			plan->prefix_off[plan->nr_prefix++] = (uint16_t)sample_fields[i].off;
+	for (; i < NR_SAMPLE_FIELDS; i++)
+		if (l->sample_type & sample_fields[i].bit)
+			plan->rest[plan->nr_rest++] = (uint8_t)i;
+	if (l->sample_type & PERF_SAMPLE_PERIOD)
+		plan->period_off = (uint16_t)(8 + 8 * (plan->nr_prefix - 1));
+	if (l->sample_type & PERF_SAMPLE_TIME) {
+		uint64_t before = l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						    PERF_SAMPLE_TID);
+
+		plan->time_off = (uint16_t)(8 + 8 * __builtin_popcountll(before));
+		plan->sid_time_back = (uint16_t)(record__sample_id_size(l->sample_type) -
+						 8 * !!(l->sample_type & PERF_SAMPLE_TID));
+	}
+}
+
+/* The fields of sample_fields[] from row i on, one by one. */
+static int read_rows(struct sdec *d, size_t i)
+{
+	for (; i < NR_SAMPLE_FIELDS; i++) {
+		const struct sample_field *f = &sample_fields[i];
+		int ret;
+
+		if (!(d->l->sample_type & f->bit))
+			continue;
+		ret = f->read(d, f);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int record__sample(const struct event_layout *l, const struct sample_plan *plan,
+		   struct cursor *c, struct sample *s, struct sample_id *sid, struct err *err)
 {
 	struct sdec d = { c, s, l, err };
 	uint64_t unknown = l->sample_type & ~SAMPLE_KNOWN_BITS;
-	size_t i;
-	int ret;
+	int ret = 0;
 
 	if (unknown)
 		return err_set(err, -PREC_EUNKNOWN,
 			       "SAMPLE record: sample_type has unknown bits 0x%" PRIx64,
 			       unknown);
 	s->type = l->sample_type;
-	for (i = 0; i < sizeof(sample_fields) / sizeof(sample_fields[0]); i++) {
-		const struct sample_field *f = &sample_fields[i];
+	/* the fixed fields at once when they fit (else one by one, for the
+	 * message that says which one does not) */
+	if (plan && cur_left(c) >= 8u * plan->nr_prefix) {
+		const uint8_t *p = cur_take(c, 8u * plan->nr_prefix);
 
-		if (!(l->sample_type & f->bit))
-			continue;
-		ret = f->read(&d, f);
-		if (ret)
-			return ret;
+		for (unsigned k = 0; k < plan->nr_prefix; k++)
+			memcpy((char *)s + plan->prefix_off[k], p + 8 * k, 8);
+		for (unsigned k = 0; k < plan->nr_rest && !ret; k++)
+			ret = sample_fields[plan->rest[k]].read(&d, &sample_fields[plan->rest[k]]);
+	} else {
+		ret = read_rows(&d, 0);
 	}
+	if (ret)
+		return ret;
 	if (cur_left(c))
 		return err_set(err, -PREC_ECORRUPT,
 			       "SAMPLE record: %zu bytes left over after its fields",

@@ -15,6 +15,7 @@
 #include "report/core/parallel.h"
 
 #define RAW_ADDRS_MAX ((size_t)1 << 20)
+#define HIST_RAW_SLOTS 4096     /* 64 KiB: stays in the CPU's cache */
 
 struct raw_stack {
 	int event;
@@ -52,6 +53,26 @@ static void raw_reset(struct hist *h)
 	hmap_free(&h->raw_idx);
 	h->nr_raw = h->nr_raw_addrs = 0;
 	h->raw_gen = h->machine->maps_gen;
+	if (h->raw_slots)
+		memset(h->raw_slots, 0, HIST_RAW_SLOTS * sizeof(*h->raw_slots));
+}
+
+/* The raw key's hash: each word xored in and multiplied (cheaper than
+ * hash_bytes per word, and as good for a table of a few thousand). */
+static uint64_t raw_hash(const struct raw_stack *r, const uint64_t *addrs)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t x = ((uint64_t)(uint32_t)r->event << 32 | r->n) * k;
+
+	x = (x ^ (uintptr_t)r->thread) * k;
+	x = (x ^ (uintptr_t)r->comm ^ ((uint64_t)r->cpu << 32)) * k;
+	x = (x ^ r->cgroup ^ ((uint64_t)r->par << 48)) * k;
+	x = (x ^ r->kmask) * k;
+	for (uint32_t i = 0; i < r->n; i++) {
+		x = (x ^ addrs[i]) * k;
+		x ^= x >> 29;
+	}
+	return x ^ (x >> 32);
 }
 
 struct raw_key {
@@ -80,6 +101,7 @@ void hist_free(struct hist *h)
 	free(h->stacks);
 	free(h->symids);
 	free(h->raw);
+	free(h->raw_slots);
 	free(h->raw_addrs);
 	hmap_free(&h->raw_idx);
 	hmap_free(&h->frame_idx);
@@ -156,46 +178,38 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 	return hist_add_cgroup(h, event, t, cpu, 0, period, addrs, kernel, n, ktab);
 }
 
-int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t cgroup,
-		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
-		    unsigned ktab)
+int hist_count(struct hist *h, uint32_t idx, uint64_t period)
+{
+	h->last_stack = idx;
+	h->stacks[idx].count++;
+	h->stacks[idx].period += period;
+	if (h->opts.latency)
+		h->stacks[idx].latency += parallel_latency(period, h->next_par);
+	/* by now the binaries that matter have been seen: their DWARF can be
+	 * opened while the rest of the file is read */
+	if (++h->added == 4096)
+		return hist_prefetch_dwarf(h);
+	return 0;
+}
+
+/* A sample of thread t whose raw stack r (hash rh, its slot in raw_slots
+ * or NULL) was not seen with these maps: its frames folded and its stack found or made,
+ * the raw stack kept for the next ones. */
+static int add_new(struct hist *h, struct thread *t, struct raw_stack *r, uint64_t rh,
+		   typeof(h->raw_slots) slot, const uint64_t *addrs, const bool *kernel,
+		   uint64_t period)
 {
 	uint32_t ids[PERF_MAX_STACK_DEPTH + 8];
-	uint32_t par = h->by_par ? h->next_par : 0;
-	struct stack s = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu, .par = par,
-			   .cgroup = cgroup, .data = h->next_data };
+	struct stack s = { .event = r->event, .thread = t, .comm = r->comm, .cpu = r->cpu,
+			   .par = r->par, .cgroup = r->cgroup, .data = h->next_data };
 	struct stack_key k = { h, &s, ids };
+	size_t n = r->n;
 	uint64_t hv;
 	uint32_t idx;
 
-	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
-			       .par = par, .cgroup = cgroup, .ktab = ktab };
-	struct raw_key rk = { h, &r, addrs };
-	uint64_t rh;
-	uint32_t ri;
-
-	if (h->opts.max_stack > 0 && n > (size_t)h->opts.max_stack)
-		n = (size_t)h->opts.max_stack;
-	if (n > PERF_MAX_STACK_DEPTH + 8)
-		n = PERF_MAX_STACK_DEPTH + 8;
-	/* the same raw addresses as before, with the same maps: the same stack */
-	if (h->raw_gen != h->machine->maps_gen)
-		raw_reset(h);
-	r.n = (uint32_t)n;
-	for (size_t i = 0; i < n && i < 64; i++)
-		r.kmask |= (uint64_t)kernel[i] << i;
-	rh = hash_bytes(addrs, n * sizeof(*addrs),
-			hash_combine(hash_combine(hash_u64((uint64_t)event ^ r.kmask), (uintptr_t)t),
-				     hash_combine((uintptr_t)r.comm, cpu ^ (cgroup << 20) ^
-						  ((uint64_t)par << 44))));
-	/* (data addresses are not in the raw key: no shortcut for them) */
-	if (!hist_wants_data(h) && hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
-		idx = h->raw[ri].stack;
-		goto count;
-	}
 	for (size_t i = 0; i < n; i++) {
 		struct frame f = { .addr = addrs[i], .ip = addrs[i], .kernel = kernel[i],
-				   .ktab = kernel[i] ? (uint16_t)ktab : 0 };
+				   .ktab = kernel[i] ? (uint16_t)r->ktab : 0 };
 		const struct map *m = machine_find_map(h->machine, t, addrs[i], kernel[i]);
 
 		if (m) {
@@ -227,30 +241,59 @@ int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, u
 	if (h->nr_raw_addrs + n > RAW_ADDRS_MAX)
 		raw_reset(h);
 	if (hist_wants_data(h))
-		goto count;
-	if (!array_grow((void **)&h->raw, &h->cap_raw, h->nr_raw + 1, sizeof(r)) &&
+		return hist_count(h, idx, period);
+	if (!array_grow((void **)&h->raw, &h->cap_raw, h->nr_raw + 1, sizeof(*r)) &&
 	    !array_grow((void **)&h->raw_addrs, &h->cap_raw_addrs, h->nr_raw_addrs + n,
 			sizeof(*addrs)) &&
 	    !hmap_insert(&h->raw_idx, rh, (uint32_t)h->nr_raw)) {
-		r.first = h->nr_raw_addrs;
-		r.stack = idx;
+		r->first = h->nr_raw_addrs;
+		r->stack = idx;
 		memcpy(&h->raw_addrs[h->nr_raw_addrs], addrs, n * sizeof(*addrs));
 		h->nr_raw_addrs += n;
-		h->raw[h->nr_raw++] = r;
+		h->raw[h->nr_raw++] = *r;
+		if (slot)
+			*slot = (typeof(*slot)){ rh, (uint32_t)h->nr_raw };
 	} else {
 		raw_reset(h);   /* no memory for the shortcut: do without */
 	}
-count:
-	h->last_stack = idx;
-	h->stacks[idx].count++;
-	h->stacks[idx].period += period;
-	if (h->opts.latency)
-		h->stacks[idx].latency += parallel_latency(period, h->next_par);
-	/* by now the binaries that matter have been seen: their DWARF can be
-	 * opened while the rest of the file is read */
-	if (++h->added == 4096)
-		return hist_prefetch_dwarf(h);
-	return 0;
+	return hist_count(h, idx, period);
+}
+
+int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t cgroup,
+		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
+		    unsigned ktab)
+{
+	struct raw_stack r = { .event = event, .thread = t, .comm = t->comm, .cpu = cpu,
+			       .par = h->by_par ? h->next_par : 0, .cgroup = cgroup, .ktab = ktab };
+	struct raw_key rk = { h, &r, addrs };
+	typeof(h->raw_slots) slot = NULL;
+	uint64_t rh = 0;
+	uint32_t ri;
+
+	if (h->opts.max_stack > 0 && n > (size_t)h->opts.max_stack)
+		n = (size_t)h->opts.max_stack;
+	if (n > PERF_MAX_STACK_DEPTH + 8)
+		n = PERF_MAX_STACK_DEPTH + 8;
+	/* the same raw addresses as before, with the same maps: the same stack
+	 * (data addresses are not in the raw key: no shortcut for them) */
+	if (h->raw_gen != h->machine->maps_gen)
+		raw_reset(h);
+	r.n = (uint32_t)n;
+	for (size_t i = 0; i < n && i < 64; i++)
+		r.kmask |= (uint64_t)kernel[i] << i;
+	if (!hist_wants_data(h)) {
+		if (!h->raw_slots && !(h->raw_slots = calloc(HIST_RAW_SLOTS, sizeof(*h->raw_slots))))
+			return -ENOMEM;
+		rh = raw_hash(&r, addrs);
+		slot = &h->raw_slots[rh & (HIST_RAW_SLOTS - 1)];
+		if (slot->raw && slot->hash == rh && raw_eq(&rk, slot->raw - 1))
+			return hist_count(h, h->raw[slot->raw - 1].stack, period);
+		if (hmap_find(&h->raw_idx, rh, raw_eq, &rk, &ri)) {
+			*slot = (typeof(*slot)){ rh, ri + 1 };
+			return hist_count(h, h->raw[ri].stack, period);
+		}
+	}
+	return add_new(h, t, &r, rh, slot, addrs, kernel, period);
 }
 
 bool hist_wants_data(const struct hist *h)

@@ -171,6 +171,9 @@ struct hist {
 	struct raw_stack *raw;
 	size_t nr_raw, cap_raw;
 	uint64_t raw_gen;
+	/* in front of raw_idx: the raw stacks of the last samples, one per
+	 * slot of their hash (HIST_RAW_SLOTS), each its hash and raw index + 1 */
+	struct { uint64_t hash; uint32_t raw; } *raw_slots;
 	bool dwarf_prefetched;
 	bool chains_seen;       /* a sample with callers */
 	struct stack_data next_data;    /* for the sample hist_add_data adds */
@@ -193,6 +196,11 @@ int hist_add(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t
 int hist_add_cgroup(struct hist *h, int event, struct thread *t, uint32_t cpu, uint64_t cgroup,
 		    uint64_t period, const uint64_t *addrs, const bool *kernel, size_t n,
 		    unsigned ktab);
+
+/* One more sample of stack idx (h->last_stack after the hist_add of a
+ * sample like it), weighted by period: what hist_add does with a sample
+ * whose stack it finds. 0, or what opening the DWARF ahead returns. */
+int hist_count(struct hist *h, uint32_t idx, uint64_t period);
 
 /* The parallelism of the samples added next (load_sample.parallelism): for
  * their latency and the parallelism key; 0 (the default) counts as 1. */

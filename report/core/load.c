@@ -216,141 +216,6 @@ static bool thread_wanted(const struct load *l, const struct sample *smp, const 
 			machine_cgroup_path(&l->machine, smp->cgroup) : NULL);
 }
 
-/* Call-chain assembly: the recorded chain, its context markers turned into
- * each frame's kernel flag; it starts with the sampled ip itself. */
-static size_t chain_recorded(const struct sample *smp, bool kmode, uint64_t *addrs, bool *kernel)
-{
-	bool k = kmode, first = true;
-	size_t n = 0;
-
-	for (uint64_t i = 0; i < smp->callchain_nr && n < CHAIN_MAX; i++) {
-		uint64_t a;
-
-		memcpy(&a, smp->callchain + 8 * i, 8);
-		if (a >= PERF_CONTEXT_MAX) {
-			k = a == PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		if (first && a != smp->ip && (smp->type & PERF_SAMPLE_IP)) {
-			addrs[n] = smp->ip;
-			kernel[n++] = kmode;
-		}
-		first = false;
-		addrs[n] = a;
-		kernel[n++] = k;
-	}
-	return n;
-}
-
-/* Unwinding glue (--call-graph dwarf): the kernel's part of the n frames
- * assembled, then the user frames unwound from the copied stack. */
-static size_t chain_unwound(struct unwinder *unw, struct thread *t, const struct sample *smp,
-			    bool kmode, uint64_t *addrs, bool *kernel, size_t n)
-{
-	size_t k = 0, got;
-
-	for (size_t i = 0; i < n; i++)
-		if (kernel[i]) {
-			addrs[k] = addrs[i];
-			kernel[k++] = true;
-		}
-	if (!k && kmode) {
-		addrs[k] = smp->ip;
-		kernel[k++] = true;
-	}
-	got = unwind_user(unw, t, smp, addrs + k, CHAIN_MAX - k);
-	for (size_t i = k; i < k + got; i++)
-		kernel[i] = false;
-	return k + got;
-}
-
-/* The frame chain_recorded() puts first, or with want_kernel its first
- * kernel frame: true and *addr, *kernel when there is one. */
-static bool chain_first(const struct sample *smp, bool kmode, bool want_kernel, uint64_t *addr,
-			bool *kernel)
-{
-	bool k = kmode, first = true;
-	size_t n = 0;
-
-	for (uint64_t i = 0; i < smp->callchain_nr && n < CHAIN_MAX; i++) {
-		uint64_t a;
-
-		memcpy(&a, smp->callchain + 8 * i, 8);
-		if (a >= PERF_CONTEXT_MAX) {
-			k = a == PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		if (first && a != smp->ip && (smp->type & PERF_SAMPLE_IP)) {
-			if (!want_kernel || kmode) {
-				*addr = smp->ip;
-				*kernel = kmode;
-				return true;
-			}
-			n++;
-		}
-		first = false;
-		if (!want_kernel || k) {
-			*addr = a;
-			*kernel = k;
-			return true;
-		}
-		n++;
-	}
-	return false;
-}
-
-/* The frame assemble_chain() puts first, without assembling the rest: of a
- * recorded chain, its first frame; with a user stack copy, the chain's
- * first kernel frame, else the ip (where the unwinder starts, from the
- * copied registers); else the ip. */
-static void first_frame(const struct record *rec, uint64_t *addr, bool *kernel)
-{
-	const struct sample *smp = &rec->u.sample;
-	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	bool stack = (smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size;
-
-	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr &&
-	    chain_first(smp, kmode, stack, addr, kernel))
-		return;
-	*addr = smp->ip;
-	*kernel = kmode;
-}
-
-void load_sample_first_frame(const struct load_sample *s, uint64_t *addr, bool *kernel)
-{
-	/* a sample the loader made (offcpu-time, offcpu.h) has its frames in
-	 * s->addrs, not in a recorded chain */
-	if (!s->rec->u.sample.callchain && s->nr) {
-		*addr = s->addrs[0];
-		*kernel = s->kernel[0];
-		return;
-	}
-	first_frame(s->rec, addr, kernel);
-}
-
-/* The sample's frames into rc->addrs and rc->kernel: how many. */
-static size_t assemble_chain(struct run_ctx *rc, struct thread *t, const struct record *rec)
-{
-	const struct sample *smp = &rec->u.sample;
-	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	size_t n = 0;
-
-	if (rc->l->opts.ip_only) {
-		first_frame(rec, &rc->addrs[0], &rc->kernel[0]);
-		return 1;
-	}
-	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr)
-		n = chain_recorded(smp, kmode, rc->addrs, rc->kernel);
-	if ((smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size)
-		n = chain_unwound(rc->l->unw, t, smp, kmode, rc->addrs, rc->kernel, n);
-	if (!n) {
-		rc->addrs[0] = smp->ip;
-		rc->kernel[0] = kmode;
-		n = 1;
-	}
-	return n;
-}
-
 /* Leader sampling: the sample read its group's counts (load_read.c).
  * Each member whose count grew since its last sample stands for a sample
  * of that member weighted by the growth (as perf: none when it did not
@@ -415,7 +280,7 @@ static int hold_stack(struct run_ctx *rc, struct session *s, const struct record
 	t = machine_thread(&rc->l->machine, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	return offcpu_stack(rc->l->off, rec, t, rc->addrs, rc->kernel, assemble_chain(rc, t, rec));
+	return offcpu_stack(rc->l->off, rec, t, rc->addrs, rc->kernel, load_assemble_chain(rc, t, rec));
 }
 
 /* An offcpu-time sample made of a wait (offcpu.h): given the parallelism
@@ -494,7 +359,7 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 		l->filtered++;
 		return 0;
 	}
-	ls.nr = assemble_chain(rc, ls.thread, rec);
+	ls.nr = load_assemble_chain(rc, ls.thread, rec);
 	ls.kernel_table = (unsigned)rc->file + 1;
 	if (group)
 		return read_group_deliver(rc, &ls);
@@ -510,6 +375,8 @@ static int on_record(void *ctx, struct session *s, const struct record *rec)
 		return on_sample(rc, s, rec);
 	/* a COMM, FORK or EXIT may give a tid another thread */
 	memset(rc->recent, 0, sizeof(rc->recent));
+	if (rc->memo)
+		load_memo_forget(rc->memo);
 	ret = machine_process(&rc->l->machine, rec);
 	if (!ret)
 		ret = parallel_record(rc->l->par, rec);
@@ -760,7 +627,13 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 	/* perf.data gives its build ids before its records: the script
 	 * resolves as it reads */
 	load_apply_build_ids(l, s);
+	if (rc->memo) {
+		load_memo_file(rc->memo);
+		s->raw = load_memo_raw;
+		s->raw_ctx = rc;
+	}
 	ret = session_read(s, load_on_record_first, rc, err);
+	s->raw = NULL;
 	if (ret == -E2BIG)
 		ret = err_set(err, ret, "%s: more than %d events", l->opts.inputs[i], LOAD_MAX_EVENTS);
 	if (!ret)       /* the waits still open, closed at the end */
@@ -770,10 +643,10 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 	return ret ? ret : after_read(l, i, kallsyms_done, err);
 }
 
-int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
-	     struct err *err)
+static int run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
+	       struct load_memo *memo, struct err *err)
 {
-	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx };
+	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx, .memo = memo };
 	bool kallsyms_done[LOAD_MAX_INPUTS] = { false };
 	int ret;
 
@@ -795,5 +668,23 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 out:
 	free(rc.addrs);
 	free(rc.kernel);
+	return ret;
+}
+
+int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
+	     struct err *err)
+{
+	return run(l, fn, rec_fn, ctx, NULL, err);
+}
+
+int load_run_hist(struct load *l, struct hist *h, struct err *err)
+{
+	struct load_memo *m = load_memo_new(l, h);
+	int ret;
+
+	if (!m)
+		return run(l, load_add_to_hist, NULL, h, NULL, err);
+	ret = run(l, load_memo_add, NULL, m, m, err);
+	load_memo_free(m);
 	return ret;
 }

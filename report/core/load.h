@@ -145,6 +145,12 @@ struct load *load_new(const struct load_opts *o, struct err *err);
  * merged) and its copy of kallsyms (kernel table file index + 1). */
 int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,
 	     struct err *err);
+/* load_run with load_add_to_hist into h as its sample function and no
+ * record function, the same histogram in the end; a sample like one read
+ * before (its bytes but for time and period, nothing else read between
+ * them) may then be added to that one's stack without being decoded again
+ * (load_memo.c). */
+int load_run_hist(struct load *l, struct hist *h, struct err *err);
 /* A live reading (prec top, load_live.c): instead of files, one input
  * called name (in messages) whose blocks, as a prec.data file holds them
  * (FORMAT.md 5: the EVENT blocks first, then DATA blocks, one per drain

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a prec.data file for the report; see session.h. */
 #include "input.h"
+#include "order.h"
 #include "session_int.h"
 #include "common/log.h"
 
@@ -12,22 +13,10 @@
 #define SESSION_READAHEAD_BYTES (1u << 20)
 #define SESSION_PROGRESS_STEP (1u << 20)   /* bytes between progress calls */
 
-struct pending {
-	uint64_t time;
-	uint64_t seq;           /* arrival order: ties keep it */
-	const uint8_t *in_block;        /* the record in the current block, or NULL: */
-	size_t off;                     /* ... in the pending bytes */
-	uint32_t len;
-};
-
 struct session_order {
-	struct buf bytes, spare;
-	struct pending *q, *tmp;
-	size_t nr, cap;
-	uint64_t seq;
+	struct order q;
 	uint64_t round_max;     /* newest time of the current pass */
 	uint64_t prev_max;      /* ... of the pass before */
-	uint64_t flushed;       /* newest time handed on */
 };
 
 static void on_problem(void *ctx, const struct container_problem *p)
@@ -290,7 +279,7 @@ int session_open_counts(struct session *s, const char *path, const void *data, s
 	return open_any(s, path, data ? data : NULL, len, true, true, err);
 }
 
-static void order_free(struct session_order *o);
+static void session_order_free(struct session_order *o);
 
 void session_close(struct session *s)
 {
@@ -310,7 +299,7 @@ void session_close(struct session *s)
 	container_reader_close(s->r);
 	perfdata_close(s->pd);
 	if (s->live) {
-		order_free(s->live);
+		session_order_free(s->live);
 		free(s->live);
 	}
 	memset(s, 0, sizeof(*s));
@@ -425,155 +414,82 @@ static void count(struct session *s, const struct record *rec)
 	}
 }
 
-static bool before(const struct pending *a, const struct pending *b)
+struct deliver {
+	struct session *s;
+	session_record_fn fn;
+	void *ctx;
+};
+
+void session_count_sample(struct session *s, bool has_time, uint64_t time)
 {
-	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+	s->stats.records++;
+	s->stats.by_type[PERF_RECORD_SAMPLE]++;
+	s->stats.samples++;
+	if (has_time) {
+		if (!s->first_time || time < s->first_time)
+			s->first_time = time;
+		if (time > s->last_time)
+			s->last_time = time;
+	}
 }
 
-/* A natural merge sort: the pending records come in runs already in time
- * order (one per ring buffer span, and what the last pass kept), so merging
- * the runs costs far less than sorting from scratch. */
-static void sort_pending(struct pending *q, struct pending *tmp, size_t n)
+/* One record in time order: to the raw hook, else decoded, counted, to fn. */
+static int deliver(void *ctx, const uint8_t *p, uint32_t len)
 {
-	struct pending *src = q, *dst = tmp;
+	struct deliver *d = ctx;
+	struct record rec;
+	int ret;
 
-	while (n > 1) {
-		size_t runs = 0, i = 0;
-
-		while (i < n) {
-			size_t a = i, mid, b;
-
-			while (i + 1 < n && !before(&src[i + 1], &src[i]))
-				i++;
-			mid = ++i;
-			while (i < n && (i == mid || !before(&src[i], &src[i - 1])))
-				i++;
-			b = i;
-			for (size_t x = a, y = mid, k = a; k < b; k++)
-				dst[k] = (y >= b || (x < mid && !before(&src[y], &src[x]))) ? src[x++] : src[y++];
-			runs++;
-		}
-		{
-			struct pending *t = src;
-
-			src = dst;
-			dst = t;
-		}
-		if (runs == 1)
-			break;
+	if (d->s->raw && (ret = d->s->raw(d->s->raw_ctx, d->s, p, len)))
+		return ret > 0 ? 0 : ret;
+	if (record_decode(d->s->layouts, p, len, &rec, NULL)) {
+		d->s->stats.bad_records++;
+		return 0;
 	}
-	if (src != q)
-		memcpy(q, src, n * sizeof(*q));
+	count(d->s, &rec);
+	return d->fn ? d->fn(d->ctx, d->s, &rec) : 0;
 }
 
 /* Hand on the pending records with time <= limit (all when flush_all). */
 static int flush(struct session *s, struct session_order *o, uint64_t limit, bool flush_all,
 		 session_record_fn fn, void *ctx)
 {
-	size_t n = 0, keep = 0;
-	int ret = 0;
+	struct deliver d = { s, fn, ctx };
 
-	sort_pending(o->q, o->tmp, o->nr);
-	while (n < o->nr && (flush_all || o->q[n].time <= limit))
-		n++;
-	for (size_t i = 0; i < n && !ret; i++) {
-		struct record rec;
-
-		const uint8_t *p = o->q[i].in_block ? o->q[i].in_block : o->bytes.data + o->q[i].off;
-
-		if (record_decode(s->layouts, p, o->q[i].len, &rec, NULL)) {
-			s->stats.bad_records++;
-			continue;
-		}
-		count(s, &rec);
-		if (fn)
-			ret = fn(ctx, s, &rec);
-	}
-	if (n && o->q[n - 1].time > o->flushed)
-		o->flushed = o->q[n - 1].time;
-	/* Keep the rest, compacting their bytes. */
-	if (n == o->nr) {
-		o->nr = 0;
-		buf_reset(&o->bytes);
-		return ret;
-	}
-	/* Keep the rest where they are, until the bytes of records already
-	 * handed on outweigh them: then the kept ones go to the spare buffer,
-	 * which becomes the pending one (so each byte moves a bounded number of
-	 * times, and both buffers keep their memory from pass to pass). */
-	memmove(o->q, o->q + n, (o->nr - n) * sizeof(*o->q));
-	o->nr -= n;
-	{
-		size_t live = 0;
-
-		for (size_t i = 0; i < o->nr; i++)
-			live += o->q[i].in_block ? 0 : o->q[i].len;
-		if (live * 2 > o->bytes.len)
-			return ret;
-	}
-	buf_reset(&o->spare);
-	for (; keep < o->nr; keep++) {
-		if (o->q[keep].in_block)
-			continue;
-		if (buf_append(&o->spare, o->bytes.data + o->q[keep].off, o->q[keep].len))
-			return -ENOMEM;
-		o->q[keep].off = o->spare.len - o->q[keep].len;
-	}
-	{
-		struct buf t = o->bytes;
-
-		o->bytes = o->spare;
-		o->spare = t;
-	}
-	return ret;
+	return order_flush(&o->q, limit, flush_all, deliver, &d);
 }
 
-static int queue(struct session *s, struct session_order *o, const uint8_t *p, size_t len)
+static int queue(struct session *s, struct session_order *o, const uint8_t *p, size_t len,
+		 bool borrowed)
 {
-	struct pending *e;
+	uint64_t time = record_peek_time(s->layouts, p, len);
 
-	if (o->nr == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 4096;
-		struct pending *q = array_realloc(o->q, cap, sizeof(*q));
-		struct pending *tmp = q ? array_realloc(o->tmp, cap, sizeof(*tmp)) : NULL;
-
-		if (tmp)
-			o->tmp = tmp;
-		if (q)
-			o->q = q;
-		if (!q || !tmp)
-			return -ENOMEM;
-		o->cap = cap;
-	}
-	e = &o->q[o->nr];
-	e->time = record_peek_time(s->layouts, p, len);
-	if (e->time && e->time < o->flushed)
+	if (time && time < o->q.flushed)
 		s->stats.out_of_order++;
-	if (e->time > o->round_max)
-		o->round_max = e->time;
-	e->seq = o->seq++;
-	e->in_block = p;        /* copied only if still pending when the block ends */
-	e->off = 0;
-	e->len = (uint32_t)len;
-	o->nr++;
-	return 0;
+	if (time > o->round_max)
+		o->round_max = time;
+	return order_add(&o->q, p, (uint32_t)len, time, borrowed);
 }
 
-/* The block's bytes are about to be reused: copy the records of it that
- * wait for a later pass into the pending bytes. */
-static int adopt(struct session_order *o)
+static bool hold_block(void *ctx, uint64_t *token)
 {
-	for (size_t i = 0; i < o->nr; i++) {
-		struct pending *e = &o->q[i];
+	struct session *s = ctx;
 
-		if (!e->in_block)
-			continue;
-		e->off = o->bytes.len;
-		if (buf_append(&o->bytes, e->in_block, e->len))
-			return -ENOMEM;
-		e->in_block = NULL;
-	}
-	return 0;
+	return container_reader_hold(s->r, token) == 1;
+}
+
+static void release_block(void *ctx, uint64_t token)
+{
+	struct session *s = ctx;
+
+	container_reader_release(s->r, token);
+}
+
+/* The block's bytes are about to be reused: the records of it that wait for
+ * a later pass keep it (the reader holds it for them) or are copied. */
+static int adopt(struct session *s, struct session_order *o)
+{
+	return order_adopt(&o->q, s->r ? hold_block : NULL, s);
 }
 
 /* The end of a pass: hand on what is no later than the newest time of the
@@ -612,12 +528,12 @@ static int read_data(struct session *s, struct session_order *o, const struct co
 				break;
 			if (sp.cpu == SPAN_CPU_SYNTH)
 				s->stats.synth_records++;
-			if (queue(s, o, sp.records + off, len))
+			if (queue(s, o, sp.records + off, len, true))
 				return err_set(err, -ENOMEM, "out of memory");
 			off += len;
 		}
 	}
-	return adopt(o) ? err_set(err, -ENOMEM, "out of memory") : 0;
+	return adopt(s, o) ? err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /* Tell the front end how far the reading is, once per SESSION_PROGRESS_STEP. */
@@ -650,10 +566,10 @@ static int read_perf(struct session *s, struct session_order *o, session_record_
 		for (size_t off = 0, len; off < ch.len; off += len) {
 			if (record_next(ch.p, ch.len, off, &len, NULL) != 1)
 				break;
-			if (queue(s, o, ch.p + off, len))
+			if (queue(s, o, ch.p + off, len, !ch.stable))
 				return err_set(err, -ENOMEM, "out of memory");
 		}
-		if (!ch.stable && adopt(o))
+		if (!ch.stable && adopt(s, o))
 			return err_set(err, -ENOMEM, "out of memory");
 		progress(s, ch.offset);
 	}
@@ -685,20 +601,18 @@ static int read_block(struct session *s, struct session_order *o, const struct c
 	return 0;
 }
 
-static void order_free(struct session_order *o)
+static void session_order_free(struct session_order *o)
 {
-	free(o->q);
-	free(o->tmp);
-	buf_free(&o->bytes);
-	buf_free(&o->spare);
+	order_free(&o->q);
 }
 
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err)
 {
-	struct session_order o = { .bytes = BUF_INIT, .spare = BUF_INIT };
+	struct session_order o = { .round_max = 0 };
 	struct container_block b;
 	int ret = 0, got = 0;
 
+	order_init(&o.q, s->r ? release_block : NULL, s);
 	if (s->pd)
 		ret = read_perf(s, &o, fn, ctx, err);
 	while (!s->pd && !ret && (got = container_reader_next(s->r, &b, err)) == 1) {
@@ -713,7 +627,7 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 		err_set(err, ret, "out of memory");
 	if (s->progress)
 		s->progress(s->progress_ctx, s->path, session_size(s), session_size(s));
-	order_free(&o);
+	session_order_free(&o);
 	return ret;
 }
 
@@ -733,7 +647,8 @@ int session_open_live(struct session *s, const char *name, bool quiet, struct er
 		session_close(s);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	return 0;     /* zeroed: empty buffers (BUF_INIT) */
+	order_init(&s->live->q, NULL, NULL);
+	return 0;
 }
 
 int session_feed_block(struct session *s, unsigned type, const void *payload, size_t len,

@@ -93,7 +93,20 @@ struct session {
 	void *progress_ctx;
 	uint64_t progress_at;           /* done at the last call */
 	struct session_order *live;     /* a live session's records waiting for a later pass */
+	/* Optional, set before session_read: each record's bytes in time
+	 * order before they are decoded (session_raw_fn) */
+	int (*raw)(void *ctx, struct session *s, const uint8_t *p, uint32_t len);
+	void *raw_ctx;
 };
+
+/* A session's raw hook: 1 when it took care of the record (a SAMPLE it
+ * counted with session_count_sample: it is not decoded, nor given to the
+ * record function), 0 when it is to be decoded and handed on, negative to
+ * stop the reading. */
+typedef int (*session_raw_fn)(void *ctx, struct session *s, const uint8_t *p, uint32_t len);
+/* Count a SAMPLE the raw hook took, as a decoded one is counted: its time
+ * when it has one. */
+void session_count_sample(struct session *s, bool has_time, uint64_t time);
 
 /* Called for every record in time order. A non-zero return stops reading
  * and is returned by session_read. */

@@ -450,8 +450,10 @@ static int report_run(struct report_opts *ro, struct report_cfg *c, bool browse)
 	if (ro->threads && !(rx.tc = thread_counts_new())) {
 		ret = 1;
 		fprintf(stderr, "prep: out of memory\n");
-	} else if ((ret = load_run(l, ro->header_only ? NULL : report_sample,
-				   rx.tc ? report_record : NULL, &rx, &err))) {
+	} else if ((ret = rx.tc || ro->header_only ?
+			  load_run(l, ro->header_only ? NULL : report_sample,
+				   rx.tc ? report_record : NULL, &rx, &err) :
+			  load_run_hist(l, &h, &err))) {
 		if (browse)
 			hold_end(&hl);  /* the warnings before the error */
 		browse = false;

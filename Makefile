@@ -109,9 +109,9 @@ $(BUILD)/tests/fake_top: tests/tui/fake_top.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
 
-$(BUILD)/tests/minireader: tests/minireader/minireader.c
+$(BUILD)/tests/minireader: tests/minireader/minireader.c tests/minireader/columns.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz
 
 $(BUILD)/tests/canondump: tests/canon/canondump.c $(LIB)
 	@mkdir -p $(dir $@)

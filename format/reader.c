@@ -10,6 +10,7 @@
 #include "blocks.h"
 #include "container.h"
 #include "header.h"
+#include "columns.h"
 #include "transform.h"
 
 #include <errno.h>
@@ -250,6 +251,17 @@ static int block_payload(struct container_reader *r, const struct block_header *
 		*data = stored;
 	}
 	*len = bh->raw_len;
+	/* COLUMNS (FORMAT.md 6.4): the CRC is of the encoded bytes */
+	if (bh->flags & BLOCK_FLAG_COLUMNS) {
+		if (crc32_of(*data, *len) != bh->raw_crc)
+			return -PREC_ECORRUPT;
+		ret = columns_decode(*data, *len, &r->plain, NULL);
+		if (ret)
+			return ret == -ENOMEM ? ret : -PREC_ECORRUPT;
+		*data = r->plain.data;
+		*len = r->plain.len;
+		return 0;
+	}
 	if (bh->flags & BLOCK_FLAG_TRANSFORMED) {
 		ret = data_untransform(*data, *len, &r->plain, NULL);
 		if (ret)
@@ -296,6 +308,7 @@ static bool block_skippable(struct container_reader *r, uint64_t at,
 	static const char *const why[] = {
 		[SKIP_UNKNOWN_CODEC] = "unknown codec",
 		[SKIP_TRANSFORMED] = "TRANSFORMED flag on a block that is not DATA",
+		[SKIP_COLUMNS] = "COLUMNS flag on a block that is not DATA",
 		[SKIP_UNKNOWN_FLAGS] = "unknown block flags",
 		[SKIP_UNKNOWN_TYPE] = "unknown block type",
 	};
@@ -305,7 +318,9 @@ static bool block_skippable(struct container_reader *r, uint64_t at,
 		reason = SKIP_UNKNOWN_CODEC;
 	else if (bh->flags & BLOCK_FLAG_TRANSFORMED && bh->type != BLOCK_DATA)
 		reason = SKIP_TRANSFORMED;
-	else if (bh->flags & ~BLOCK_FLAG_TRANSFORMED)
+	else if (bh->flags & BLOCK_FLAG_COLUMNS && bh->type != BLOCK_DATA)
+		reason = SKIP_COLUMNS;
+	else if (!block_flags_known(bh->flags))
 		reason = SKIP_UNKNOWN_FLAGS;
 	else if (!block_type_name(bh->type))
 		reason = SKIP_UNKNOWN_TYPE;
@@ -492,8 +507,8 @@ static int block_at(struct container_reader *r, uint64_t offset, bool check,
 	    r->size - offset < CONTAINER_BLOCK_HEADER_SIZE ||
 	    block_header_decode(r->base + offset, &bh, r->check_reserved) ||
 	    r->size - offset - CONTAINER_BLOCK_HEADER_SIZE < bh.stored_len ||
-	    bh.codec >= CODEC_MAX || (bh.flags & ~BLOCK_FLAG_TRANSFORMED) ||
-	    ((bh.flags & BLOCK_FLAG_TRANSFORMED) && bh.type != BLOCK_DATA) ||
+	    bh.codec >= CODEC_MAX || !block_flags_known(bh.flags) ||
+	    ((bh.flags & BLOCK_FLAGS_KNOWN) && bh.type != BLOCK_DATA) ||
 	    !block_type_name(bh.type))
 		return 0;
 	/* decode into a set of its own: the others may hold blocks in use */

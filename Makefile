@@ -121,6 +121,10 @@ $(BUILD)/tests/gen_files: tests/canon/gen_files.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
+$(BUILD)/tests/recode: tests/canon/recode.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
 # Test programs with known profiles: frame pointers, debug info.
 PROG_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror
 PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
@@ -226,7 +230,7 @@ $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lzstd
 
-tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/fake_top $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN) $(PROGS)
+tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/fake_top $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(BUILD)/tests/recode $(TOOL_BIN) $(PROGS)
 
 test: deps
 	@$(MAKE) --no-print-directory tests-build

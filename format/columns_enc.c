@@ -7,8 +7,9 @@
  * chains as references to a table, user-stack copies as the 8-byte units
  * that differ from the thread's previous copy once aligned on the stack
  * pointer. What repeats becomes runs of zero bytes that deflate codes in a
- * few bits; the sample's ip is coded as equal to the chain's first address
- * or the user registers' ip. Other records are kept verbatim.
+ * few bits; the sample's ip is coded as equal to the chain's address after
+ * its context marker or the user registers' ip. Other records are kept
+ * verbatim.
  *
  * Nothing of the input is copied aside: a thread's previous stack copy and
  * the table's chains are read where they are in the payload.
@@ -355,7 +356,7 @@ static void plan_shape(const struct columns_enc *e, int layout, const struct wal
 			f->pred = PRED_EQ;      /* the user registers' ip */
 			f->ref = (uint8_t)uip;
 		} else if (role == R_IP && chain >= 0 && (w->variant & 4)) {
-			f->pred = PRED_EQ;      /* the chain's first address */
+			f->pred = PRED_EQ;      /* the chain's entry after its context marker */
 			f->ref = (uint8_t)chain;
 			f->word = 2;
 		} else if (role == R_TIME && period >= 0 &&

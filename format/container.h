@@ -338,7 +338,8 @@ int container_reader_payload_at(struct container_reader *r, uint64_t offset,
 /* The payload of the block at offset decoded into out, its CRC checked and
  * its structure not (as container_reader_payload_at), for decoding blocks
  * on several threads at once: the reader itself is only read. 1 and *type,
- * 0 when no good block is there (and for a TRANSFORMED one), -ENOMEM. */
+ * 0 when no good block is there (and for a TRANSFORMED or COLUMNS one: the
+ * DATA encodings, which this does not undo), -ENOMEM. */
 struct buf;
 int container_reader_payload_into(const struct container_reader *r, uint64_t offset,
 				  struct buf *out, uint16_t *type);

@@ -110,15 +110,19 @@ $(BUILD)/tests/fake_top: tests/tui/fake_top.c $(PREP_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(PREP_LIB) $(LIB) $(PKG_LIBS) -lm
 
-$(BUILD)/tests/minireader: tests/minireader/minireader.c
+$(BUILD)/tests/minireader: tests/minireader/minireader.c tests/minireader/columns.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz
 
 $(BUILD)/tests/canondump: tests/canon/canondump.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
 $(BUILD)/tests/gen_files: tests/canon/gen_files.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tests/recode: tests/canon/recode.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
@@ -227,7 +231,7 @@ $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lzstd
 
-tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/fake_top $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(TOOL_BIN) $(PROGS)
+tests-build: $(BINS) $(UNIT_BIN) $(REPLAY_BIN) $(BUILD)/tests/fake_top $(BUILD)/tests/minireader $(BUILD)/tests/canondump $(BUILD)/tests/gen_files $(BUILD)/tests/recode $(TOOL_BIN) $(PROGS)
 
 test: deps
 	@$(MAKE) --no-print-directory tests-build

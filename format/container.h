@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 7
+#define CONTAINER_VERSION_MINOR 8
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -69,7 +69,15 @@ enum block_codec {
 	CODEC_MAX,
 };
 
-#define BLOCK_FLAG_TRANSFORMED 0x01
+#define BLOCK_FLAG_TRANSFORMED 0x01     /* FORMAT.md 6.3 */
+#define BLOCK_FLAG_COLUMNS 0x02         /* FORMAT.md 6.4 (1.8) */
+#define BLOCK_FLAGS_KNOWN (BLOCK_FLAG_TRANSFORMED | BLOCK_FLAG_COLUMNS)
+
+/* Flags this version defines: at most one of the two encodings. */
+static inline bool block_flags_known(uint8_t flags)
+{
+	return !(flags & ~BLOCK_FLAGS_KNOWN) && flags != BLOCK_FLAGS_KNOWN;
+}
 
 /* container_header.flags (FORMAT.md 2, since 1.3) */
 #define CONTAINER_FLAG_STREAM 0x01      /* the stream form (FORMAT.md 7) */
@@ -114,6 +122,10 @@ struct container_writer_opts {
 	 * older record left in the ring buffer, and cost more to store than the
 	 * stack itself (FORMAT.md 5.3). */
 	const struct record_layouts *layouts;
+	/* Encode DATA blocks with the TRANSFORMED rewrite of FORMAT.md 6.3, as
+	 * writers before 1.8 did, instead of in columns (6.4): for tests of the
+	 * older encoding. */
+	bool legacy_transform;
 	/* Compress and write DATA blocks on a worker thread, so that the caller
 	 * (the recorder's drain) only copies bytes. record_time is then called
 	 * from that thread. */
@@ -190,6 +202,9 @@ struct container_writer_stats {
 	uint64_t time_max;      /* (0: unknown) */
 	uint64_t by_type[32];   /* records taken, by header.type (< 32) */
 	uint64_t lost_samples;  /* sum of LOST.lost and LOST_SAMPLES.lost */
+	/* CPU time (thread clocks) spent on DATA blocks: the transform
+	 * (FORMAT.md 6.3), the codec, and the whole background thread */
+	uint64_t cpu_transform_ns, cpu_compress_ns, cpu_worker_ns;
 	int error;              /* the failure that stopped the writer, 0 if none */
 };
 /* Waits for the background thread, if any, to finish its block. */
@@ -258,6 +273,7 @@ enum container_skip_reason {
 	SKIP_TRANSFORMED,
 	SKIP_UNKNOWN_FLAGS,
 	SKIP_UNKNOWN_TYPE,
+	SKIP_COLUMNS,               /* COLUMNS on a block that is not DATA (1.8) */
 };
 
 struct container_problem {
@@ -323,7 +339,8 @@ int container_reader_payload_at(struct container_reader *r, uint64_t offset,
 /* The payload of the block at offset decoded into out, its CRC checked and
  * its structure not (as container_reader_payload_at), for decoding blocks
  * on several threads at once: the reader itself is only read. 1 and *type,
- * 0 when no good block is there (and for a TRANSFORMED one), -ENOMEM. */
+ * 0 when no good block is there (and for a TRANSFORMED or COLUMNS one: the
+ * DATA encodings, which this does not undo), -ENOMEM. */
 struct buf;
 int container_reader_payload_into(const struct container_reader *r, uint64_t offset,
 				  struct buf *out, uint16_t *type);

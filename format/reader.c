@@ -8,6 +8,7 @@
  * about, counted and skipped (FORMAT.md section 6.2).
  */
 #include "blocks.h"
+#include "columns.h"
 #include "reader_int.h"
 #include "transform.h"
 
@@ -237,7 +238,8 @@ static int inflate_payload(struct decoder *d, struct buf *to, const uint8_t *p, 
 static int block_payload(struct decoder *d, struct buf *out, const struct block_header *bh,
 			 const uint8_t *stored, const uint8_t **data, size_t *len)
 {
-	bool tr = bh->flags & BLOCK_FLAG_TRANSFORMED;
+	/* both encodings decode from d's own buffer into out */
+	bool tr = bh->flags & (BLOCK_FLAG_TRANSFORMED | BLOCK_FLAG_COLUMNS);
 	int ret;
 
 	if (bh->codec == CODEC_STORED && bh->stored_len != bh->raw_len)
@@ -251,6 +253,17 @@ static int block_payload(struct decoder *d, struct buf *out, const struct block_
 		*data = stored;
 	}
 	*len = bh->raw_len;
+	/* COLUMNS (FORMAT.md 6.4): the CRC is of the encoded bytes */
+	if (bh->flags & BLOCK_FLAG_COLUMNS) {
+		if (crc32_of(*data, *len) != bh->raw_crc)
+			return -PREC_ECORRUPT;
+		ret = columns_decode(*data, *len, out, NULL);
+		if (ret)
+			return ret == -ENOMEM ? ret : -PREC_ECORRUPT;
+		*data = out->data;
+		*len = out->len;
+		return 0;
+	}
 	if (tr) {
 		ret = data_untransform(*data, *len, out, NULL);
 		if (ret)
@@ -297,6 +310,7 @@ static bool block_skippable(const struct container_reader *r, const struct walk_
 	static const char *const why[] = {
 		[SKIP_UNKNOWN_CODEC] = "unknown codec",
 		[SKIP_TRANSFORMED] = "TRANSFORMED flag on a block that is not DATA",
+		[SKIP_COLUMNS] = "COLUMNS flag on a block that is not DATA",
 		[SKIP_UNKNOWN_FLAGS] = "unknown block flags",
 		[SKIP_UNKNOWN_TYPE] = "unknown block type",
 	};
@@ -306,7 +320,9 @@ static bool block_skippable(const struct container_reader *r, const struct walk_
 		reason = SKIP_UNKNOWN_CODEC;
 	else if (bh->flags & BLOCK_FLAG_TRANSFORMED && bh->type != BLOCK_DATA)
 		reason = SKIP_TRANSFORMED;
-	else if (bh->flags & ~BLOCK_FLAG_TRANSFORMED)
+	else if (bh->flags & BLOCK_FLAG_COLUMNS && bh->type != BLOCK_DATA)
+		reason = SKIP_COLUMNS;
+	else if (!block_flags_known(bh->flags))
 		reason = SKIP_UNKNOWN_FLAGS;
 	else if (!block_type_name(bh->type))
 		reason = SKIP_UNKNOWN_TYPE;
@@ -480,8 +496,8 @@ static int block_at(struct container_reader *r, uint64_t offset, bool check,
 	    r->size - offset < CONTAINER_BLOCK_HEADER_SIZE ||
 	    block_header_decode(r->base + offset, &bh, r->check_reserved) ||
 	    r->size - offset - CONTAINER_BLOCK_HEADER_SIZE < bh.stored_len ||
-	    bh.codec >= CODEC_MAX || (bh.flags & ~BLOCK_FLAG_TRANSFORMED) ||
-	    ((bh.flags & BLOCK_FLAG_TRANSFORMED) && bh.type != BLOCK_DATA) ||
+	    bh.codec >= CODEC_MAX || !block_flags_known(bh.flags) ||
+	    ((bh.flags & BLOCK_FLAGS_KNOWN) && bh.type != BLOCK_DATA) ||
 	    !block_type_name(bh.type))
 		return 0;
 	/* decoded with a decoder of its own: the walk's blocks stay */

@@ -26,6 +26,7 @@
 #include "container.h"
 #include "header.h"
 #include "record.h"
+#include "columns.h"
 #include "transform.h"
 
 #include <errno.h>
@@ -82,6 +83,15 @@ static int write_all(int fd, const struct iovec *iov, int n, struct err *err)
 		}
 	}
 	return 0;
+}
+
+/* This thread's CPU time, ns. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Compress p into w->packed as a zlib stream at `level` (libdeflate: whole
@@ -144,7 +154,11 @@ static int emit_block(struct container_writer *w, unsigned type, uint8_t flags, 
 		return err_set(err, -PREC_ELIMIT, "block of %zu bytes exceeds the %u byte limit",
 			       len, CONTAINER_MAX_RAW);
 	if (level > 0) {
+		uint64_t t0 = type == BLOCK_DATA ? thread_cpu_ns() : 0;
+
 		packed = pack(w, p, len, level);
+		if (type == BLOCK_DATA)
+			w->stats.cpu_compress_ns += thread_cpu_ns() - t0;
 		if (packed < 0)
 			return err_set(err, packed, "cannot compress a %s block",
 				       block_type_name(type));
@@ -243,25 +257,46 @@ static void clear_stack_tails(const struct container_writer *w, struct buf *payl
 	}
 }
 
+/* The payload encoded for the codec (FORMAT.md 6.4, or 6.3 with
+ * opts.legacy_transform) into w->xform: its block flag, or 0 when it stays
+ * as it is (no layouts, or stored blocks: encoding pays off only before a
+ * real codec). */
+static uint8_t encode_data(struct container_writer *w, const struct buf *payload)
+{
+	if (!w->opts.layouts || w->opts.level <= 0)
+		return 0;
+	if (w->opts.legacy_transform)
+		return !data_transform(w->opts.layouts, payload->data, payload->len, &w->xform, NULL) &&
+		       w->xform.len <= CONTAINER_MAX_RAW ? BLOCK_FLAG_TRANSFORMED : 0;
+	if (!w->cols && !(w->cols = columns_enc_new()))
+		return 0;
+	return !columns_encode(w->cols, w->opts.layouts, payload->data, payload->len, &w->xform,
+			       NULL) && w->xform.len <= CONTAINER_MAX_RAW ? BLOCK_FLAG_COLUMNS : 0;
+}
+
 /* Complete a DATA payload's header and write the block. */
 static int emit_data(struct container_writer *w, struct buf *payload, uint32_t nr_spans,
 		     uint32_t nr_records, uint32_t nr_samples, struct err *err)
 {
 	struct data_header dh = { .nr_records = nr_records, .nr_spans = nr_spans };
+	uint64_t t0 = thread_cpu_ns();
 	uint32_t crc;
+	uint8_t flag;
 	int ret;
 
 	if (w->clear_stacks)
 		clear_stack_tails(w, payload);
 	data_time_range(w, payload, &dh.time_min, &dh.time_max);
 	data_header_encode(&dh, payload->data);
-	crc = crc32_of(payload->data, payload->len);
-	/* The transform pays off only before a real codec. */
-	if (w->opts.layouts && w->opts.level > 0 &&
-	    !data_transform(w->opts.layouts, payload->data, payload->len, &w->xform, NULL) &&
-	    w->xform.len <= CONTAINER_MAX_RAW)
-		ret = emit_block(w, BLOCK_DATA, BLOCK_FLAG_TRANSFORMED, w->xform.data, w->xform.len,
-				 crc, w->opts.level, dh.time_min, dh.time_max, err);
+	flag = encode_data(w, payload);
+	/* the CRC of what the block holds: the encoded bytes for COLUMNS, the
+	 * records themselves otherwise (6.3 included) */
+	crc = flag == BLOCK_FLAG_COLUMNS ? crc32_of(w->xform.data, w->xform.len) :
+	      crc32_of(payload->data, payload->len);
+	w->stats.cpu_transform_ns += thread_cpu_ns() - t0;
+	if (flag)
+		ret = emit_block(w, BLOCK_DATA, flag, w->xform.data, w->xform.len, crc,
+				 w->opts.level, dh.time_min, dh.time_max, err);
 	else
 		ret = emit_block(w, BLOCK_DATA, 0, payload->data, payload->len, crc, w->opts.level,
 				 dh.time_min, dh.time_max, err);
@@ -417,6 +452,7 @@ static void writer_free(struct container_writer *w)
 	buf_free(&w->pending);
 	buf_free(&w->packed);
 	buf_free(&w->xform);
+	columns_enc_free(w->cols);
 	free(w->index);
 	free(w);
 }
@@ -632,7 +668,12 @@ void container_writer_abort(struct container_writer *w)
 
 void container_writer_get_stats(struct container_writer *w, struct container_writer_stats *st)
 {
+	clockid_t cid;
+	struct timespec ts;
+
 	bg_wait_idle(w, NULL);
 	*st = w->stats;
 	st->error = writer__failed(w, NULL);
+	if (w->bg && !pthread_getcpuclockid(w->thread, &cid) && !clock_gettime(cid, &ts))
+		st->cpu_worker_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -14,6 +14,8 @@
 #include "container.h"
 #include "header.h"
 
+struct columns_enc;
+
 #define META_LEVEL 6
 
 struct container_writer {
@@ -29,7 +31,8 @@ struct container_writer {
 	uint32_t nr_samples;
 
 	struct buf packed;              /* compressed payload scratch */
-	struct buf xform;               /* transformed DATA payload scratch */
+	struct buf xform;               /* encoded DATA payload scratch */
+	struct columns_enc *cols;       /* the COLUMNS encoder, made on first use */
 	bool clear_stacks;              /* some event copies user stacks */
 	struct libdeflate_compressor *zc;
 	int zc_level;                   /* level zc was made for, -1 = none */

@@ -45,6 +45,14 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -110,6 +118,9 @@ struct run {
 	struct flight_files *files;     /* --switch-output: the files written */
 	double next_switch;     /* --switch-output=TIME: when (mono_s) */
 	bool size_stop;         /* --max-size stopped it: exit 0, as perf */
+	/* this thread's CPU clock (ns) at the loop's start, the loop's end and
+	 * before the embedding step; -v prints where the time went */
+	uint64_t cpu_loop, cpu_finish, cpu_embed;
 };
 
 /* The output is written under a temporary name beside it until recording
@@ -276,6 +287,7 @@ static int record_loop(struct run *run, struct err *err)
 	double deadline = o->duration > 0 ? mono_s() + o->duration : 0;
 	double next_flush = mono_s() + FLUSH_INTERVAL_S;
 
+	run->cpu_loop = thread_cpu_ns();
 	for (;;) {
 		int timeout = timeout_until(next_flush, 100), ret, step;
 		bool flushed;
@@ -335,6 +347,18 @@ static void print_summary(const struct record_opts *o, const struct container_wr
 /* The events follow the command (inherited, enabled on its exec) unless
  * a target is given too: then, as in perf, the command only sets the
  * duration of a system-wide (-a, -C) or attached (-p, -t) recording. */
+/* -v: where prec's CPU time went (thread clocks). */
+static void print_cpu(const struct run *run, const struct container_writer_stats *st)
+{
+	uint64_t now = thread_cpu_ns();
+
+	fprintf(stderr, "prec: CPU: drain %.1f ms, writer thread %.1f ms (transform and CRC "
+		"%.1f, compression %.1f), end %.1f ms (embedding %.1f)\n",
+		(double)(run->cpu_finish - run->cpu_loop) / 1e6, (double)st->cpu_worker_ns / 1e6,
+		(double)st->cpu_transform_ns / 1e6, (double)st->cpu_compress_ns / 1e6,
+		(double)(now - run->cpu_finish) / 1e6, (double)(now - run->cpu_embed) / 1e6);
+}
+
 static bool follows_workload(const struct run *run)
 {
 	const struct record_opts *o = run->s.opts;
@@ -444,6 +468,7 @@ static int close_output(struct run *run, struct container_writer_stats *st, uint
 		run->kept.error = ret;
 		return ret;
 	}
+	run->cpu_embed = thread_cpu_ns();
 	bytes += record_embed(s->opts);
 	*file_bytes = bytes;
 	return 0;
@@ -457,6 +482,7 @@ static int finish(struct run *run, struct err *err)
 	uint64_t file_bytes;
 	int ret;
 
+	run->cpu_finish = thread_cpu_ns();
 	session_disable(s);
 	if (s->opts->overwrite && session_dump_backward(s, err) < 0)
 		return -1;
@@ -479,6 +505,8 @@ static int finish(struct run *run, struct err *err)
 				       name, sizeof(name), err)))
 		return ret;
 	print_summary(s->opts, &st, file_bytes, name);
+	if (s->opts->verbose)
+		print_cpu(run, &st);
 	if (s->opts->verbose)
 		offcpu_print_stats(s, stderr);
 	return 0;

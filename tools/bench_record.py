@@ -17,7 +17,12 @@ runs, and the prec/perf ratios:
   lost      4 spinning threads, `-a -F 10000 --call-graph dwarf` and
             `-a -F 100000 -g` for 3 s: lost samples in % of samples
   size      bytes per sample in the file: -g and --call-graph dwarf, perf
-            without and with -z (zstd), prec with its default compression
+            without and with -z (zstd), prec with its default compression;
+            --size-cmd and --size-freq choose the work and the rate (default
+            spin 1000 at 4 kHz). For prec also the bytes of its DATA blocks
+            alone (the file less what the end embeds: symbols, code bytes),
+            and its own CPU per sample from its -v line (drain thread +
+            writer thread, and the DATA encoding alone)
 
 CPU time is the children's rusage (user + sys) around each command; wall
 times of perf include its ~1 s exit wait on this kind of machine.
@@ -33,6 +38,7 @@ import tempfile
 import time
 
 SPIN = "build/tests/programs/spin"
+MINIREADER = "build/tests/minireader"
 PREC = "./prec"
 
 
@@ -146,23 +152,51 @@ def bench_lost(tmp, runs):
         print("  %-40s perf %.1f%%   prec %.1f%%" % (" ".join(opts), res["perf"], res["prec"]))
 
 
-def bench_size(tmp, runs):
-    print("bytes per sample, spin 1000 ms at -F 4000 (median of %d)" % runs)
+def data_bytes(path):
+    """Bytes of the DATA blocks of a prec.data file (headers included)."""
+    out = subprocess.run([MINIREADER, path], capture_output=True, text=True).stdout
+    blocks = re.findall(r"^block off=(\d+) seq=\d+ type=(\d+)", out, re.M)
+    total = 0
+    for i, (off, typ) in enumerate(blocks):
+        if typ == "3":
+            end = int(blocks[i + 1][0]) if i + 1 < len(blocks) else os.path.getsize(path)
+            total += end - int(off)
+    return total
+
+
+def prec_cpu(stderr):
+    """(drain + writer thread, DATA encoding) ms from prec -v's CPU line."""
+    m = re.search(r"CPU: drain ([0-9.]+) ms, writer thread ([0-9.]+) ms "
+                  r"\(transform and CRC ([0-9.]+)", stderr)
+    return (float(m.group(1)) + float(m.group(2)), float(m.group(3))) if m else (0.0, 0.0)
+
+
+def bench_size(tmp, runs, work, freq):
+    print("bytes per sample, %s at -F %s (median of %d)" % (" ".join(work), freq, runs))
     for opts in (["-g"], ["--call-graph", "dwarf"]):
-        res = {}
-        for tool, extra in (("perf", []), ("perf -z", ["-z"]), ("prec", [])):
+        res, data, cpu, enc = {}, [], [], []
+        for tool, extra in (("perf", []), ("perf -z", ["-z"]), ("prec", ["-v"])):
             sizes = []
             for _ in range(runs):
                 path = f"{tmp}/s.data"
-                _, _, _, err = run(record_cmd(tool.split()[0], path, opts + extra,
-                                              [SPIN, "1000"]))
+                _, _, _, err = run(record_cmd(tool.split()[0], path,
+                                              ["-F", freq] + opts + extra, work))
                 n = samples_of(err) or (perf_samples(path) if tool != "prec" else 0)
-                if n:
-                    sizes.append(os.path.getsize(path) / n)
+                if not n:
+                    continue
+                sizes.append(os.path.getsize(path) / n)
+                if tool == "prec":
+                    data.append(data_bytes(path) / n)
+                    c = prec_cpu(err)
+                    cpu.append(c[0] * 1e3 / n)
+                    enc.append(c[1] * 1e3 / n)
             res[tool] = med(sizes)
-        print("  %-22s perf %.1f B   perf -z %.1f B   prec %.1f B   prec/(perf -z) %.2fx" %
-              (" ".join(opts), res["perf"], res["perf -z"], res["prec"],
+        print("  %-22s perf %.1f B   perf -z %.1f B   prec %.1f B (DATA blocks %.1f B)"
+              "   prec/(perf -z) %.2fx" %
+              (" ".join(opts), res["perf"], res["perf -z"], res["prec"], med(data),
                res["prec"] / res["perf -z"]))
+        print("  %-22s prec CPU per sample: %.2f us (drain + writer), encoding %.2f us" %
+              ("", med(cpu), med(enc)))
 
 
 def main():
@@ -172,6 +206,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 runs, shorter work")
     ap.add_argument("--only", default="fixed,overhead,lost,size")
     ap.add_argument("--prec", default=PREC, help="the prec to measure (default ./prec)")
+    ap.add_argument("--size-cmd", default=SPIN + " 1000", help="the work of the size test")
+    ap.add_argument("--size-freq", default="4000", help="the sampling rate of the size test")
     a = ap.parse_args()
     PREC = a.prec
     runs = 3 if a.quick else a.runs
@@ -188,7 +224,7 @@ def main():
             elif name == "lost":
                 bench_lost(tmp, runs)
             elif name == "size":
-                bench_size(tmp, runs)
+                bench_size(tmp, runs, a.size_cmd.split(), a.size_freq)
 
 
 if __name__ == "__main__":

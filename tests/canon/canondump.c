@@ -48,6 +48,7 @@ static void on_problem(void *ctx, const struct container_problem *p)
 		[SKIP_TRANSFORMED] = "transformed",
 		[SKIP_UNKNOWN_FLAGS] = "unknown-flags",
 		[SKIP_UNKNOWN_TYPE] = "unknown-type",
+		[SKIP_COLUMNS] = "columns",
 	};
 	struct counts *n = ctx;
 	unsigned long long off = p->offset, bytes = p->bytes;

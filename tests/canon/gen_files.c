@@ -182,15 +182,17 @@ static void write_file(const char *name, int level, size_t block_size, size_t sa
 		       bool finish, uint8_t kind, void (*extra)(struct container_writer *))
 {
 	struct container_writer_opts o = { .kind = kind, .level = level, .block_size = block_size,
-					   .record_time = record_time };
+					   .record_time = record_time,
+					   .legacy_transform = strstr(name, "transformed") != NULL };
 	struct container_writer *w;
 	struct record_layouts *ls = NULL;
 	struct err err = { 0 };
 
 	if (container_writer_open(&w, path_of(name), &o, &err))
 		die(name, &err);
-	if (strstr(name, "transformed")) {
-		/* the writer rewrites DATA blocks (FORMAT.md 6.3) given layouts */
+	if (strstr(name, "transformed") || strstr(name, "columns")) {
+		/* the writer encodes DATA blocks given layouts: in columns
+		 * (FORMAT.md 6.4), or as 1.7 did (6.3) for *transformed* */
 		struct perf_event_attr attr;
 		struct event_layout l;
 		uint64_t ids[2] = { 100, 101 };
@@ -215,6 +217,115 @@ static void write_file(const char *name, int level, size_t block_size, size_t sa
 	} else if (container_writer_close(w, &err)) {
 		die(name, &err);
 	}
+	record_layouts_free(ls);
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* ---- samples with user registers and stack copies (FORMAT.md 6.4) ------ */
+
+#define STK_SIZE 512
+#define STK_REGS ((1ull << 0) | (1ull << 6) | (1ull << 7) | (1ull << 8))   /* AX BP SP IP */
+#define STK_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+		  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+static void put64(uint8_t *p, size_t *off, uint64_t v)
+{
+	memcpy(p + *off, &v, 8);
+	*off += 8;
+}
+
+/* A dwarf-style sample of thread tid (0..2): a stack image that changes a
+ * little, the stack pointer moving by a few words; every 7th without
+ * registers or stack (a sample in the kernel's own thread). */
+static size_t stack_sample(uint8_t *p, uint32_t cpu, uint32_t tid, uint64_t t, uint8_t img[3][1024])
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	uint64_t r = next_rand(), depth = 1 + r % 3, sp = 0x7ff000 + 0x10000 * tid + 8 * (r % 5);
+	size_t off = 8, size = (r >> 8) % 7 ? STK_SIZE : 0;
+	uint32_t pt[2] = { 300, 300 + tid };
+
+	put64(p, &off, 300);                            /* identifier */
+	put64(p, &off, 0x401000 + (r >> 16) % 32);      /* ip */
+	memcpy(p + off, pt, 8);
+	off += 8;
+	put64(p, &off, t);
+	put64(p, &off, cpu);
+	put64(p, &off, 250000);
+	put64(p, &off, depth);
+	for (uint64_t i = 0; i < depth; i++)
+		put64(p, &off, 0x402000 + 16 * i + tid);
+	put64(p, &off, size ? PERF_SAMPLE_REGS_ABI_64 : 0);
+	if (size) {
+		put64(p, &off, next_rand());            /* AX */
+		put64(p, &off, sp + 64);                /* BP */
+		put64(p, &off, sp);
+		put64(p, &off, 0x401000 + (r >> 16) % 32);
+	}
+	put64(p, &off, size);
+	if (size) {
+		img[tid][64 + (r >> 24) % 128] ^= (uint8_t)r;
+		memcpy(p + off, img[tid] + (sp & 0xff), size);
+		off += size;
+		put64(p, &off, (r >> 32) % 4 ? size : size - 8 * ((r >> 40) % 20));
+	}
+	h.size = (uint16_t)off;
+	memcpy(p, &h, sizeof(h));
+	return off;
+}
+
+static void write_stack_file(const char *name, size_t samples)
+{
+	struct container_writer_opts o = { .level = 1, .record_time = record_time };
+	struct perf_event_attr attr;
+	struct event_id ids[1] = { { 300, -1, -1 } };
+	struct event_layout l;
+	struct record_layouts *ls = record_layouts_new();
+	struct container_writer *w;
+	static uint8_t img[3][1024], buf[1 << 16];
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+	uint64_t id = 300, t = 2000000000;
+
+	for (size_t i = 0; i < sizeof(img); i++)
+		img[i / 1024][i % 1024] = (uint8_t)(i % 7 ? i * 13 : 0);
+	synth_attr(&attr);
+	attr.sample_type = STK_TYPE;
+	attr.sample_regs_user = STK_REGS;
+	attr.sample_stack_user = STK_SIZE;
+	event_layout_from_attr(&l, &attr, sizeof(attr));
+	if (!ls || record_layouts_add(ls, &l, &id, 1, &err) < 0 ||
+	    container_writer_open(&w, path_of(name), &o, &err))
+		die(name, &err);
+	container_writer_set_layouts(w, ls);
+	put_meta(w);
+	if (event_block_encode(&attr, sizeof(attr), "cpu-clock", ids, 1, &b) ||
+	    container_write_block(w, BLOCK_EVENT, b.data, b.len, &err))
+		die(name, &err);
+	for (size_t done = 0; done < samples; done += 10) {
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			size_t off = 0;
+
+			for (int i = 0; i < 5; i++, t += 250000)
+				off += stack_sample(buf + off, cpu, (uint32_t)(next_rand() % 3), t, img);
+			if (container_write_records(w, cpu, buf, off, NULL, 0, &err))
+				die(name, &err);
+		}
+		if (container_write_round(w, &err))
+			die(name, &err);
+	}
+	if (container_writer_close(w, &err))
+		die(name, &err);
+	buf_free(&b);
 	record_layouts_free(ls);
 }
 
@@ -540,14 +651,18 @@ static void special_files(void)
 	uint8_t *good = slurp("good_small.data", &len), *p = malloc(len + 64);
 
 	/* the first DATA block (block 2) with an unknown type, codec or flag;
-	 * the EVENT block (1) flagged TRANSFORMED, which only DATA blocks may be;
-	 * the DATA block flagged TRANSFORMED without being so: corrupt */
+	 * the EVENT block (1) flagged TRANSFORMED or COLUMNS, which only DATA
+	 * blocks may be; the DATA block flagged TRANSFORMED or COLUMNS without
+	 * being so: corrupt; and flagged both: skipped */
 	static const struct { const char *name; int block, field; uint8_t value; } edits[] = {
 		{ "skip_type.data", 2, 4, 77 },
 		{ "skip_codec.data", 2, 6, 9 },
 		{ "skip_transformed.data", 1, 7, 1 },
 		{ "skip_flags.data", 2, 7, 4 },
 		{ "corrupt_transformed.data", 2, 7, 1 },
+		{ "skip_columns.data", 1, 7, 2 },
+		{ "skip_both.data", 2, 7, 3 },
+		{ "corrupt_columns.data", 2, 7, 2 },
 	};
 	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
 		memcpy(p, good, len);
@@ -589,31 +704,24 @@ static void special_files(void)
 	free(p);
 }
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static void mutants(int n)
 {
-	size_t lens[4];
-	uint8_t *goods[4] = { slurp("good_small.data", &lens[0]),
+	size_t lens[5];
+	uint8_t *goods[5] = { slurp("good_small.data", &lens[0]),
 			      slurp("good_transformed.data", &lens[1]),
 			      slurp("good_symbols.data", &lens[2]),
-			      slurp("stream_symbols.data", &lens[3]) };
-	uint8_t *p = malloc(lens[0] + lens[1] + lens[2] + lens[3]);
+			      slurp("stream_symbols.data", &lens[3]),
+			      slurp("good_columns.data", &lens[4]) };
+	uint8_t *p = malloc(lens[0] + lens[1] + lens[2] + lens[3] + lens[4]);
 	char name[64];
 
 	for (int i = 0; i < n; i++) {
 		/* in turns from the plain file, the one with TRANSFORMED blocks,
-		 * the one with SYMBOLS blocks and its stream form */
-		uint8_t *good = goods[(i / 4) % 4];
-		size_t len = lens[(i / 4) % 4], cut = len;
+		 * the one with SYMBOLS blocks, its stream form, and the one with
+		 * COLUMNS blocks */
+		uint8_t *good = goods[(i / 4) % 5];
+		size_t len = lens[(i / 4) % 5], cut = len;
 
 		memcpy(p, good, len);
 		switch (i % 4) {
@@ -643,6 +751,7 @@ static void mutants(int n)
 	free(goods[1]);
 	free(goods[2]);
 	free(goods[3]);
+	free(goods[4]);
 	free(p);
 }
 
@@ -661,6 +770,52 @@ static void stream_of(const char *from, const char *name)
 	container_stream_free(cs);
 	close(in);
 	close(out);
+}
+
+/* COLUMNS payloads damaged behind a right CRC (FORMAT.md 6.4), so that the
+ * damage reaches the decoders: the first DATA block of good_columns.data
+ * inflated, one byte of its encoded payload changed, stored (codec 0) with
+ * its CRC recomputed; the file ends after it (no index). */
+static void columns_mutants(const char *from, const char *prefix, int n)
+{
+	size_t len, off;
+	uint8_t *good = slurp(from, &len), *p;
+	uint32_t stored, raw;
+	uLongf got;
+	char name[64];
+
+	off = block_at(good, len, 2);
+	memcpy(&stored, good + off + 8, 4);
+	memcpy(&raw, good + off + 12, 4);
+	p = malloc(off + 32 + raw);
+	got = raw;
+	if (!p || good[off + 6] != CODEC_ZLIB || good[off + 7] != BLOCK_FLAG_COLUMNS ||
+	    uncompress(p + off + 32, &got, good + off + 32, stored) != Z_OK || got != raw)
+		die(from, NULL);
+	for (int i = 0; i < n; i++) {
+		uint8_t *b = p + off, *payload = b + 32;
+		size_t at = 4 + next_rand() % (raw - 4);
+		uint32_t crc;
+
+		memcpy(p, good, off);
+		memset(p + 24, 0, 8);                   /* no index */
+		memset(p + 20, 0, 4);
+		crc = (uint32_t)crc32(0, p, 64);
+		memcpy(p + 20, &crc, 4);
+		memcpy(b, good + off, 32);
+		uncompress(payload, &got, good + off + 32, stored);
+		payload[at] = i % 3 ? (uint8_t)(payload[at] ^ (1u << (next_rand() % 8))) :
+			      (uint8_t)next_rand();
+		b[6] = CODEC_STORED;
+		memcpy(b + 8, &raw, 4);
+		crc = (uint32_t)crc32(0, payload, raw);
+		memcpy(b + 16, &crc, 4);
+		fix_block_crc(b);
+		snprintf(name, sizeof(name), "%s_%03d.data", prefix, i);
+		spit(name, p, off + 32 + raw);
+	}
+	free(good);
+	free(p);
 }
 
 static void stream_files(void)
@@ -706,6 +861,8 @@ int main(int argc, char **argv)
 	write_file("good_small.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES, NULL);
 	write_file("good_stored.data", 0, 0, 60, true, CONTAINER_KIND_SAMPLES, NULL);
 	write_file("good_transformed.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES, NULL);
+	write_file("good_columns.data", 1, 0, 120, true, CONTAINER_KIND_SAMPLES, NULL);
+	write_stack_file("good_columns_stack.data", 90);
 	write_file("counts.data", 1, 0, 0, true, CONTAINER_KIND_COUNTS, NULL);
 	write_file("unfinished.data", 1, 0, 60, false, CONTAINER_KIND_SAMPLES, NULL);
 	if (big)
@@ -715,5 +872,7 @@ int main(int argc, char **argv)
 	symbols_files();
 	stream_files();
 	mutants(nmut);
+	columns_mutants("good_columns.data", "columns_mutant", nmut / 4);
+	columns_mutants("good_columns_stack.data", "stack_mutant", nmut / 4);
 	return 0;
 }

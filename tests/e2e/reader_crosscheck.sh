@@ -22,9 +22,14 @@ for f in "$dir"/*.data tests/fuzz/corpus/reader/*; do
 	fi
 done
 # The well-formed files must read clean and complete.
-for f in good_small good_stored good_symbols counts; do
+for f in good_small good_stored good_symbols counts good_transformed good_columns; do
 	grep -q "^end blocks=[0-9]* corrupt=0 skipped=0$" <("$B/canondump" "$dir/$f.data") ||
 		{ echo "$f.data did not read clean"; fail=1; }
 done
+# ... and hold the DATA encodings they are named for (FORMAT.md 6.3, 6.4)
+grep -q "type=3 codec=1 flags=1 " <("$B/minireader" "$dir/good_transformed.data") ||
+	{ echo "good_transformed.data has no TRANSFORMED block"; fail=1; }
+grep -q "type=3 codec=1 flags=2 " <("$B/minireader" "$dir/good_columns.data") ||
+	{ echo "good_columns.data has no COLUMNS block"; fail=1; }
 echo "$n files compared"
 exit $fail

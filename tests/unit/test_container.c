@@ -1167,6 +1167,13 @@ static void write_mixed(const char *path)
 	assert_int_equal(counts_encode(&cr, 1, &b), 0);
 	assert_int_equal(container_write_block(w, BLOCK_COUNTS, b.data, b.len, &err), 0);
 	assert_int_equal(container_writer_close(w, &err), 0);
+
+	/* and blocks of the older encoding (FORMAT.md 6.3), as 1.7 wrote them */
+	o.layouts = ls;
+	o.legacy_transform = true;
+	assert_int_equal(container_writer_append(&w, path, &o, 0, 0, &err), 0);
+	feed_records(w, 0, records_len);
+	assert_int_equal(container_writer_close(w, &err), 0);
 	buf_free(&b);
 	record_layouts_free(ls);
 }
@@ -1174,7 +1181,7 @@ static void write_mixed(const char *path)
 /* The reference walk of the mixed file, checked to hold what it should. */
 static uint8_t *mixed_file(size_t *len, struct walk *ref)
 {
-	int stored = 0, zlib = 0, xform = 0, other = 0;
+	int stored = 0, zlib = 0, xform = 0, cols = 0, other = 0;
 	uint8_t *file;
 
 	write_mixed(tmp_path("mixed.data"));
@@ -1187,12 +1194,14 @@ static uint8_t *mixed_file(size_t *len, struct walk *ref)
 			other++;
 		else if (b->flags & BLOCK_FLAG_TRANSFORMED)
 			xform++;
+		else if (b->flags & BLOCK_FLAG_COLUMNS)
+			cols++;
 		else if (b->codec == CODEC_ZLIB)
 			zlib++;
 		else
 			stored++;
 	}
-	assert_true(stored >= 6 && zlib >= 6 && xform >= 6);
+	assert_true(stored >= 6 && zlib >= 6 && xform >= 6 && cols >= 6);
 	assert_int_equal(other, 6);
 	assert_true(ref->stats.finished);
 	assert_int_equal(ref->stats.skipped_blocks, 1);
@@ -1347,7 +1356,7 @@ static void check_damage_same(const uint8_t *file, size_t len, int kind, uint64_
 static void test_readahead_damage(void **state)
 {
 	struct walk ref;
-	size_t len, stored = 0, xform = 0;
+	size_t len, stored = 0, xform = 0, cols = 0;
 	uint8_t *file, *bad;
 
 	(void)state;
@@ -1363,10 +1372,12 @@ static void test_readahead_damage(void **state)
 			stored = i;
 		if (!xform && (b->flags & BLOCK_FLAG_TRANSFORMED))
 			xform = i;
+		if (!cols && (b->flags & BLOCK_FLAG_COLUMNS))
+			cols = i;
 	}
-	assert_true(stored && xform);
-	for (int k = 0; k < 2; k++) {
-		uint64_t off = ref.blocks[k ? xform : stored].offset;
+	assert_true(stored && xform && cols);
+	for (int k = 0; k < 3; k++) {
+		uint64_t off = ref.blocks[k == 2 ? cols : k ? xform : stored].offset;
 		struct block_header bh;
 		struct walk want;
 

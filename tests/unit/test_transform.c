@@ -203,7 +203,7 @@ static void test_writer_reader(void **state)
 {
 	struct record_layouts *ls = layouts();
 	char path[] = "/tmp/test_transform.XXXXXX";
-	struct container_writer_opts o = { .level = 1 };
+	struct container_writer_opts o = { .level = 1, .legacy_transform = true };
 	struct container_writer *w;
 	struct container_reader *r;
 	struct container_block b;

@@ -16,6 +16,7 @@
 struct obuf {
 	FILE *f;
 	size_t n;
+	unsigned flushes;       /* times b was written out */
 	char b[1 << 16];
 };
 
@@ -24,6 +25,7 @@ static inline void ob_flush(struct obuf *o)
 	if (o->n)
 		fwrite(o->b, 1, o->n, o->f);
 	o->n = 0;
+	o->flushes++;
 }
 
 static inline void ob_mem(struct obuf *o, const char *p, size_t len)

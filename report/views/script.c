@@ -51,16 +51,25 @@ static int parse_fields(const char *list, unsigned *out, struct err *err)
 	return 0;
 }
 
+char *script_put_time(const struct script *sc, char *p, uint64_t t)
+{
+	p = ob_put_dec(p, t / UINT64_C(1000000000), 5, ' ');
+	*p++ = '.';
+	if (sc->ns)
+		p = ob_put_dec(p, t % UINT64_C(1000000000), 9, '0');
+	else
+		p = ob_put_dec(p, (t % UINT64_C(1000000000)) / 1000, 6, '0');
+	*p++ = ':';
+	*p++ = ' ';
+	return p;
+}
+
 void script_time(struct script *sc, uint64_t t)
 {
+	char *p = ob_room(sc->out, SCRIPT_TIME_MAX);
+
 	sc->t0 = sc->out->n;
-	ob_dec(sc->out, t / UINT64_C(1000000000), 5, ' ', false);
-	ob_chr(sc->out, '.');
-	if (sc->ns)
-		ob_dec(sc->out, t % UINT64_C(1000000000), 9, '0', false);
-	else
-		ob_dec(sc->out, (t % UINT64_C(1000000000)) / 1000, 6, '0', false);
-	ob_mem(sc->out, ": ", 2);
+	ob_wrote(sc->out, script_put_time(sc, p, t));
 	sc->t1 = sc->out->n;
 }
 

@@ -34,8 +34,11 @@ struct script {
 };
 
 /* The sample's time as perf script prints it ("  1234.567890: "), where
- * it goes in out kept in t0, t1. */
+ * it goes in out kept in t0, t1; _put_time writes it at p (room for
+ * SCRIPT_TIME_MAX bytes) and returns its end. */
+#define SCRIPT_TIME_MAX 40
 void script_time(struct script *sc, uint64_t t);
+char *script_put_time(const struct script *sc, char *p, uint64_t t);
 
 /*
  * A sample like one printed before prints the same text but for its time

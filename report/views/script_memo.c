@@ -105,17 +105,35 @@ void script_memo_end(struct script *sc, const struct load_sample *s, const struc
 	load_memo_keep(sc->l, s, (uint32_t)m->slot);
 }
 
+/* The text around the time and the period written straight into the
+ * output buffer (room made once), else field by field. */
 int script_memo_again(void *ctx, uint32_t slot, uint64_t time, uint64_t period)
 {
 	struct script *sc = ctx;
 	const struct script_tmpl *t = &sc->tmpl[slot];
+	size_t room = t->len + SCRIPT_TIME_MAX + 24;
+	char *p;
 
-	ob_mem(sc->out, t->text, t->cut1);
+	if (room > sizeof(sc->out->b)) {
+		ob_mem(sc->out, t->text, t->cut1);
+		if (t->has_time)
+			script_time(sc, time);
+		ob_mem(sc->out, t->text + t->cut1, t->cut2 - t->cut1);
+		if (t->has_period)
+			ob_dec(sc->out, period, 10, ' ', false);
+		ob_mem(sc->out, t->text + t->cut2, t->len - t->cut2);
+		return 0;
+	}
+	p = ob_room(sc->out, room);
+	memcpy(p, t->text, t->cut1);
+	p += t->cut1;
 	if (t->has_time)
-		script_time(sc, time);
-	ob_mem(sc->out, t->text + t->cut1, t->cut2 - t->cut1);
+		p = script_put_time(sc, p, time);
+	memcpy(p, t->text + t->cut1, t->cut2 - t->cut1);
+	p += t->cut2 - t->cut1;
 	if (t->has_period)
-		ob_dec(sc->out, period, 10, ' ', false);
-	ob_mem(sc->out, t->text + t->cut2, t->len - t->cut2);
+		p = ob_put_dec(p, period, 10, ' ');
+	memcpy(p, t->text + t->cut2, t->len - t->cut2);
+	ob_wrote(sc->out, p + (t->len - t->cut2));
 	return 0;
 }

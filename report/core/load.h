@@ -167,7 +167,7 @@ void load_memo_keep(struct load *l, const struct load_sample *ls, uint32_t outco
  * LOAD_MEMO_SLOTS - 1: a view may keep what its outcome needs there, and
  * the outcome that slot's until the next keep of that slot), or -1 when
  * the memo takes no sample like it. */
-#define LOAD_MEMO_SLOTS 1024
+#define LOAD_MEMO_SLOTS 4096
 int load_memo_slot(const struct load *l, const struct load_sample *ls);
 /* load_run_memo with load_add_to_hist into h as fn (the outcome: the
  * sample's stack); h must key neither data addresses nor parallelism nor

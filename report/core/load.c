@@ -677,14 +677,42 @@ int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx
 	return run(l, fn, rec_fn, ctx, NULL, err);
 }
 
-int load_run_hist(struct load *l, struct hist *h, struct err *err)
+int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
+		  const struct load_memo_ops *ops, void *ctx, struct err *err)
 {
-	struct load_memo *m = load_memo_new(l, h);
+	struct load_memo *m = load_memo_new(l, ops, ctx);
 	int ret;
 
 	if (!m)
-		return run(l, load_add_to_hist, NULL, h, NULL, err);
-	ret = run(l, load_memo_add, NULL, m, m, err);
+		return run(l, fn, rec_fn, ctx, NULL, err);
+	l->memo = m;
+	ret = run(l, fn, rec_fn, ctx, m, err);
+	l->memo = NULL;
 	load_memo_free(m);
 	return ret;
+}
+
+static int hist_fn(void *ctx, struct load *l, const struct load_sample *s)
+{
+	struct hist *h = ctx;
+	int ret = load_add_to_hist(h, l, s);
+
+	if (!ret)
+		load_memo_keep(l, s, h->last_stack);
+	return ret;
+}
+
+static int hist_again(void *ctx, uint32_t stack, uint64_t time, uint64_t period)
+{
+	(void)time;
+	return hist_count(ctx, stack, period);
+}
+
+int load_run_hist(struct load *l, struct hist *h, struct err *err)
+{
+	static const struct load_memo_ops ops = { hist_again };
+
+	if (hist_wants_data(h) || h->opts.latency || h->by_par)
+		return load_run(l, load_add_to_hist, NULL, h, err);
+	return load_run_memo(l, hist_fn, NULL, &ops, h, err);
 }

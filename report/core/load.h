@@ -145,11 +145,33 @@ struct load *load_new(const struct load_opts *o, struct err *err);
  * merged) and its copy of kallsyms (kernel table file index + 1). */
 int load_run(struct load *l, load_sample_fn fn, load_record_fn on_record, void *ctx,
 	     struct err *err);
-/* load_run with load_add_to_hist into h as its sample function and no
- * record function, the same histogram in the end; a sample like one read
- * before (its bytes but for time and period, nothing else read between
- * them) may then be added to that one's stack without being decoded again
- * (load_memo.c). */
+/* load_run for a view whose outcome of a sample is a function of the
+ * sample's bytes but its time and period, and of the machine model (its
+ * threads, maps, commands) then: a sample like one read before (those
+ * bytes equal, no other record read between them) may then not be decoded
+ * nor handed to fn, but given to ops->again with the outcome fn kept for
+ * the other one (load_memo_keep, from fn), its time (0 without) and its
+ * period (load_memo.c). rec_fn is not called for such samples (it is to
+ * do nothing with samples). Without a filter on what samples carry and
+ * without parallelism; else, and for what the memo does not take, as
+ * load_run. */
+struct load_memo_ops {
+	/* 0 or a negative code that stops the reading */
+	int (*again)(void *ctx, uint32_t outcome, uint64_t time, uint64_t period);
+};
+int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
+		  const struct load_memo_ops *ops, void *ctx, struct err *err);
+/* From fn: the outcome of sample ls, for the samples like it. */
+void load_memo_keep(struct load *l, const struct load_sample *ls, uint32_t outcome);
+/* From fn: the slot of the memo sample ls would be kept in (0 to
+ * LOAD_MEMO_SLOTS - 1: a view may keep what its outcome needs there, and
+ * the outcome that slot's until the next keep of that slot), or -1 when
+ * the memo takes no sample like it. */
+#define LOAD_MEMO_SLOTS 4096
+int load_memo_slot(const struct load *l, const struct load_sample *ls);
+/* load_run_memo with load_add_to_hist into h as fn (the outcome: the
+ * sample's stack); h must key neither data addresses nor parallelism nor
+ * latency (else it is load_run). */
 int load_run_hist(struct load *l, struct hist *h, struct err *err);
 /* A live reading (prec top, load_live.c): instead of files, one input
  * called name (in messages) whose blocks, as a prec.data file holds them

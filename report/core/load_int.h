@@ -49,25 +49,22 @@ struct run_ctx {
 		struct thread *t;
 		uint32_t pid, tid;
 	} recent[8];
-	struct load_memo *memo;         /* load_run_hist's, else NULL */
+	struct load_memo *memo;         /* load_run_memo's, else NULL */
 	/* the members of a leader sample that grew, and by how much */
 	int grp_event[LOAD_MAX_EVENTS];
 	uint64_t grp_delta[LOAD_MAX_EVENTS];
 	size_t grp_nr;
 };
 
-/* load_run_hist's memo of the samples read (load_memo.c): NULL when the
- * reading or h is not one it may stand in (or out of memory); _file at
- * the start of each file, _forget at each record that is not a sample. */
-struct load_memo;
-struct load_memo *load_memo_new(struct load *l, struct hist *h);
+/* load_run_memo's memo of the samples read (load_memo.c): NULL when the
+ * reading is not one it may stand in (or out of memory); _file at the
+ * start of each file, _forget at each record that is not a sample. */
+struct load_memo *load_memo_new(struct load *l, const struct load_memo_ops *ops, void *ctx);
 void load_memo_free(struct load_memo *m);
 void load_memo_file(struct load_memo *m);
 void load_memo_forget(struct load_memo *m);
-/* The session's raw hook (ctx the run_ctx) and the reading's sample
- * function (ctx the memo). */
+/* The session's raw hook (ctx the run_ctx). */
 int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len);
-int load_memo_add(void *ctx, struct load *l, const struct load_sample *ls);
 
 /* The sample's frames into rc->addrs and rc->kernel (load_chain.c): how
  * many. */
@@ -120,6 +117,7 @@ struct load {
 	struct embed_dso **merged;      /* the merged entries, owned */
 	size_t nr_merged;
 	struct run_ctx *live;           /* a live reading (load_live_start), else NULL */
+	struct load_memo *memo;         /* during load_run_memo */
 	struct parallel *par;           /* opts.parallelism, else NULL */
 };
 

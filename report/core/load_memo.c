@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * load_run_hist's memo: a sample whose bytes, but for its time and period,
- * are those of a sample read before, with no other record between them
- * (nothing that changes threads, maps or commands), goes where that one
- * went: the same stack of the histogram. Such a sample is not decoded, its
- * chain not assembled nor folded again: it is counted (the session's
- * counts, the event's samples and period) and added to the stack, which is
- * what the whole reading would have done with it.
+ * load_run_memo's memo (load.h): a sample whose bytes, but for its time
+ * and period, are those of a sample read before, with no other record
+ * between them (nothing that changes threads, maps or commands), has the
+ * outcome that one had, which its view kept (load_memo_keep): such a
+ * sample is not decoded, its chain not assembled nor resolved again; it is
+ * counted (the session's counts, the event's samples and period) and the
+ * view's again() does with its time and period what the view did with the
+ * other one's.
  *
- * Only where the outcome is a function of those bytes and of the machine's
- * state: no filter on what samples carry (time, CPU, ids), no parallelism,
- * no record function, a histogram that keys no data address nor latency;
- * per event, no read values (group deltas), no user stack copy (unwound),
- * not an off-CPU event held for its switch-in. The memo is a direct-mapped
- * table: a sample whose slot holds another one takes the whole way, and
- * leaves its own outcome there.
+ * Only where a sample's outcome is a function of those bytes and of the
+ * machine's state: no filter on what samples carry (time, CPU, ids), no
+ * parallelism; per event, no read values (group deltas), no user stack
+ * copy (unwound), not an off-CPU event held for its switch-in. The memo is
+ * a direct-mapped table: a sample whose slot holds another one takes the
+ * whole way, and leaves its own outcome there if its view keeps one.
  */
 #include "load_int.h"
 
@@ -24,7 +24,7 @@
 
 #include "offcpu.h"
 
-#define MEMO_SLOTS 1024
+#define MEMO_SLOTS LOAD_MEMO_SLOTS
 #define MEMO_WORDS 64           /* samples of up to 512 bytes */
 #define MEMO_MASKED 10          /* the header and the fields up to PERIOD */
 
@@ -32,13 +32,14 @@ struct memo_slot {
 	uint64_t hash;
 	uint32_t words, gen;    /* gen 0: empty */
 	int event;              /* the load's event index */
-	uint32_t stack;
+	uint32_t outcome;
 	uint64_t period;        /* without PERIOD in the sample: its weight */
 };
 
 struct load_memo {
 	struct load *l;
-	struct hist *h;
+	const struct load_memo_ops *ops;
+	void *ctx;
 	uint32_t gen;
 	int8_t ok[LOAD_MAX_EVENTS];     /* the file's events: 1 memo, 0 not, -1 not known yet */
 	uint16_t tw[LOAD_MAX_EVENTS], pw[LOAD_MAX_EVENTS];      /* their time and period words */
@@ -51,11 +52,11 @@ struct load_memo {
 	uint64_t (*words)[MEMO_WORDS];  /* each slot's sample */
 };
 
-struct load_memo *load_memo_new(struct load *l, struct hist *h)
+struct load_memo *load_memo_new(struct load *l, const struct load_memo_ops *ops, void *ctx)
 {
 	struct load_memo *m;
 
-	if (l->par || l->filter.by_sample || hist_wants_data(h) || h->opts.latency || h->by_par)
+	if (l->par || l->filter.by_sample)
 		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->slots = calloc(MEMO_SLOTS, sizeof(*m->slots))) ||
@@ -64,7 +65,8 @@ struct load_memo *load_memo_new(struct load *l, struct hist *h)
 		return NULL;
 	}
 	m->l = l;
-	m->h = h;
+	m->ops = ops;
+	m->ctx = ctx;
 	load_memo_forget(m);
 	return m;
 }
@@ -169,7 +171,7 @@ int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len)
 	struct load *l = rc->l;
 	struct memo_slot *sl;
 	uint32_t n = len / 8, tw, pw;
-	uint64_t hv, period;
+	uint64_t hv, period, time;
 	int ev, ret;
 
 	m->pending = NULL;
@@ -190,28 +192,34 @@ int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len)
 		return 0;
 	}
 	period = pw ? word(p, pw) : sl->period;
-	session_count_sample(s, tw != 0, tw ? word(p, tw) : 0);
+	time = tw ? word(p, tw) : 0;
+	session_count_sample(s, tw != 0, time);
 	l->samples_by_event[sl->event]++;
 	l->period_by_event[sl->event] += period;
-	ret = hist_count(m->h, sl->stack, period);
+	ret = m->ops->again(m->ctx, sl->outcome, time, period);
 	return ret < 0 ? ret : 1;
 }
 
-int load_memo_add(void *ctx, struct load *l, const struct load_sample *ls)
+int load_memo_slot(const struct load *l, const struct load_sample *ls)
 {
-	struct load_memo *m = ctx;
-	struct memo_slot *sl = m->pending;
-	int ret = load_add_to_hist(m->h, l, ls);
+	const struct load_memo *m = l->memo;
 
+	return m && m->pending && ls->rec->bytes == m->pending_p ? (int)(m->pending - m->slots) : -1;
+}
+
+void load_memo_keep(struct load *l, const struct load_sample *ls, uint32_t outcome)
+{
+	struct load_memo *m = l->memo;
+	struct memo_slot *sl = m ? m->pending : NULL;
+
+	if (!sl || ls->rec->bytes != m->pending_p)
+		return;         /* not the sample the memo looked up last (a made one) */
 	m->pending = NULL;
-	if (ret || !sl || ls->rec->bytes != m->pending_p)
-		return ret;
 	sl->hash = m->pending_hash;
 	sl->words = m->pending_words;
 	sl->gen = m->gen;
 	sl->event = ls->event;
-	sl->stack = m->h->last_stack;
+	sl->outcome = outcome;
 	sl->period = ls->period;
 	memcpy(m->words[sl - m->slots], m->pending_p, 8 * (size_t)sl->words);
-	return 0;
 }

@@ -16,6 +16,7 @@
 struct obuf {
 	FILE *f;
 	size_t n;
+	unsigned flushes;       /* times b was written out */
 	char b[1 << 16];
 };
 
@@ -24,6 +25,7 @@ static inline void ob_flush(struct obuf *o)
 	if (o->n)
 		fwrite(o->b, 1, o->n, o->f);
 	o->n = 0;
+	o->flushes++;
 }
 
 static inline void ob_mem(struct obuf *o, const char *p, size_t len)
@@ -71,6 +73,37 @@ static inline void ob_dec(struct obuf *o, uint64_t v, int width, char pad, bool 
 	if (left)
 		for (int i = digits; i < width; i++)
 			ob_chr(o, ' ');
+}
+
+/* Room for len bytes (at most sizeof(b)) at the end of b, flushing first
+ * when there is not: where to write them, ob_wrote with their end then. */
+static inline char *ob_room(struct obuf *o, size_t len)
+{
+	if (o->n + len > sizeof(o->b))
+		ob_flush(o);
+	return o->b + o->n;
+}
+
+static inline void ob_wrote(struct obuf *o, const char *end)
+{
+	o->n = (size_t)(end - o->b);
+}
+
+/* ob_dec right-aligned, at p (room for max(width, 20) bytes): the end. */
+static inline char *ob_put_dec(char *p, uint64_t v, int width, char pad)
+{
+	char t[24];
+	int k = 0;
+
+	do {
+		t[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = k; i < width; i++)
+		*p++ = pad;
+	while (k)
+		*p++ = t[--k];
+	return p;
 }
 
 /* v in lower-case hex, right-aligned in width with spaces. */

@@ -18,31 +18,13 @@
 #include "report/core/load.h"
 #include "outbuf.h"
 #include "report.h"
-
-enum sfield {
-	SF_COMM = 1 << 0, SF_TID = 1 << 1, SF_PID = 1 << 2, SF_CPU = 1 << 3, SF_TIME = 1 << 4,
-	SF_PERIOD = 1 << 5, SF_EVENT = 1 << 6, SF_IP = 1 << 7, SF_SYM = 1 << 8,
-	SF_SYMOFF = 1 << 9, SF_DSO = 1 << 10, SF_SRCLINE = 1 << 11,
-	SF_ADDR = 1 << 12, SF_WEIGHT = 1 << 13, SF_UREGS = 1 << 14, SF_IREGS = 1 << 15,
-};
+#include "script_int.h"
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "cpu", SF_CPU },
 	{ "time", SF_TIME }, { "period", SF_PERIOD }, { "event", SF_EVENT }, { "ip", SF_IP },
 	{ "sym", SF_SYM }, { "symoff", SF_SYMOFF }, { "dso", SF_DSO }, { "srcline", SF_SRCLINE },
 	{ "addr", SF_ADDR }, { "weight", SF_WEIGHT }, { "uregs", SF_UREGS }, { "iregs", SF_IREGS },
-};
-
-struct script {
-	struct obuf *out;
-	unsigned fields;
-	bool ns, task, mmap, sw;
-	bool multi_cpu;
-	int name_width;         /* the longest event name, as perf pads them */
-	bool ready;
-	bool default_fields;    /* no -F */
-	struct load *l;
-	unsigned ktab;          /* the sample's kernel symbols (symbolizer table) */
 };
 
 static int parse_fields(const char *list, unsigned *out, struct err *err)
@@ -69,15 +51,26 @@ static int parse_fields(const char *list, unsigned *out, struct err *err)
 	return 0;
 }
 
-static void print_time(struct script *sc, uint64_t t)
+char *script_put_time(const struct script *sc, char *p, uint64_t t)
 {
-	ob_dec(sc->out, t / UINT64_C(1000000000), 5, ' ', false);
-	ob_chr(sc->out, '.');
+	p = ob_put_dec(p, t / UINT64_C(1000000000), 5, ' ');
+	*p++ = '.';
 	if (sc->ns)
-		ob_dec(sc->out, t % UINT64_C(1000000000), 9, '0', false);
+		p = ob_put_dec(p, t % UINT64_C(1000000000), 9, '0');
 	else
-		ob_dec(sc->out, (t % UINT64_C(1000000000)) / 1000, 6, '0', false);
-	ob_mem(sc->out, ": ", 2);
+		p = ob_put_dec(p, (t % UINT64_C(1000000000)) / 1000, 6, '0');
+	*p++ = ':';
+	*p++ = ' ';
+	return p;
+}
+
+void script_time(struct script *sc, uint64_t t)
+{
+	char *p = ob_room(sc->out, SCRIPT_TIME_MAX);
+
+	sc->t0 = sc->out->n;
+	ob_wrote(sc->out, script_put_time(sc, p, t));
+	sc->t1 = sc->out->n;
 }
 
 /* comm_width: perf pads the command to 16 unless a call chain follows */
@@ -103,7 +96,7 @@ static void print_start(struct script *sc, const char *comm, int comm_width, uin
 		ob_mem(o, "] ", 2);
 	}
 	if (sc->fields & SF_TIME)
-		print_time(sc, time);
+		script_time(sc, time);
 }
 
 /* "addr sym+off (dso)" of one address: the address as in the dso, or as
@@ -283,9 +276,8 @@ static int comm_width(const struct script *sc, const struct session *s, int even
 	return (s->events[event].attr.sample_type & PERF_SAMPLE_CALLCHAIN) ? 0 : 16;
 }
 
-static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
+static int print_sample(struct script *sc, struct load *l, const struct load_sample *s)
 {
-	struct script *sc = ctx;
 	const struct sample *smp = &s->rec->u.sample;
 	bool has_chain = smp->type & PERF_SAMPLE_CALLCHAIN;
 	bool chain = s->nr > 1 || (has_chain && smp->callchain_nr);
@@ -296,7 +288,9 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	print_start(sc, s->thread->comm, has_chain && (sc->fields & SF_IP) ? 0 : 16, smp->pid,
 		    smp->tid, smp->cpu, smp->time);
 	if (sc->fields & SF_PERIOD) {
+		sc->p0 = sc->out->n;
 		ob_dec(sc->out, s->period, 10, ' ', false);
+		sc->p1 = sc->out->n;
 		ob_chr(sc->out, ' ');
 	}
 	if (sc->fields & SF_EVENT) {
@@ -328,6 +322,19 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	}
 	ob_chr(sc->out, '\n');
 	return 0;
+}
+
+static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
+{
+	struct script *sc = ctx;
+	struct script_mark m;
+	int ret;
+
+	script_memo_begin(sc, s, &m);
+	ret = print_sample(sc, l, s);
+	if (!ret)
+		script_memo_end(sc, s, &m);
+	return ret;
 }
 
 static int on_side(void *ctx, struct load *l, struct session *s, const struct record *rec)
@@ -417,6 +424,7 @@ static int on_side(void *ctx, struct load *l, struct session *s, const struct re
  * message printed. */
 static int script_run(struct script *sc, const struct load_opts *lo)
 {
+	static const struct load_memo_ops ops = { script_memo_again };
 	struct err err = { 0 };
 	struct load *l = load_new(lo, &err);
 	int ret;
@@ -427,8 +435,11 @@ static int script_run(struct script *sc, const struct load_opts *lo)
 	}
 	sc->l = l;
 	sc->out->f = stdout;
-	ret = load_run(l, on_sample, on_side, sc, &err);
+	/* a sample like one printed before: its text again (script_memo.c) */
+	ret = script_memo_init(sc) ? load_run(l, on_sample, on_side, sc, &err) :
+				      load_run_memo(l, on_sample, on_side, &ops, sc, &err);
 	ob_flush(sc->out);
+	script_memo_free(sc);
 	if (ret)
 		fprintf(stderr, "prep: %s\n", err.msg);
 	load_free(l);

@@ -275,10 +275,13 @@ wait_for t "fake top quits" has '^EXIT=0$'
 $PREC -q -F 999 -g -e cpu-clock,task-clock -o two.data -- "$P/threads" 200 >/dev/null 2>&1 ||
 	fail "prec two events"
 start e 160 30 "$PREP" -i two.data
-wait_for e "two events" has "^Samples: .* of event 'cpu-clock'"
-grep -q '(1 of 2, Tab: next)' scr || fail "two events: the status line does not say 1 of 2"
+# a capture may catch tmux between the title line and the rest of a screen:
+# wait for the status line too
+drawn() { sh -c 'grep -qE -- "$1" "$0" && tail -1 "$0" | grep -qF -- "$2"' "$d/scr" "$@"; }
+wait_for e "two events" drawn "^Samples: .* of event 'cpu-clock'" "h: help"
+grep -q '(1 of 2, Tab: next)' scr || fail "two events: the status line does not say 1 of 2: $(tail -1 scr)"
 keys e Tab
-wait_for e "Tab" has "^Samples: .* of event 'task-clock'"
+wait_for e "Tab" drawn "^Samples: .* of event 'task-clock'" "(2 of 2, Tab: next)"
 $PREP -i two.data --stdio --event task-clock | text_entries | masked | head -n 27 >task_text
 rows | entry_lines | masked | diff task_text - >diff_task || { fail "task-clock's entries:"; head diff_task; }
 keys e BTab

@@ -47,6 +47,7 @@ wait_for() {
 	return 1
 }
 has() { grep -qE -- "$1"; }
+last_line() { tail -1 | grep -qF -- "$1"; }
 keys() { $TM send-keys -t "$1" "${@:2}"; }
 rows() { sed '1,2d;$d' "$d/scr"; }
 entry_lines() { grep -E '^[-+ ] {0,7}[0-9]+\.[0-9]+%'; }
@@ -119,8 +120,9 @@ keys m q
 wait_for m "back from annotate" 5 has '^ +Overhead +Shared Object'
 
 keys m t
-if wait_for m "zoom into the thread" 5 has "^Samples: .*, Thread: spin\($spin\) lost: "; then
-	grep -q "| Thread: spin($spin)  h: help" scr || fail "zoom: status line: $(tail -1 scr)"
+# the status line last: a capture may catch tmux between the title and the rest
+if wait_for m "zoom into the thread" 5 last_line "| Thread: spin($spin)  h: help"; then
+	grep -qE "^Samples: .*, Thread: spin\($spin\) lost: " scr || fail "zoom: title: $(head -1 scr)"
 fi
 first_entry ' spin +\[\.\] spin_work$' <scr || fail "zoomed: spin_work is not first: $(sed -n 3p scr)"
 keys m t
@@ -181,8 +183,7 @@ if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
 		--bounding-set=-all "$UPREC" top -e cpu-clock -p "$upid"
 	if wait_for u "paranoid 2: the browser" 10 has "^Samples: .* of event 'cpu-clock:u', 4000 Hz" &&
 		wait_for u "paranoid 2: spin_work" 6 first_entry ' spin +\[\.\] spin_work$'; then
-		grep -q "\[4000Hz cpu-clock:u\],  (target_pid: $upid)  h: help" scr ||
-			fail "paranoid 2: status line: $(tail -1 scr)"
+		wait_for u "paranoid 2: status line" 5 last_line "[4000Hz cpu-clock:u],  (target_pid: $upid)  h: help"
 	fi
 	grep -q '\[k\]' scr && fail "paranoid 2: kernel entries in a user-only top"
 	quits u "paranoid 2"

@@ -39,7 +39,12 @@ wait_for() {
 	shift 3
 	for ((i = 0; i < secs * 20; i++)); do
 		shot "$s" >"$d/scr" 2>/dev/null
-		"$@" <"$d/scr" && return 0
+		# on a screen a second capture finds the same: not mid-redraw
+		if "$@" <"$d/scr"; then
+			sleep 0.02
+			shot "$s" >"$d/scr2" 2>/dev/null
+			cmp -s "$d/scr" "$d/scr2" && return 0
+		fi
 		sleep 0.05
 	done
 	fail "$what: not on the screen in $secs s:"

@@ -39,13 +39,19 @@ start() {
 }
 shot() { $TM capture-pane -p -t "$1"; }
 # wait_for NAME WHAT TEST...: polls the screen (in $d/scr) until TEST (with
-# the screen on stdin) succeeds; at most 20 s
+# the screen on stdin) succeeds on a screen that a second capture finds the
+# same (a capture can catch tmux in the middle of a redraw: the new title
+# over the old rows); at most 20 s
 wait_for() {
 	local s=$1 what=$2 i
 	shift 2
 	for i in $(seq 400); do
 		shot "$s" >"$d/scr" 2>/dev/null
-		"$@" <"$d/scr" && return 0
+		if "$@" <"$d/scr"; then
+			sleep 0.02
+			shot "$s" >"$d/scr2" 2>/dev/null
+			cmp -s "$d/scr" "$d/scr2" && return 0
+		fi
 		sleep 0.05
 	done
 	fail "$what: not on the screen in 20 s:"

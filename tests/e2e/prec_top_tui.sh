@@ -14,6 +14,7 @@
 # opens on -p with cpu-clock:u. Every wait polls the screen; the paranoid
 # level is restored on every exit.
 . tests/e2e/lib/common.sh
+. tests/e2e/lib/tmux.sh
 . tests/e2e/lib/unpriv.sh
 command -v tmux >/dev/null || { echo "tmux is not installed (make deps)"; exit 77; }
 [ -x "$P/spin" ] || { echo "make tests-build first"; exit 77; }
@@ -31,20 +32,14 @@ start() {
 	$TM new-session -d -s "$s" -x 160 -y 40 \
 		"cd $d && $*; echo EXIT=\$?; echo MODES: \$(stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)'); sleep 600"
 }
-shot() { $TM capture-pane -p -t "$1"; }
 # wait_for NAME WHAT SECONDS TEST...: polls the screen (in $d/scr) until
-# TEST (the screen on stdin) succeeds, at most SECONDS
+# TEST (the screen on stdin) succeeds on a settled screen (screen_is), at
+# most SECONDS
 wait_for() {
 	local s=$1 what=$2 secs=$3 i
 	shift 3
 	for ((i = 0; i < secs * 20; i++)); do
-		shot "$s" >"$d/scr" 2>/dev/null
-		# on a screen a second capture finds the same: not mid-redraw
-		if "$@" <"$d/scr"; then
-			sleep 0.02
-			shot "$s" >"$d/scr2" 2>/dev/null
-			cmp -s "$d/scr" "$d/scr2" && return 0
-		fi
+		screen_is "$s" "$@" && return 0
 		sleep 0.05
 	done
 	fail "$what: not on the screen in $secs s:"

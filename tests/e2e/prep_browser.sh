@@ -18,6 +18,7 @@
 # selection and the open call graph follow their entry; a vanished entry
 # leaves the selection on a line). Every wait polls the screen.
 . tests/e2e/lib/common.sh
+. tests/e2e/lib/tmux.sh
 command -v tmux >/dev/null || { echo "tmux is not installed (make deps)"; exit 77; }
 FAKE=$PWD/$B/tests/fake_top
 [ -x "$FAKE" ] && [ -x "$P/threads" ] || { echo "make tests-build first"; exit 77; }
@@ -37,21 +38,13 @@ start() {
 	shift 3
 	$TM new-session -d -s "$s" -x "$w" -y "$h" "cd $d && $*; echo EXIT=\$?; sleep 600"
 }
-shot() { $TM capture-pane -p -t "$1"; }
 # wait_for NAME WHAT TEST...: polls the screen (in $d/scr) until TEST (with
-# the screen on stdin) succeeds on a screen that a second capture finds the
-# same (a capture can catch tmux in the middle of a redraw: the new title
-# over the old rows); at most 20 s
+# the screen on stdin) succeeds on a settled screen (screen_is); at most 20 s
 wait_for() {
 	local s=$1 what=$2 i
 	shift 2
 	for i in $(seq 400); do
-		shot "$s" >"$d/scr" 2>/dev/null
-		if "$@" <"$d/scr"; then
-			sleep 0.02
-			shot "$s" >"$d/scr2" 2>/dev/null
-			cmp -s "$d/scr" "$d/scr2" && return 0
-		fi
+		screen_is "$s" "$@" && return 0
 		sleep 0.05
 	done
 	fail "$what: not on the screen in 20 s:"

@@ -20,6 +20,7 @@
  * decompressor and buffer for the inflated bytes it untransforms.
  */
 #include "reader_int.h"
+#include "common/thread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -170,7 +171,7 @@ int reader_ra_start(struct container_reader *r)
 
 		if (a) {
 			*a = (struct worker_arg){ r, &ra->dec[i] };
-			ret = pthread_create(&ra->threads[i], NULL, worker, a);
+			ret = thread_create(&ra->threads[i], worker, a);
 			if (ret)
 				free(a);
 		}

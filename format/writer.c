@@ -28,6 +28,7 @@
 #include "record.h"
 #include "columns.h"
 #include "transform.h"
+#include "common/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -529,7 +530,7 @@ int container_writer_open(struct container_writer **out, const char *path,
 	if (w->opts.background) {
 		pthread_mutex_init(&w->lock, NULL);
 		pthread_cond_init(&w->cond, NULL);
-		ret = -pthread_create(&w->thread, NULL, bg_worker, w);
+		ret = -thread_create(&w->thread, bg_worker, w);
 		if (ret) {
 			pthread_mutex_destroy(&w->lock);
 			pthread_cond_destroy(&w->cond);

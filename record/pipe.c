@@ -13,6 +13,7 @@
  * difference) and samples are not lost for it.
  */
 #include "record.h"
+#include "common/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,7 +104,7 @@ static int start_forwarder(struct record_pipe *p, struct err *err)
 	pthread_condattr_destroy(&ca);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&p->thread, NULL, forwarder, p);
+	ret = thread_create(&p->thread, forwarder, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		pthread_mutex_destroy(&p->lock);

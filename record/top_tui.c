@@ -25,6 +25,7 @@
  * resize), SIGINT and SIGTERM end the main thread's wait for a key.
  */
 #include "top_cmd.h"
+#include "common/thread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -181,7 +182,7 @@ static int drain_start(struct top_tui *u, struct err *err)
 	u->r->s.sink = &u->sink;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = pthread_create(&u->thread, NULL, drain_main, u);
+	ret = thread_create(&u->thread, drain_main, u);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		return err_set(err, -ret, "cannot start the drain thread: %s", strerror(ret));

@@ -9,6 +9,7 @@
 #include "session_int.h"
 
 #include "format/embed.h"
+#include "common/thread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -127,7 +128,7 @@ int session_take_symbols(struct session *s, const struct index_entry *e, size_t 
 	if (!s->counts_want)
 		w.crc_end = 0;
 	if (!ret && (share_out(&w) || w.crc_end))
-		threaded = !pthread_create(&t, NULL, worker_main, &w);
+		threaded = !thread_create(&t, worker_main, &w);
 	if (!ret && !threaded)
 		memset(w.worker, 0, w.n * sizeof(*w.worker));
 	if (!ret) {

@@ -28,6 +28,7 @@
 
 #include "common/log.h"
 #include "format/embed.h"
+#include "common/thread.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
@@ -508,7 +509,7 @@ int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos,
 		d->dwarf_state = DWARF_PENDING;
 		s->dw_pf[s->dw_pf_n++] = d;
 	}
-	if (s->dw_pf_n && !pthread_create(&s->dw_pf_thread, NULL, dwarf_prefetch_main, s)) {
+	if (s->dw_pf_n && !thread_create(&s->dw_pf_thread, dwarf_prefetch_main, s)) {
 		s->dw_pf_running = true;
 		return 0;
 	}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/thread.h"
 
 /* One function symbol of a kallsyms text, by position in that text. */
 struct kent {
@@ -468,7 +469,7 @@ int kernel_syms_prefetch(struct kernel_syms *s)
 {
 	if (s->kernel.state || s->kernel.prefetching)
 		return 0;
-	if (pthread_create(&s->kernel.prefetch, NULL, prefetch_main, s))
+	if (thread_create(&s->kernel.prefetch, prefetch_main, s))
 		return 0;       /* read later, when needed */
 	s->kernel.prefetching = true;
 	return 0;

@@ -29,6 +29,7 @@
 
 #include "annotate_int.h"
 #include "common/buf.h"
+#include "common/thread.h"
 
 #define CS_STR_(x) #x
 #define CS_STR(x) CS_STR_(x)
@@ -342,7 +343,7 @@ int annot_disasm_with(const uint8_t *code, size_t len, uint64_t addr, bool intel
 	atomic_init(&j.b_on, false);
 	atomic_init(&j.b_done, false);
 	atomic_init(&j.a_done, false);
-	threaded = meanwhile && !pthread_create(&t, NULL, decode_main, &j);
+	threaded = meanwhile && !thread_create(&t, decode_main, &j);
 	*out = NULL;
 	*n = 0;
 	if (meanwhile)

@@ -19,6 +19,7 @@
 #include "report/aggregate/hist.h"
 #include "report/core/filter.h"
 #include "latency.h"
+#include "common/thread.h"
 
 /* ---- the string pool ------------------------------------------------------ */
 
@@ -422,7 +423,7 @@ int diff_read(const char *const *paths, size_t n, const struct diff_read_opts *o
 	}
 	/* the calling thread is a worker too */
 	for (size_t t = 1; t < nt; t++)
-		if (!pthread_create(&tid[started], NULL, worker, &p))
+		if (!thread_create(&tid[started], worker, &p))
 			started++;
 	worker(&p);
 	for (size_t t = 0; t < started; t++)

@@ -201,7 +201,10 @@ int perfdata_string(struct cursor *c, char **out);
 /* ---- the data walk ----------------------------------------------------- */
 
 enum perfdata_chunk_kind {
-	PERFDATA_CHUNK_RECORDS = 1,     /* kernel records (types < 64) back to back */
+	PERFDATA_CHUNK_RECORDS = 1,     /* kernel records (types < 64) back to back: a
+					   run of them, cut at 128 KiB when it lies in
+					   the file (for the cache to hold it as it is
+					   read) */
 	PERFDATA_CHUNK_USER,            /* one record of perf's own (type >= 64) */
 };
 

@@ -253,6 +253,32 @@ static void drop_behind(struct perfdata *pd)
 		pd->dropped = upto;
 }
 
+/* A run of kernel records handed out at most this long (a little more):
+ * the cache still holds it when the caller reads it. */
+#define PERFDATA_RUN_MAX (128u << 10)
+
+/* The run of kernel records from start on, pd->pos past its first one:
+ * past every whole kernel record after it (pd_record_at's checks, those
+ * of a kernel record inline), to at most PERFDATA_RUN_MAX bytes. */
+static void run_on(struct perfdata *pd, uint64_t start)
+{
+	uint64_t end = pd->data_end, stop = start + PERFDATA_RUN_MAX;
+
+	if (stop > end)
+		stop = end;
+	while (pd->pos < stop && end - pd->pos >= 8) {
+		const uint8_t *r = pd->base + pd->pos;
+		uint32_t type;
+		uint16_t size;
+
+		memcpy(&type, r, 4);
+		memcpy(&size, r + 6, 2);
+		if (type >= 64 || size < 8 || size > end - pd->pos)
+			return;
+		pd->pos += size;
+	}
+}
+
 int perfdata_next(struct perfdata *pd, struct perfdata_chunk *c, struct err *err)
 {
 	drop_behind(pd);
@@ -296,12 +322,11 @@ int perfdata_next(struct perfdata *pd, struct perfdata_chunk *c, struct err *err
 			return 1;
 		}
 		/* a run of kernel records, up to perf's next record or damage
-		 * (reported by the next call) */
+		 * (reported by the next call), or a run the cache still holds
+		 * when the caller reads it */
 		start = pd->pos;
-		do {
-			pd->pos += total;
-		} while (pd_record_at(pd, pd->pos, pd->data_end, &type, &size, &total, NULL) == 1 &&
-			 type < 64);
+		pd->pos += total;
+		run_on(pd, start);
 		c->kind = PERFDATA_CHUNK_RECORDS;
 		c->len = pd->pos - start;
 		return 1;

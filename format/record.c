@@ -623,6 +623,65 @@ void record_sample_offsets(const struct record_layouts *ls, int ev, struct sampl
 	o->period = ls->plans[ev].period_off;
 }
 
+static uint64_t u64_or_0(const uint8_t *p, uint16_t off)
+{
+	uint64_t v = 0;
+
+	if (off)
+		memcpy(&v, p + off, 8);
+	return v;
+}
+
+int record_sample_head(const struct record_layouts *ls, const void *bytes, size_t len,
+		       struct sample_head *h)
+{
+	int ev = record_sample_event(ls, bytes, len);
+	const struct sample_plan *pl;
+	const uint8_t *p = bytes;
+	size_t fixed;
+	uint64_t n = 0;
+	uint16_t size;
+
+	if (ev < 0 || !(pl = &ls->plans[ev])->head)
+		return -1;
+	memcpy(&size, p + 6, 2);
+	fixed = 8 + 8u * pl->nr_prefix;
+	if (size != len || len < fixed)
+		return -1;
+	if (pl->head == HEAD_CHAIN) {
+		if (len - fixed < 8)
+			return -1;
+		memcpy(&n, p + fixed, 8);
+		if (n != (len - fixed - 8) / 8 || (len - fixed) % 8)
+			return -1;
+	} else if (len != fixed) {
+		return -1;
+	}
+	h->event = ev;
+	h->type = ls->ev[ev].sample_type;
+	h->ip = u64_or_0(p, pl->ip_off);
+	h->time = u64_or_0(p, pl->time_off);
+	h->period = u64_or_0(p, pl->period_off);
+	h->pid = h->tid = 0;
+	if (pl->tid_off) {
+		memcpy(&h->pid, p + pl->tid_off, 4);
+		memcpy(&h->tid, p + pl->tid_off + 4, 4);
+	}
+	h->chain_nr = n;
+	h->chain = n ? p + fixed + 8 : NULL;
+	h->stack = false;
+	return 0;
+}
+
+void record_sample_head_of(const struct record *rec, struct sample_head *h)
+{
+	const struct sample *smp = &rec->u.sample;
+
+	*h = (struct sample_head){ rec->event, smp->type, smp->ip, smp->time, smp->period,
+				   smp->pid, smp->tid, smp->callchain_nr, smp->callchain,
+				   (smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size };
+}
+
 /* ---- walking a buffer -------------------------------------------------- */
 
 int record_next(const void *buf, size_t len, size_t off, size_t *rec_len, struct err *err)

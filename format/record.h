@@ -200,6 +200,30 @@ struct sample_offsets {
 };
 void record_sample_offsets(const struct record_layouts *ls, int ev, struct sample_offsets *o);
 
+/* What a reader that looks at nothing else takes of a SAMPLE (the fields
+ * of its event's sample_type, 0 for the others; chain_nr 0 without a call
+ * chain). */
+struct sample_head {
+	int event;
+	uint64_t type;          /* the event's sample_type */
+	uint64_t ip, time, period;
+	uint32_t pid, tid;
+	uint64_t chain_nr;
+	const uint8_t *chain;   /* chain_nr u64, context markers included */
+	bool stack;             /* it has a user stack copy (a non-empty one) */
+};
+/* A SAMPLE's head, read where its event's layout puts the fields,
+ * without decoding the rest: 0 and *h, the same values record_decode
+ * gives; -1 when it is not read so, because it is not a SAMPLE, cannot be
+ * attributed, its event's samples have fields past PERIOD other than a
+ * call chain (a stack copy, read values, raw data...) or it is not
+ * exactly as long as its fields say (record_decode then says why, or
+ * decodes the rest). */
+int record_sample_head(const struct record_layouts *ls, const void *bytes, size_t len,
+		       struct sample_head *h);
+/* The head of a SAMPLE record_decode decoded. */
+void record_sample_head_of(const struct record *rec, struct sample_head *h);
+
 /* Walk a buffer of back-to-back records: on success sets *rec_len to the size
  * of the record at `off` and returns 1; returns 0 at the end of the buffer;
  * fails with -PREC_ETRUNC / -PREC_ECORRUPT (header.size < 8, or past the end). */

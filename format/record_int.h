@@ -33,7 +33,9 @@ struct sample_plan {
 	 * in another record's trailer, back from its end (0: no time); a
 	 * SAMPLE's period from its start (0: none) */
 	uint16_t time_off, sid_time_back, period_off;
+	uint16_t ip_off, tid_off;       /* record_sample_head's (0: none) */
 	uint8_t nr_prefix, nr_rest;
+	uint8_t head;           /* what record_sample_head reads: enum plan_head */
 	uint16_t prefix_off[SAMPLE_PLAN_PREFIX_MAX];    /* offsetof in struct sample */
 	uint8_t rest[SAMPLE_PLAN_REST_MAX];             /* rows of sample.c's table */
 };
@@ -47,6 +49,11 @@ struct record_layouts {
 	enum attribution how;
 	bool same_read_format;  /* lets READ records without a trailer decode */
 };
+
+/* Samples record_sample_head may read: none (fields past PERIOD other
+ * than a call chain, or bits this decoder does not know), those with
+ * nothing past PERIOD, those with a call chain alone past it. */
+enum plan_head { HEAD_NO = 0, HEAD_FIXED, HEAD_CHAIN };
 
 /* The plan of an event's samples (layouts.c makes one per event). */
 void record__sample_plan(const struct event_layout *l, struct sample_plan *plan);

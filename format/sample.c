@@ -281,8 +281,17 @@ void record__sample_plan(const struct event_layout *l, struct sample_plan *plan)
 	for (; i < NR_SAMPLE_FIELDS; i++)
 		if (l->sample_type & sample_fields[i].bit)
 			plan->rest[plan->nr_rest++] = (uint8_t)i;
+	if (!(l->sample_type & ~SAMPLE_KNOWN_BITS))
+		plan->head = !plan->nr_rest ? HEAD_FIXED
+			     : plan->nr_rest == 1 && sample_fields[plan->rest[0]].read == rd_callchain
+			     ? HEAD_CHAIN : HEAD_NO;
 	if (l->sample_type & PERF_SAMPLE_PERIOD)
 		plan->period_off = (uint16_t)(8 + 8 * (plan->nr_prefix - 1));
+	if (l->sample_type & PERF_SAMPLE_IP)
+		plan->ip_off = (uint16_t)(8 + 8 * !!(l->sample_type & PERF_SAMPLE_IDENTIFIER));
+	if (l->sample_type & PERF_SAMPLE_TID)
+		plan->tid_off = (uint16_t)(8 + 8 * __builtin_popcountll(
+			l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP)));
 	if (l->sample_type & PERF_SAMPLE_TIME) {
 		uint64_t before = l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 						    PERF_SAMPLE_TID);

@@ -116,7 +116,7 @@ int addr_hits_add(struct addr_hits *h, struct load *l, const struct load_sample 
 		k.off = addr - m->start + m->pgoff;
 	if (m)
 		k.dso = m->dso;
-	return hit_add(h, &k, 1, s->period);
+	return hit_add(h, &k, s->count, s->period);
 }
 
 int addr_hits_from_counts(struct addr_hits *h, const struct load_counts *lc)

@@ -54,8 +54,8 @@ struct addr_hits {
 
 void addr_hits_free(struct addr_hits *h);
 
-/* Count one sample at the frame its chain starts with
- * (load_sample_first_frame). 0 or -ENOMEM. */
+/* Count the sample (s->count of them: load_run_sum) at the frame its
+ * chain starts with (load_sample_first_frame). 0 or -ENOMEM. */
 int addr_hits_add(struct addr_hits *h, struct load *l, const struct load_sample *s);
 
 /* Add count samples of total period at k's address (k's own counts are

@@ -190,10 +190,11 @@ static uint64_t sample_period(const struct session *s, const struct record *rec)
 	return p ? p : 1;
 }
 
-/* Counting: every sample of an event, before the filters. */
-static void count_sample(struct load *l, int event, uint64_t period)
+/* Counting: every sample of an event, before the filters (count samples
+ * of total period). */
+static void count_sample(struct load *l, int event, uint64_t count, uint64_t period)
 {
-	l->samples_by_event[event]++;
+	l->samples_by_event[event] += count;
 	l->period_by_event[event] += period;
 	parallel_count(l->par, event, period);
 }
@@ -240,7 +241,7 @@ static int read_group(struct run_ctx *rc, struct session *s, const struct record
 		l->group_leader[ev] = leader + 1;
 		if (!delta)
 			continue;
-		count_sample(l, ev, delta);
+		count_sample(l, ev, 1, delta);
 		rc->grp_event[rc->grp_nr] = ev;
 		rc->grp_delta[rc->grp_nr++] = delta;
 	}
@@ -300,7 +301,7 @@ static int deliver_made(void *ctx, const struct load_sample *made)
 		return -ENOMEM;
 	if ((ret = parallel_sample(l->par, ls.rec, &ls.parallelism)))
 		return ret;
-	count_sample(l, ls.event, ls.period);
+	count_sample(l, ls.event, 1, ls.period);
 	if ((l->filter.by_sample && !sample_wanted(rc, smp)) || !thread_wanted(l, smp, t) ||
 	    !parallel_wanted(l->par, ls.parallelism)) {
 		l->filtered++;
@@ -328,7 +329,7 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 {
 	struct load *l = rc->l;
 	const struct sample *smp = &rec->u.sample;
-	struct load_sample ls = { .rec = rec, .addrs = rc->addrs, .kernel = rc->kernel };
+	struct load_sample ls = { .rec = rec, .addrs = rc->addrs, .kernel = rc->kernel, .count = 1 };
 	bool group = is_read_group(smp);
 	int ret;
 
@@ -342,7 +343,7 @@ static int on_sample(struct run_ctx *rc, struct session *s, const struct record 
 	ls.event = l->event_map[rc->file][rec->event];
 	ls.period = sample_period(s, rec);
 	if (!group)
-		count_sample(l, ls.event, ls.period);
+		count_sample(l, ls.event, 1, ls.period);
 	else if ((ret = read_group(rc, s, rec)))
 		return ret;
 	if (rc->on_record && (ret = rc->on_record(rc->ctx, l, s, rec)))
@@ -412,24 +413,82 @@ int load_map_events(struct load *l, size_t file, struct err *err)
 	return 0;
 }
 
+/* The file's events into the load's, once: 0 or -E2BIG. */
+static int map_file(struct run_ctx *rc, const struct session *s)
+{
+	struct err e;
+	uint64_t cpus = 0;
+
+	if (!s->nr_events || rc->l->mapped[rc->file])
+		return 0;
+	rc->l->mapped[rc->file] = true;
+	metadata_get_u64(&s->meta, META_NR_CPUS_AVAIL, &cpus);
+	parallel_file(rc->l->par, cpus);
+	if (load_map_events(rc->l, rc->file, &e))
+		return -E2BIG;
+	load_groups_from_header(rc->l, rc->file);
+	return 0;
+}
+
 /* Events are known only once their blocks are read; the first sample of a
  * file maps them (EVENT blocks precede DATA blocks). */
 int load_on_record_first(void *ctx, struct session *s, const struct record *rec)
 {
+	int ret = map_file(ctx, s);
+
+	return ret ? ret : on_record(ctx, s, rec);
+}
+
+/* load_run_sum: count samples of total period, like the one in rec
+ * (session_read_sum), as on_sample takes one (no filter, group, off-CPU
+ * stack or parallelism: load_run_sum reads no file that has them). */
+static int on_sum(void *ctx, struct session *s, const struct record *rec, uint64_t count,
+		  uint64_t period)
+{
 	struct run_ctx *rc = ctx;
+	struct load *l = rc->l;
+	const struct sample *smp = &rec->u.sample;
+	struct load_sample ls = { .rec = rec, .addrs = rc->addrs, .kernel = rc->kernel,
+				  .count = count };
 
-	if (s->nr_events && !rc->l->mapped[rc->file]) {
-		struct err e;
-		uint64_t cpus = 0;
+	if (rec->event < 0 || rec->event >= LOAD_MAX_EVENTS)
+		return 0;
+	ls.event = l->event_map[rc->file][rec->event];
+	ls.period = (smp->type & PERF_SAMPLE_PERIOD) ? period : count * sample_period(s, rec);
+	count_sample(l, ls.event, count, ls.period);
+	ls.thread = sample_thread(rc, smp->pid, smp->tid);
+	if (!ls.thread)
+		return -ENOMEM;
+	ls.nr = load_assemble_chain(rc, ls.thread, rec);
+	ls.kernel_table = (unsigned)rc->file + 1;
+	return rc->fn ? rc->fn(rc->ctx, l, &ls) : 0;
+}
 
-		rc->l->mapped[rc->file] = true;
-		metadata_get_u64(&s->meta, META_NR_CPUS_AVAIL, &cpus);
-		parallel_file(rc->l->par, cpus);
-		if (load_map_events(rc->l, rc->file, &e))
-			return -E2BIG;
-		load_groups_from_header(rc->l, rc->file);
-	}
-	return on_record(ctx, s, rec);
+/* A sample's class beside its event and thread: its first frame. */
+static void sum_key(void *ctx, const struct sample_head *h, uint16_t misc, uint64_t key[2])
+{
+	bool kernel;
+
+	(void)ctx;
+	load_head_frame(h, misc, &key[0], &kernel);
+	key[1] = kernel;
+}
+
+/* The file read by sums (load_run_sum) where it may be: 0 with *summed,
+ * or a failure; else (*summed false) nothing read. */
+static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct err *err)
+{
+	static const struct session_sum_ops ops = { load_on_record_first, on_sum, sum_key,
+						    machine_record_scope };
+	int ret = map_file(rc, s);
+
+	*summed = false;
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < s->nr_events; i++)
+		if (offcpu_holds(rc->l->off, (int)i))
+			return 0;
+	return session_read_sum(s, &ops, rc, summed, err);
 }
 
 /* Apply the build ids of the file's BUILD_IDS blocks to dsos without one. */
@@ -620,6 +679,7 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 {
 	size_t i = rc->file;
 	struct session *s = &l->sessions[i];
+	bool summed = false;
 	int ret = sample_span(l, i, &rc->t0, &rc->t1, err);
 
 	if (ret)
@@ -632,7 +692,10 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 		s->raw = load_memo_raw;
 		s->raw_ctx = rc;
 	}
-	ret = session_read(s, load_on_record_first, rc, err);
+	if (rc->sum)
+		ret = read_sums(rc, s, &summed, err);
+	if (!ret && !summed)
+		ret = session_read(s, load_on_record_first, rc, err);
 	s->raw = NULL;
 	if (ret == -E2BIG)
 		ret = err_set(err, ret, "%s: more than %d events", l->opts.inputs[i], LOAD_MAX_EVENTS);
@@ -644,9 +707,10 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 }
 
 static int run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
-	       struct load_memo *memo, struct err *err)
+	       struct load_memo *memo, bool sum, struct err *err)
 {
-	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx, .memo = memo };
+	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx, .memo = memo,
+			      .sum = sum };
 	bool kallsyms_done[LOAD_MAX_INPUTS] = { false };
 	int ret;
 
@@ -674,7 +738,14 @@ out:
 int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
 	     struct err *err)
 {
-	return run(l, fn, rec_fn, ctx, NULL, err);
+	return run(l, fn, rec_fn, ctx, NULL, false, err);
+}
+
+int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, struct err *err)
+{
+	bool sum = l->opts.ip_only && !l->par && !l->filter.by_sample && !l->filter.cgroups.on;
+
+	return run(l, fn, NULL, ctx, NULL, sum, err);
 }
 
 int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
@@ -684,9 +755,9 @@ int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
 	int ret;
 
 	if (!m)
-		return run(l, fn, rec_fn, ctx, NULL, err);
+		return run(l, fn, rec_fn, ctx, NULL, false, err);
 	l->memo = m;
-	ret = run(l, fn, rec_fn, ctx, m, err);
+	ret = run(l, fn, rec_fn, ctx, m, false, err);
 	l->memo = NULL;
 	load_memo_free(m);
 	return ret;

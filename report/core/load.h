@@ -111,8 +111,9 @@ struct load;
  * callers; thread and global event index resolved. */
 struct load_sample {
 	int event;
+	uint64_t count;         /* the samples it stands for: 1, but from load_run_sum */
 	uint64_t period;        /* PERF_SAMPLE_PERIOD, else the event's sample_period
-				   (perf's default), at least 1 */
+				   (perf's default), at least 1; summed over count */
 	struct thread *thread;
 	const struct record *rec;
 	const uint64_t *addrs;
@@ -169,6 +170,16 @@ void load_memo_keep(struct load *l, const struct load_sample *ls, uint32_t outco
  * the memo takes no sample like it. */
 #define LOAD_MEMO_SLOTS 4096
 int load_memo_slot(const struct load *l, const struct load_sample *ls);
+/* load_run for a view that looks at nothing of a sample but its event,
+ * thread and first frame (opts.ip_only), and not at the order samples
+ * come in: samples alike (of one event, thread and sampled address, with
+ * no record between them that changes their process's threads, command
+ * or maps) may be handed to fn once as one, whose count says how many
+ * they are and whose period is theirs summed (session_read_sum: a
+ * perf.data file is then not put in time order sample by sample). Not
+ * with a filter on what samples carry, --cgroup, parallelism or an
+ * off-CPU file: load_run then, as for what cannot be read so. */
+int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, struct err *err);
 /* load_run_memo with load_add_to_hist into h as fn (the outcome: the
  * sample's stack); h must key neither data addresses nor parallelism nor
  * latency (else it is load_run). */

@@ -56,23 +56,23 @@ static size_t chain_unwound(struct unwinder *unw, struct thread *t, const struct
 
 /* The frame chain_recorded() puts first, or with want_kernel its first
  * kernel frame: true and *addr, *kernel when there is one. */
-static bool chain_first(const struct sample *smp, bool kmode, bool want_kernel, uint64_t *addr,
-			bool *kernel)
+static bool chain_first(const struct sample_head *h, bool kmode, bool want_kernel,
+			uint64_t *addr, bool *kernel)
 {
 	bool k = kmode, first = true;
 	size_t n = 0;
 
-	for (uint64_t i = 0; i < smp->callchain_nr && n < CHAIN_MAX; i++) {
+	for (uint64_t i = 0; i < h->chain_nr && n < CHAIN_MAX; i++) {
 		uint64_t a;
 
-		memcpy(&a, smp->callchain + 8 * i, 8);
+		memcpy(&a, h->chain + 8 * i, 8);
 		if (a >= PERF_CONTEXT_MAX) {
 			k = a == PERF_CONTEXT_KERNEL;
 			continue;
 		}
-		if (first && a != smp->ip && (smp->type & PERF_SAMPLE_IP)) {
+		if (first && a != h->ip && (h->type & PERF_SAMPLE_IP)) {
 			if (!want_kernel || kmode) {
-				*addr = smp->ip;
+				*addr = h->ip;
 				*kernel = kmode;
 				return true;
 			}
@@ -93,17 +93,23 @@ static bool chain_first(const struct sample *smp, bool kmode, bool want_kernel, 
  * recorded chain, its first frame; with a user stack copy, the chain's
  * first kernel frame, else the ip (where the unwinder starts, from the
  * copied registers); else the ip. */
+void load_head_frame(const struct sample_head *h, uint16_t misc, uint64_t *addr, bool *kernel)
+{
+	bool kmode = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+
+	if ((h->type & PERF_SAMPLE_CALLCHAIN) && h->chain_nr &&
+	    chain_first(h, kmode, h->stack, addr, kernel))
+		return;
+	*addr = h->ip;
+	*kernel = kmode;
+}
+
 static void first_frame(const struct record *rec, uint64_t *addr, bool *kernel)
 {
-	const struct sample *smp = &rec->u.sample;
-	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	bool stack = (smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size;
+	struct sample_head h;
 
-	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->callchain_nr &&
-	    chain_first(smp, kmode, stack, addr, kernel))
-		return;
-	*addr = smp->ip;
-	*kernel = kmode;
+	record_sample_head_of(rec, &h);
+	load_head_frame(&h, rec->misc, addr, kernel);
 }
 
 void load_sample_first_frame(const struct load_sample *s, uint64_t *addr, bool *kernel)

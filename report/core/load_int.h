@@ -50,6 +50,7 @@ struct run_ctx {
 		uint32_t pid, tid;
 	} recent[8];
 	struct load_memo *memo;         /* load_run_memo's, else NULL */
+	bool sum;                       /* load_run_sum */
 	/* the members of a leader sample that grew, and by how much */
 	int grp_event[LOAD_MAX_EVENTS];
 	uint64_t grp_delta[LOAD_MAX_EVENTS];
@@ -67,8 +68,10 @@ void load_memo_forget(struct load_memo *m);
 int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len);
 
 /* The sample's frames into rc->addrs and rc->kernel (load_chain.c): how
- * many. */
+ * many. load_head_frame: the first of them alone (what ip_only gives), of
+ * a sample's head and its header's misc. */
 size_t load_assemble_chain(struct run_ctx *rc, struct thread *t, const struct record *rec);
+void load_head_frame(const struct sample_head *h, uint16_t misc, uint64_t *addr, bool *kernel);
 
 /* A session_record_fn (ctx a struct run_ctx): the file's events mapped at
  * its first record, then the record into the machine model, or a sample

@@ -393,6 +393,29 @@ static int add_cgroup(struct machine *m, uint64_t id, const char *path)
 	return 0;
 }
 
+enum machine_scope machine_record_scope(const struct record *rec, uint32_t *pid)
+{
+	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		*pid = rec->u.comm.pid;
+		return MACHINE_SCOPE_PROCESS;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		*pid = rec->u.task.pid;
+		return MACHINE_SCOPE_PROCESS;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		/* the same pid for both layouts (do_mmap's) */
+		*pid = rec->type == PERF_RECORD_MMAP ? rec->u.mmap.pid : rec->u.mmap2.pid;
+		return *pid == KERNEL_PID || kmode ? MACHINE_SCOPE_ALL : MACHINE_SCOPE_PROCESS;
+	case PERF_RECORD_CGROUP:
+		return MACHINE_SCOPE_ALL;
+	}
+	return MACHINE_SCOPE_NONE;
+}
+
 int machine_process(struct machine *m, const struct record *rec)
 {
 	bool kmode = (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;

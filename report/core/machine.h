@@ -87,6 +87,13 @@ void machine_free(struct machine *m);
  * 0 or -ENOMEM. */
 int machine_process(struct machine *m, const struct record *rec);
 
+/* Whose samples may resolve otherwise after rec than before it, as
+ * machine_process applies it (their threads, commands or maps): one
+ * process's (*pid: COMM, FORK, EXIT and MMAP of it), every process's (the
+ * kernel's maps, cgroup names) or none (the records it ignores). */
+enum machine_scope { MACHINE_SCOPE_NONE, MACHINE_SCOPE_PROCESS, MACHINE_SCOPE_ALL };
+enum machine_scope machine_record_scope(const struct record *rec, uint32_t *pid);
+
 /* The thread, created (with comm ":tid" as perf names unknown ones) if
  * needed. NULL only on ENOMEM. */
 struct thread *machine_thread(struct machine *m, uint32_t pid, uint32_t tid);

@@ -338,7 +338,7 @@ static int deliver_wait(void *ctx, const struct offcpu_wait *w)
 	struct offcpu *o = ctx;
 	struct record rec = { .type = PERF_RECORD_SAMPLE, .known = true, .event = o->file_ev };
 	struct sample *smp = &rec.u.sample;
-	struct load_sample ls = { .event = o->ev, .rec = &rec, .kernel_table = o->ktab };
+	struct load_sample ls = { .event = o->ev, .count = 1, .rec = &rec, .kernel_table = o->ktab };
 	const uint64_t none = 0;
 	const bool user = false;
 

@@ -387,7 +387,7 @@ int session_read_heads(struct session *s, struct err *err)
 	return ret;
 }
 
-static void count(struct session *s, const struct record *rec)
+void session_count_record(struct session *s, const struct record *rec)
 {
 	s->stats.records++;
 	if (rec->type < PERF_RECORD_MAX)
@@ -420,17 +420,25 @@ struct deliver {
 	void *ctx;
 };
 
+void session_count_samples(struct session *s, uint64_t n, uint64_t tmin, uint64_t tmax)
+{
+	if (!n)
+		return;
+	s->stats.records += n;
+	s->stats.by_type[PERF_RECORD_SAMPLE] += n;
+	s->stats.samples += n;
+	if (tmin && (!s->first_time || tmin < s->first_time))
+		s->first_time = tmin;
+	if (tmax > s->last_time)
+		s->last_time = tmax;
+}
+
 void session_count_sample(struct session *s, bool has_time, uint64_t time)
 {
-	s->stats.records++;
-	s->stats.by_type[PERF_RECORD_SAMPLE]++;
-	s->stats.samples++;
-	if (has_time) {
-		if (!s->first_time || time < s->first_time)
-			s->first_time = time;
-		if (time > s->last_time)
-			s->last_time = time;
-	}
+	if (has_time)
+		session_count_samples(s, 1, time, time);
+	else
+		session_count_samples(s, 1, 0, 0);
 }
 
 /* One record in time order: to the raw hook, else decoded, counted, to fn. */
@@ -446,7 +454,7 @@ static int deliver(void *ctx, const uint8_t *p, uint32_t len)
 		d->s->stats.bad_records++;
 		return 0;
 	}
-	count(d->s, &rec);
+	session_count_record(d->s, &rec);
 	return d->fn ? d->fn(d->ctx, d->s, &rec) : 0;
 }
 
@@ -537,7 +545,7 @@ static int read_data(struct session *s, struct session_order *o, const struct co
 }
 
 /* Tell the front end how far the reading is, once per SESSION_PROGRESS_STEP. */
-static void progress(struct session *s, uint64_t done)
+void session_progress(struct session *s, uint64_t done)
 {
 	uint64_t total = session_size(s);
 
@@ -571,7 +579,7 @@ static int read_perf(struct session *s, struct session_order *o, session_record_
 		}
 		if (!ch.stable && adopt(s, o))
 			return err_set(err, -ENOMEM, "out of memory");
-		progress(s, ch.offset);
+		session_progress(s, ch.offset);
 	}
 	return ret ? ret : got < 0 ? got : 0;
 }
@@ -617,7 +625,7 @@ int session_read(struct session *s, session_record_fn fn, void *ctx, struct err 
 		ret = read_perf(s, &o, fn, ctx, err);
 	while (!s->pd && !ret && (got = container_reader_next(s->r, &b, err)) == 1) {
 		ret = read_block(s, &o, &b, fn, ctx, err);
-		progress(s, b.offset);
+		session_progress(s, b.offset);
 	}
 	if (!ret && got < 0)
 		ret = got;

@@ -31,6 +31,7 @@
 #include "format/source.h"
 #include "format/perfdata.h"
 #include "format/record.h"
+#include "machine.h"
 
 struct session_stats {
 	uint64_t records;               /* records handed on */
@@ -129,6 +130,42 @@ int session_open_mem(struct session *s, const char *path, const void *data, size
  * attributed are counted as bad. */
 int session_read(struct session *s, session_record_fn fn, void *ctx, struct err *err);
 void session_close(struct session *s);
+
+/*
+ * Reading by sums, for a reader that takes from a sample only its event,
+ * thread, what ops->key makes of it and, summed, how many samples and how
+ * much period (a count per sampled address: prep annotate), and that
+ * keeps a model of what its samples resolve to that changes only at the
+ * records ops->scope names. Between two such records of a process (or of
+ * all), its samples with the same event, pid, tid and key are one class;
+ * each class's first sample goes to ops->sum with the number of samples
+ * and their PERIOD fields summed (0 for an event without PERIOD), in time
+ * order among the other records, which go to ops->record as
+ * session_read hands them on (and are counted alike). The samples are
+ * not put in time order one by one: the file is walked twice, once for
+ * the other records and once summing the samples.
+ *
+ * For a perf.data file whose records lie in its mapping (not compressed)
+ * with time and thread ids in every sample and no read values, whose
+ * records come in the order perf's rounds promise (else session_read
+ * would hand some on late): then *summed, and what session_read returns,
+ * with the session's counts as session_read leaves them. Else (*summed
+ * false) 0, nothing handed on: call session_read; or negative on failure
+ * (out of memory), with err.
+ */
+struct session_sum_ops {
+	session_record_fn record;
+	int (*sum)(void *ctx, struct session *s, const struct record *rec, uint64_t count,
+		   uint64_t period);
+	/* what of the sample (its head, its header's misc) decides its
+	 * outcome beside its event, pid and tid: two words */
+	void (*key)(void *ctx, const struct sample_head *h, uint16_t misc, uint64_t key[2]);
+	/* the samples whose outcome rec may change (machine_record_scope) */
+	enum machine_scope (*scope)(const struct record *rec, uint32_t *pid);
+};
+int session_read_sum(struct session *s, const struct session_sum_ops *ops, void *ctx,
+		     bool *summed, struct err *err);
+
 /* A live session named name (in messages): no file; its blocks come
  * through session_feed_block. 0 or -ENOMEM with err set; session_close
  * ends it. */

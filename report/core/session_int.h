@@ -19,4 +19,11 @@ int session_take_symbols(struct session *s, const struct index_entry *e, size_t 
 			 int (*meanwhile)(struct session *s, void *ctx), void *ctx,
 			 bool *damaged, struct err *err);
 
+/* Count a record handed on (session_read's counts), and tell the front
+ * end how far the reading is (done bytes of the file). */
+void session_count_record(struct session *s, const struct record *rec);
+/* Count n samples (read by sums) whose times run from tmin to tmax. */
+void session_count_samples(struct session *s, uint64_t n, uint64_t tmin, uint64_t tmax);
+void session_progress(struct session *s, uint64_t done);
+
 #endif

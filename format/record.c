@@ -623,24 +623,20 @@ void record_sample_offsets(const struct record_layouts *ls, int ev, struct sampl
 	o->period = ls->plans[ev].period_off;
 }
 
-static uint64_t u64_or_0(const uint8_t *p, uint16_t off)
-{
-	uint64_t v = 0;
-
-	if (off)
-		memcpy(&v, p + off, 8);
-	return v;
-}
-
 int record_sample_head(const struct record_layouts *ls, const void *bytes, size_t len,
 		       struct sample_head *h)
 {
-	int ev = record_sample_event(ls, bytes, len);
-	const struct sample_plan *pl;
 	const uint8_t *p = bytes;
+	const struct sample_plan *pl;
+	uint64_t n = 0, v[3];
+	uint32_t ids[2], type = 0;
 	size_t fixed;
-	uint64_t n = 0;
 	uint16_t size;
+	int ev;
+
+	if (len >= 8)
+		memcpy(&type, p, 4);
+	ev = ls->nr == 1 && type == PERF_RECORD_SAMPLE ? 0 : record_sample_event(ls, bytes, len);
 
 	if (ev < 0 || !(pl = &ls->plans[ev])->head)
 		return -1;
@@ -657,19 +653,18 @@ int record_sample_head(const struct record_layouts *ls, const void *bytes, size_
 	} else if (len != fixed) {
 		return -1;
 	}
-	h->event = ev;
-	h->type = ls->ev[ev].sample_type;
-	h->ip = u64_or_0(p, pl->ip_off);
-	h->time = u64_or_0(p, pl->time_off);
-	h->period = u64_or_0(p, pl->period_off);
-	h->pid = h->tid = 0;
-	if (pl->tid_off) {
-		memcpy(&h->pid, p + pl->tid_off, 4);
-		memcpy(&h->tid, p + pl->tid_off + 4, 4);
-	}
-	h->chain_nr = n;
-	h->chain = n ? p + fixed + 8 : NULL;
-	h->stack = false;
+	/* an offset of 0 reads the header: its word is then masked away */
+	memcpy(&v[0], p + pl->ip_off, 8);
+	memcpy(&v[1], p + pl->time_off, 8);
+	memcpy(&v[2], p + pl->period_off, 8);
+	memcpy(ids, p + pl->tid_off, 8);
+	*h = (struct sample_head){
+		.event = ev, .type = ls->ev[ev].sample_type,
+		.ip = pl->ip_off ? v[0] : 0, .time = pl->time_off ? v[1] : 0,
+		.period = pl->period_off ? v[2] : 0,
+		.pid = pl->tid_off ? ids[0] : 0, .tid = pl->tid_off ? ids[1] : 0,
+		.chain_nr = n, .chain = n ? p + fixed + 8 : NULL,
+	};
 	return 0;
 }
 

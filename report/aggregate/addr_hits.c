@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format/addrcounts.h"
+#include "hist.h"
 
 struct addr_bin {
 	const char *path;       /* the machine model's (valid as long as it is) */
@@ -117,6 +118,26 @@ int addr_hits_add(struct addr_hits *h, struct load *l, const struct load_sample 
 	if (m)
 		k.dso = m->dso;
 	return hit_add(h, &k, s->count, s->period);
+}
+
+int addr_hits_from_hist(struct addr_hits *h, const struct hist *hist)
+{
+	for (size_t i = 0; i < hist->nr_stacks; i++) {
+		const struct stack *s = &hist->stacks[i];
+		const struct frame *f;
+		struct addr_hit k;
+
+		if (!s->nr_frames || !s->count)
+			continue;
+		/* the stack's first frame is its sampled address, as
+		 * addr_hits_add takes it (load_sample_first_frame) */
+		f = &hist->frames[hist->frame_ids[s->first]];
+		k = (struct addr_hit){ .dso = f->dso, .off = f->addr, .event = s->event,
+				       .ktab = f->kernel ? f->ktab : 0, .kernel = f->kernel };
+		if (addr_hits_add_counted(h, &k, s->count, s->period))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int addr_hits_from_counts(struct addr_hits *h, const struct load_counts *lc)

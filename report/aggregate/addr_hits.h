@@ -64,6 +64,12 @@ int addr_hits_add(struct addr_hits *h, struct load *l, const struct load_sample 
 int addr_hits_add_counted(struct addr_hits *h, const struct addr_hit *k, uint64_t count,
 			  uint64_t period);
 
+/* A histogram's samples (read with ip_only, or without inline frames)
+ * counted at the first frame of each of its stacks: what addr_hits_add
+ * gives of the same samples, in the same order. 0 or -ENOMEM. */
+struct hist;
+int addr_hits_from_hist(struct addr_hits *h, const struct hist *hist);
+
 /* What load_open_counts gave, as if its samples had been counted. 0, 1
  * when the block does not fit this reading (an entry of an event the
  * reading has no index for), or -ENOMEM. */

@@ -687,16 +687,6 @@ static void arch_free(struct arch *a)
 	load_free(a->l);
 }
 
-/* Each sample into the histogram (the frames to embed) and counted at its
- * sampled address (the ADDR_COUNTS block). */
-static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
-{
-	struct arch *a = ctx;
-	int ret = load_add_to_hist(&a->h, l, s);
-
-	return ret ? ret : addr_hits_add(&a->hits, l, s);
-}
-
 int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embed_stats *st,
 		       struct err *err)
 {
@@ -725,10 +715,12 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 	if (ret)
 		goto out;
 	unwinder_set_trace(load_unwinder(a.l), on_word, &a);
-	ret = load_run(a.l, on_sample, NULL, &a, err);
+	/* the samples into the histogram (the frames to embed), then counted
+	 * at their sampled addresses (the ADDR_COUNTS block) */
+	ret = load_run_hist(a.l, &a.h, err);
 	if (!ret)
 		ret = check_readable(load_session(a.l, 0), path, err);
-	if (!ret && addr_hits_freeze(&a.hits, a.l))
+	if (!ret && (addr_hits_from_hist(&a.hits, &a.h) || addr_hits_freeze(&a.hits, a.l)))
 		ret = err_set(err, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;

@@ -446,22 +446,7 @@ int annot_pass_sample(void *ctx, struct load *l, const struct load_sample *s)
 
 int annot_pass_add_hist(struct annot_pass *p, const struct hist *h)
 {
-	for (size_t i = 0; i < h->nr_stacks; i++) {
-		const struct stack *s = &h->stacks[i];
-		const struct frame *f;
-		struct addr_hit k;
-
-		if (!s->nr_frames || !s->count)
-			continue;
-		/* the stack's first frame is its sampled address, as on_sample
-		 * takes it (load_sample_first_frame) */
-		f = &h->frames[h->frame_ids[s->first]];
-		k = (struct addr_hit){ .dso = f->dso, .off = f->addr, .event = s->event,
-				       .ktab = f->kernel ? f->ktab : 0, .kernel = f->kernel };
-		if (addr_hits_add_counted(&p->r.hits, &k, s->count, s->period))
-			return -ENOMEM;
-	}
-	return 0;
+	return addr_hits_from_hist(&p->r.hits, h);
 }
 
 void annot_pass_set_source(struct annot_pass *p, bool source)

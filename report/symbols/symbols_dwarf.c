@@ -370,6 +370,36 @@ static int index_function(struct cu_index *c, Dwarf_Die *die, int parent, unsign
 	return 0;
 }
 
+/* May a DIE of this tag hold function scopes with code? Not a type (the
+ * code of a member function is a subprogram outside its class, naming its
+ * declaration), a variable, a parameter or a call site: their children,
+ * the bulk of a CU (struct members, enumerators), are not walked. */
+static bool may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_array_type:
+	case DW_TAG_base_type:
+	case DW_TAG_class_type:
+	case DW_TAG_const_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_formal_parameter:
+	case DW_TAG_member:
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_subroutine_type:
+	case DW_TAG_typedef:
+	case DW_TAG_union_type:
+	case DW_TAG_variable:
+	case DW_TAG_volatile_type:
+	case DW_TAG_GNU_call_site:
+	case DW_TAG_call_site:
+		return false;
+	}
+	return true;
+}
+
 static int index_children(struct cu_index *c, Dwarf_Die *die, int parent, unsigned depth)
 {
 	Dwarf_Die child;
@@ -378,11 +408,11 @@ static int index_children(struct cu_index *c, Dwarf_Die *die, int parent, unsign
 	if (depth > MAX_DIE_DEPTH || dwarf_child(die, &child) != 0)
 		return 0;
 	do {
-		int me = parent;
+		int me = parent, tag = dwarf_tag(&child);
 
-		if (is_function_scope(dwarf_tag(&child)))
+		if (is_function_scope(tag))
 			ret = index_function(c, &child, parent, depth, &me);
-		if (!ret && dwarf_haschildren(&child) > 0)
+		if (!ret && may_hold_code(tag) && dwarf_haschildren(&child) > 0)
 			ret = index_children(c, &child, me, depth + 1);
 	} while (!ret && dwarf_siblingof(&child, &child) == 0);
 	return ret;

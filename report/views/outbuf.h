@@ -53,23 +53,63 @@ static inline void ob_chr(struct obuf *o, char c)
 	o->b[o->n++] = c;
 }
 
+/* How many decimal digits v has. */
+static inline int ob_ndigits(uint64_t v)
+{
+	static const uint64_t tens[] = {
+		10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	int k = 1;
+
+	while (k < 20 && v >= tens[k - 1])
+		k++;
+	return k;
+}
+
+/* "00" to "99" */
+static const char ob_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The decimal digits of v (ob_ndigits of them), two at a time, ending
+ * just before e. */
+static inline void ob_digits_before(char *e, uint64_t v)
+{
+	const char *pairs = ob_pairs;
+
+	while (v >= 100) {
+		uint64_t r = v % 100;
+
+		e -= 2;
+		e[0] = pairs[2 * r];
+		e[1] = pairs[2 * r + 1];
+		v /= 100;
+	}
+	if (v >= 10) {
+		e[-2] = pairs[2 * v];
+		e[-1] = pairs[2 * v + 1];
+	} else {
+		e[-1] = (char)('0' + v);
+	}
+}
+
 /* v in decimal, right-aligned in width with pad (' ' or '0'), or
  * left-aligned (padded with spaces after) when left. */
 static inline void ob_dec(struct obuf *o, uint64_t v, int width, char pad, bool left)
 {
 	char t[24];
-	int k = 0, digits;
+	int digits = ob_ndigits(v);
 
-	do {
-		t[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	digits = k;
+	ob_digits_before(t + digits, v);
 	if (!left)
 		for (int i = digits; i < width; i++)
 			ob_chr(o, pad);
-	while (k)
-		ob_chr(o, t[--k]);
+	ob_mem(o, t, (size_t)digits);
 	if (left)
 		for (int i = digits; i < width; i++)
 			ob_chr(o, ' ');
@@ -89,21 +129,38 @@ static inline void ob_wrote(struct obuf *o, const char *end)
 	o->n = (size_t)(end - o->b);
 }
 
+/* v < 10^n as exactly n digits (zeros in front), at p: the end. */
+static inline char *ob_put_fixed(char *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i > 0; i -= 2) {
+		uint64_t r = v % 100;
+
+		p[i - 1] = ob_pairs[2 * r];
+		p[i] = ob_pairs[2 * r + 1];
+		v /= 100;
+	}
+	if (n % 2)
+		p[0] = (char)('0' + v % 10);
+	return p + n;
+}
+
 /* ob_dec right-aligned, at p (room for max(width, 20) bytes): the end. */
 static inline char *ob_put_dec(char *p, uint64_t v, int width, char pad)
 {
-	char t[24];
-	int k = 0;
+	int k = ob_ndigits(v);
 
-	do {
-		t[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (int i = k; i < width; i++)
-		*p++ = pad;
-	while (k)
-		*p++ = t[--k];
-	return p;
+	if (width - k > 0 && width - k <= 8) {
+		/* one store of eight (the room holds them), the digits after */
+		uint64_t w = (uint8_t)pad * 0x0101010101010101ull;
+
+		memcpy(p, &w, 8);
+		p += width - k;
+	} else {
+		for (int i = k; i < width; i++)
+			*p++ = pad;
+	}
+	ob_digits_before(p + k, v);
+	return p + k;
 }
 
 /* v in lower-case hex, right-aligned in width with spaces. */

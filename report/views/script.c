@@ -56,9 +56,9 @@ char *script_put_time(const struct script *sc, char *p, uint64_t t)
 	p = ob_put_dec(p, t / UINT64_C(1000000000), 5, ' ');
 	*p++ = '.';
 	if (sc->ns)
-		p = ob_put_dec(p, t % UINT64_C(1000000000), 9, '0');
+		p = ob_put_fixed(p, t % UINT64_C(1000000000), 9);
 	else
-		p = ob_put_dec(p, (t % UINT64_C(1000000000)) / 1000, 6, '0');
+		p = ob_put_fixed(p, (t % UINT64_C(1000000000)) / 1000, 6);
 	*p++ = ':';
 	*p++ = ' ';
 	return p;

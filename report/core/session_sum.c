@@ -40,9 +40,9 @@
 #define BATCH_MIN 4096
 
 /* Why a walk stops short (beside failures, negative): its way refused a
- * record (walk again the exact way), or the file cannot be read by sums
- * (session_read would hand some record on late, or its records are not
- * in its mapping). */
+ * record (walk again the exact way), or the file is not to be read by sums
+ * (session_read would hand some record on late, its records are not in its
+ * mapping, or its samples do not sum: SETTLE_CLASSES_MAX). */
 enum { SUM_AGAIN = 1, SUM_CANNOT };
 
 struct sum {
@@ -178,7 +178,8 @@ static int take_run(struct sum *m, const struct perfdata_chunk *ch)
 	return 0;
 }
 
-/* The batch settled: 0, SUM_AGAIN (refused at once) or -ENOMEM. */
+/* The batch settled: 0, SUM_AGAIN (refused at once), SUM_CANNOT (too many
+ * classes) or -ENOMEM. */
 static int settle(struct sum *m, bool last)
 {
 	int ret;
@@ -187,7 +188,7 @@ static int settle(struct sum *m, bool last)
 	m->batch.last = last;
 	m->batch.at_once = !m->exact;
 	ret = settle_batch(m->st, &m->batch);
-	return ret == 1 ? SUM_AGAIN : ret;
+	return ret == SETTLE_REFUSED ? SUM_AGAIN : ret == SETTLE_FULL ? SUM_CANNOT : ret;
 }
 
 /* A round's end: what is no later than the newest time of the round

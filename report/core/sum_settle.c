@@ -124,7 +124,8 @@ static int bounds_add(struct proc *p, uint64_t t)
  * samples of its process (of any, for every process's) at or past its
  * time, settled in the epoch before it: taken when all of them are past
  * it (their epoch is then theirs alone: the later ones go to the one it
- * starts), the process's floor raised to it; refused (1) otherwise. */
+ * starts), the process's floor raised to it; refused (SETTLE_REFUSED)
+ * otherwise. */
 static int add_bound(struct settle *st, const struct sum_bound *b, bool check)
 {
 	struct epoch_slot *c;
@@ -144,7 +145,7 @@ static int add_bound(struct settle *st, const struct sum_bound *b, bool check)
 	}
 	if (check && p->max_t && b->time <= p->max_t) {
 		if (p->min_t <= b->time)
-			return 1;
+			return SETTLE_REFUSED;
 		p->floor = b->time > p->floor ? b->time : p->floor;
 	}
 	return bounds_add(p, b->time);
@@ -259,8 +260,9 @@ static int add_to_class(struct settle *st, const struct sum_pend *e, struct sum_
 		return -ENOMEM;
 	slot = slot_of(st, k, h);
 	if (!*slot) {
-		if (st->nr_cls >= UINT32_MAX - 1 ||
-		    array_grow((void **)&st->cls, &st->cap_cls, st->nr_cls + 1, sizeof(*st->cls)) ||
+		if (st->nr_cls >= SETTLE_CLASSES_MAX)
+			return SETTLE_FULL;
+		if (array_grow((void **)&st->cls, &st->cap_cls, st->nr_cls + 1, sizeof(*st->cls)) ||
 		    array_grow((void **)&st->first, &st->cap_first, st->nr_cls + 1,
 			       sizeof(*st->first)))
 			return -ENOMEM;
@@ -324,8 +326,8 @@ static int class_of(struct settle *st, const struct sum_pend *e, struct sum_clas
 }
 
 /* The samples of v older than limit (all with all) settled; the others
- * appended to the waiting ones from *keep on (*keep advanced). 0, 1 when
- * one is refused (at once), or -ENOMEM. In groups: each group's classes
+ * appended to the waiting ones from *keep on (*keep advanced). 0,
+ * SETTLE_REFUSED (at once), SETTLE_FULL, or -ENOMEM. In groups: each group's classes
  * looked for ahead (their slots, then their entries, asked of memory
  * before they are read), their counts added after. */
 #define GROUP 32
@@ -347,7 +349,7 @@ static int settle_some(struct settle *st, const struct sum_pend *v, size_t n, ui
 			}
 			ret = class_of(st, &v[i], &k[g], &h[g]);
 			if (ret < 0)
-				return ret == -EAGAIN ? 1 : ret;
+				return ret == -EAGAIN ? SETTLE_REFUSED : ret;
 			if (!ret)
 				continue;
 			e[g] = &v[i];

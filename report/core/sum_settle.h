@@ -85,7 +85,14 @@ struct settle;
 
 struct settle *settle_new(void);
 void settle_free(struct settle *st);    /* NULL: nothing */
-/* Take the batch (see above): 0, 1 when refused (at once), or -ENOMEM. */
+/* The most classes kept (~100 bytes each, and the bytes of their first
+ * samples): past them, samples do not sum well (a class for every few),
+ * and the reading in time order holds less. */
+#define SETTLE_CLASSES_MAX (1u << 19)
+
+/* Take the batch (see above): 0, SETTLE_REFUSED (at once), SETTLE_FULL
+ * (past SETTLE_CLASSES_MAX), or -ENOMEM. */
+enum { SETTLE_REFUSED = 1, SETTLE_FULL };
 int settle_batch(struct settle *st, struct sum_batch *b);
 
 /* The results, once every sample is in: the classes (with the bytes and

@@ -10,7 +10,8 @@
  * boundary, with call chains and with two events. Files that cannot be
  * read so (a record session_read would hand on late, a COMPRESSED record)
  * are read the ordered way, with the same results. And the settling
- * alone: which late boundaries are taken and which refused.
+ * alone: which late boundaries are taken and which refused, and where it
+ * gives up (samples that do not sum).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -611,6 +612,25 @@ static void test_exact_way(void **state)
 	settle_free(st);
 }
 
+/* Samples that do not sum (a class each): past SETTLE_CLASSES_MAX, the
+ * settling gives up. */
+static void test_too_many_classes(void **state)
+{
+	size_t n = SETTLE_CLASSES_MAX + 1;
+	struct sum_pend *v = calloc(n, sizeof(*v));
+	struct settle *st = settle_new();
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(st);
+	for (size_t i = 0; i < n; i++)
+		v[i] = pend(7, 100 + i, 0x1000 + 16 * i);
+	assert_int_equal(batch(st, NULL, 0, v, n - 1, true, 0, false), 0);
+	assert_int_equal(batch(st, NULL, 0, v + n - 1, 1, true, 0, false), SETTLE_FULL);
+	settle_free(st);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_not_summed),
 		cmocka_unit_test(test_late_boundaries),
 		cmocka_unit_test(test_exact_way),
+		cmocka_unit_test(test_too_many_classes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

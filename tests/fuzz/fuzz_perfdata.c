@@ -9,7 +9,8 @@
  * Then the whole report pipeline reads the same bytes through the session
  * (ordering by FINISHED_ROUND, machine model, histograms, symbolization with
  * an empty kallsyms) and prints to /dev/null, as fuzz_report.c does for
- * prec.data. Last, prep stat report reads them (report/stat/stat_perf.c: perf's
+ * prec.data; prep annotate's reading by sums (load_run_sum) must count
+ * what the reading in time order counts, address by address. Last, prep stat report reads them (report/stat/stat_perf.c: perf's
  * STAT_CONFIG, STAT, STAT_ROUND, THREAD_MAP, CPU_MAP and EVENT_UPDATE
  * records) in five output modes. The committed corpus
  * (tests/fuzz/corpus/perfdata/) holds small files written by perf record:
@@ -24,6 +25,8 @@
 #include <string.h>
 
 #include "format/perfdata.h"
+#include "common/hash.h"
+#include "report/aggregate/addr_hits.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
 #include "report/views/print.h"
@@ -164,6 +167,52 @@ static void report(const uint8_t *data, size_t size)
 	load_free(l);
 }
 
+/* prep annotate's reading: the counts per sampled address, by sums where
+ * the file may be read so (load_run_sum), must be those of the reading in
+ * time order, entry by entry, with the same session counts. */
+static int add_hit(void *ctx, struct load *l, const struct load_sample *s)
+{
+	return addr_hits_add(ctx, l, s);
+}
+
+static uint64_t hits_sum(const uint8_t *data, size_t size, bool sum, struct session_stats *st)
+{
+	struct load_opts lo = { .inputs = { "fuzz.data" }, .nr_inputs = 1, .quiet = true,
+				.kallsyms_path = "/dev/null", .no_cache = true, .ip_only = true,
+				.mem = data, .mem_len = size };
+	struct addr_hits h = ADDR_HITS_INIT;
+	struct err err = { 0 };
+	struct load *l = load_new(&lo, &err);
+	uint64_t x = 0;
+	int ret;
+
+	if (!l)
+		abort();
+	ret = sum ? load_run_sum(l, add_hit, &h, &err) : load_run(l, add_hit, NULL, &h, &err);
+	for (size_t i = 0; !ret && i < h.nr; i++) {
+		const struct addr_hit *e = &h.v[i];
+
+		x = x * 1000003 + (e->dso ? hash_bytes(e->dso->path, strlen(e->dso->path), 0) : 0);
+		x = x * 1000003 + e->off + (uint64_t)e->event * 7 + e->kernel * 11 + e->ktab * 13;
+		x = x * 1000003 + e->count * 17 + e->period;
+	}
+	memset(st, 0, sizeof(*st));
+	if (!ret && load_nr_sessions(l))
+		*st = load_session(l, 0)->stats;
+	addr_hits_free(&h);
+	load_free(l);
+	return ret ? 0 : x;
+}
+
+static void sums(const uint8_t *data, size_t size)
+{
+	struct session_stats a, b;
+
+	if (hits_sum(data, size, false, &a) != hits_sum(data, size, true, &b) ||
+	    memcmp(&a, &b, sizeof(a)))
+		abort();
+}
+
 /* prep stat report: text, CSV, JSON, and regrouped per core and per CPU */
 static void stat_report(const uint8_t *data, size_t size)
 {
@@ -198,6 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	importer(copy, size);
 	report(copy, size);
+	sums(copy, size);
 	stat_report(copy, size);
 	free(copy);
 	return 0;

@@ -142,13 +142,13 @@ void session_close(struct session *s);
  * and their PERIOD fields summed (0 for an event without PERIOD), in time
  * order among the other records, which go to ops->record as
  * session_read hands them on (and are counted alike). The samples are
- * not put in time order one by one: the file is walked twice, once for
- * the other records and once summing the samples.
+ * not put in time order one by one: one walk sums them (session_sum.c).
  *
  * For a perf.data file whose records lie in its mapping (not compressed)
  * with time and thread ids in every sample and no read values, whose
  * records come in the order perf's rounds promise (else session_read
- * would hand some on late): then *summed, and what session_read returns,
+ * would hand some on late) and whose samples sum (at most
+ * SETTLE_CLASSES_MAX classes): then *summed, and what session_read returns,
  * with the session's counts as session_read leaves them. Else (*summed
  * false) 0, nothing handed on: call session_read; or negative on failure
  * (out of memory), with err.

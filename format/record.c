@@ -635,7 +635,7 @@ int record_sample_head(const struct record_layouts *ls, const void *bytes, size_
 	const uint8_t *p = bytes;
 	const struct sample_plan *pl;
 	uint64_t n = 0, v[3];
-	uint32_t ids[2], type = 0;
+	uint32_t ids[2], cpu, type = 0;
 	size_t fixed;
 	uint16_t size;
 	int ev;
@@ -664,11 +664,13 @@ int record_sample_head(const struct record_layouts *ls, const void *bytes, size_
 	memcpy(&v[1], p + pl->time_off, 8);
 	memcpy(&v[2], p + pl->period_off, 8);
 	memcpy(ids, p + pl->tid_off, 8);
+	memcpy(&cpu, p + pl->cpu_off, 4);
 	*h = (struct sample_head){
 		.event = ev, .type = ls->ev[ev].sample_type,
 		.ip = pl->ip_off ? v[0] : 0, .time = pl->time_off ? v[1] : 0,
 		.period = pl->period_off ? v[2] : 0,
 		.pid = pl->tid_off ? ids[0] : 0, .tid = pl->tid_off ? ids[1] : 0,
+		.cpu = pl->cpu_off ? cpu : 0,
 		.chain_nr = n, .chain = n ? p + fixed + 8 : NULL,
 	};
 	return 0;
@@ -679,7 +681,7 @@ void record_sample_head_of(const struct record *rec, struct sample_head *h)
 	const struct sample *smp = &rec->u.sample;
 
 	*h = (struct sample_head){ rec->event, smp->type, smp->ip, smp->time, smp->period,
-				   smp->pid, smp->tid, smp->callchain_nr, smp->callchain,
+				   smp->pid, smp->tid, smp->cpu, smp->callchain_nr, smp->callchain,
 				   (smp->type & PERF_SAMPLE_STACK_USER) && smp->stack_size };
 }
 

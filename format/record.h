@@ -207,7 +207,7 @@ struct sample_head {
 	int event;
 	uint64_t type;          /* the event's sample_type */
 	uint64_t ip, time, period;
-	uint32_t pid, tid;
+	uint32_t pid, tid, cpu;
 	uint64_t chain_nr;
 	const uint8_t *chain;   /* chain_nr u64, context markers included */
 	bool stack;             /* it has a user stack copy (a non-empty one) */

@@ -292,6 +292,11 @@ void record__sample_plan(const struct event_layout *l, struct sample_plan *plan)
 	if (l->sample_type & PERF_SAMPLE_TID)
 		plan->tid_off = (uint16_t)(8 + 8 * __builtin_popcountll(
 			l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP)));
+	if (l->sample_type & PERF_SAMPLE_CPU)
+		plan->cpu_off = (uint16_t)(8 + 8 * __builtin_popcountll(
+			l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+					  PERF_SAMPLE_STREAM_ID)));
 	if (l->sample_type & PERF_SAMPLE_TIME) {
 		uint64_t before = l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 						    PERF_SAMPLE_TID);

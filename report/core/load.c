@@ -81,14 +81,21 @@ static int add_with_data(struct hist *h, struct load *l, const struct load_sampl
 int load_add_to_hist(void *hist, struct load *l, const struct load_sample *s)
 {
 	const struct sample *smp = &s->rec->u.sample;
+	struct hist *h = hist;
+	int ret;
 
-	hist_set_parallelism(hist, s->parallelism);
-	if (hist_wants_data(hist))
-		return add_with_data(hist, l, s);
-	return hist_add_cgroup(hist, s->event, s->thread,
-			       (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
-			       (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0,
-			       s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
+	hist_set_parallelism(h, s->parallelism);
+	if (hist_wants_data(h))
+		ret = add_with_data(h, l, s);
+	else
+		ret = hist_add_cgroup(h, s->event, s->thread,
+				      (smp->type & PERF_SAMPLE_CPU) ? smp->cpu : 0,
+				      (smp->type & PERF_SAMPLE_CGROUP) ? smp->cgroup : 0,
+				      s->period, s->addrs, s->kernel, s->nr, s->kernel_table);
+	/* a sum of samples (load_run_sum): the others alike */
+	if (!ret && s->count > 1)
+		h->stacks[h->last_stack].count += s->count - 1;
+	return ret;
 }
 
 /* l zeroed; on failure its parts are freed by load_free. */
@@ -464,14 +471,15 @@ static int on_sum(void *ctx, struct session *s, const struct record *rec, uint64
 	return rc->fn ? rc->fn(rc->ctx, l, &ls) : 0;
 }
 
-/* A sample's class beside its event and thread: its first frame. */
+/* A sample's class beside its event and thread: its first frame (and
+ * its CPU, when the view reads it). */
 static void sum_key(void *ctx, const struct sample_head *h, uint16_t misc, uint64_t key[2])
 {
+	const struct run_ctx *rc = ctx;
 	bool kernel;
 
-	(void)ctx;
 	load_head_frame(h, misc, &key[0], &kernel);
-	key[1] = kernel;
+	key[1] = kernel | (rc->sum_cpu ? (uint64_t)h->cpu << 1 : 0);
 }
 
 /* The file read by sums (load_run_sum) where it may be: 0 with *summed,
@@ -707,10 +715,10 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 }
 
 static int run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
-	       struct load_memo *memo, bool sum, struct err *err)
+	       struct load_memo *memo, bool sum, bool sum_cpu, struct err *err)
 {
 	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx, .memo = memo,
-			      .sum = sum };
+			      .sum = sum, .sum_cpu = sum_cpu };
 	bool kallsyms_done[LOAD_MAX_INPUTS] = { false };
 	int ret;
 
@@ -738,14 +746,14 @@ out:
 int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
 	     struct err *err)
 {
-	return run(l, fn, rec_fn, ctx, NULL, false, err);
+	return run(l, fn, rec_fn, ctx, NULL, false, false, err);
 }
 
-int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, struct err *err)
+int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, bool by_cpu, struct err *err)
 {
 	bool sum = l->opts.ip_only && !l->par && !l->filter.by_sample && !l->filter.cgroups.on;
 
-	return run(l, fn, NULL, ctx, NULL, sum, err);
+	return run(l, fn, NULL, ctx, NULL, sum, by_cpu, err);
 }
 
 int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
@@ -755,9 +763,9 @@ int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
 	int ret;
 
 	if (!m)
-		return run(l, fn, rec_fn, ctx, NULL, false, err);
+		return run(l, fn, rec_fn, ctx, NULL, false, false, err);
 	l->memo = m;
-	ret = run(l, fn, rec_fn, ctx, m, false, err);
+	ret = run(l, fn, rec_fn, ctx, m, false, false, err);
 	l->memo = NULL;
 	load_memo_free(m);
 	return ret;

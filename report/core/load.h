@@ -171,15 +171,16 @@ void load_memo_keep(struct load *l, const struct load_sample *ls, uint32_t outco
 #define LOAD_MEMO_SLOTS 4096
 int load_memo_slot(const struct load *l, const struct load_sample *ls);
 /* load_run for a view that looks at nothing of a sample but its event,
- * thread and first frame (opts.ip_only), and not at the order samples
- * come in: samples alike (of one event, thread and sampled address, with
- * no record between them that changes their process's threads, command
- * or maps) may be handed to fn once as one, whose count says how many
- * they are and whose period is theirs summed (session_read_sum: a
- * perf.data file is then not put in time order sample by sample). Not
- * with a filter on what samples carry, --cgroup, parallelism or an
- * off-CPU file: load_run then, as for what cannot be read so. */
-int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, struct err *err);
+ * thread and first frame (opts.ip_only) and, with by_cpu, its CPU, and
+ * not at the order samples come in: samples alike (of one event, thread,
+ * sampled address and CPU, with no record between them that changes their
+ * process's threads, command or maps) may be handed to fn once as one,
+ * whose count says how many they are and whose period is theirs summed
+ * (session_read_sum: a perf.data file is then not put in time order
+ * sample by sample). Not with a filter on what samples carry, --cgroup,
+ * parallelism or an off-CPU file: load_run then, as for what cannot be
+ * read so. load_add_to_hist takes such samples. */
+int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, bool by_cpu, struct err *err);
 /* load_run_memo with load_add_to_hist into h as fn (the outcome: the
  * sample's stack); h must key neither data addresses nor parallelism nor
  * latency (else it is load_run). */

@@ -51,6 +51,7 @@ struct run_ctx {
 	} recent[8];
 	struct load_memo *memo;         /* load_run_memo's, else NULL */
 	bool sum;                       /* load_run_sum */
+	bool sum_cpu;                   /* ... whose samples of two CPUs differ */
 	/* the members of a leader sample that grew, and by how much */
 	int grp_event[LOAD_MAX_EVENTS];
 	uint64_t grp_delta[LOAD_MAX_EVENTS];

@@ -227,7 +227,7 @@ static int read_counts(const struct annot_opts *o, struct load *l, struct annot_
 		load_counts_free(&lc);
 		return ret ? err_set(err, ret, "out of memory") : 0;
 	}
-	return ret ? ret : load_run_sum(l, on_sample, r, err);
+	return ret ? ret : load_run_sum(l, on_sample, r, false, err);
 }
 
 static int annotate_run(struct annot_opts *o, struct load_opts *lo)

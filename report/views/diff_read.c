@@ -189,8 +189,8 @@ static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sampl
 	if (id == UINT32_MAX)
 		return load_add_to_hist(rc->h, l, s);
 	f = &rc->fast[hash_combine(hash_u64(addr), id) & (FAST_SLOTS - 1)];
-	if (f->ctx == id && f->addr == addr && f->gen == gen && f->count < UINT32_MAX) {
-		f->count++;
+	if (f->ctx == id && f->addr == addr && f->gen == gen && f->count <= UINT32_MAX - s->count) {
+		f->count += (uint32_t)s->count;
 		f->period += s->period;
 		return 0;
 	}
@@ -199,6 +199,14 @@ static int add_fast(struct read_ctx *rc, struct load *l, const struct load_sampl
 		return ret;
 	*f = (struct fast_slot){ .addr = addr, .ctx = id, .stack = rc->h->last_stack, .gen = gen };
 	return 0;
+}
+
+static bool keys_have(const enum sort_key_id *keys, size_t n, enum sort_key_id id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (keys[i] == id)
+			return true;
+	return false;
 }
 
 /* Samples the --comm, --pid and --tid lists hide still count in perf's
@@ -212,7 +220,7 @@ static int read_sample(void *ctx, struct load *l, const struct load_sample *s)
 			   (rc->ids.comms.on && !filter_name_wanted(&rc->ids.comms, s->thread->comm)))) {
 		if (s->event >= 0 && s->event < LOAD_MAX_EVENTS) {
 			rc->dropped_period[s->event] += s->period;
-			rc->dropped_count[s->event]++;
+			rc->dropped_count[s->event] += s->count;
 		}
 		return 0;
 	}
@@ -355,7 +363,14 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	    (rc.fast = aligned_alloc(64, FAST_SLOTS * sizeof(*rc.fast))))
 		for (size_t i = 0; i < FAST_SLOTS; i++)
 			rc.fast[i].ctx = UINT32_MAX;
-	if (!ret)
+	/* a perf.data read by sums where the keys read nothing a sum loses
+	 * (cgroups: not in a sum's class) */
+	if (!ret && !sort_keys_have(o->keys, o->nr_keys, SK_DATA) &&
+	    !sort_keys_have(o->keys, o->nr_keys, SK_PARALLEL) &&
+	    !keys_have(o->keys, o->nr_keys, SORT_CGROUP))
+		ret = load_run_sum(l, read_sample, &rc, keys_have(o->keys, o->nr_keys, SORT_CPU),
+				   err);
+	else if (!ret)
 		ret = load_run(l, read_sample, NULL, &rc, err);
 	else
 		err_set(err, ret, "out of memory");

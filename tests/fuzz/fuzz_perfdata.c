@@ -188,7 +188,7 @@ static uint64_t hits_sum(const uint8_t *data, size_t size, bool sum, struct sess
 
 	if (!l)
 		abort();
-	ret = sum ? load_run_sum(l, add_hit, &h, &err) : load_run(l, add_hit, NULL, &h, &err);
+	ret = sum ? load_run_sum(l, add_hit, &h, false, &err) : load_run(l, add_hit, NULL, &h, &err);
 	for (size_t i = 0; !ret && i < h.nr; i++) {
 		const struct addr_hit *e = &h.v[i];
 

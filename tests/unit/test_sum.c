@@ -7,7 +7,8 @@
  * reading that puts every sample in time order (load_run), when a child's
  * FORK comes after its first samples, an exec after samples past it (and
  * after samples on both sides of it), a kernel map after kernel samples, a sample at the very time of a
- * boundary, with call chains and with two events. Files that cannot be
+ * boundary, with call chains and with two events; and a histogram keyed
+ * by command, pid and CPU (prep diff's) the same. Files that cannot be
  * read so (a record session_read would hand on late, a COMPRESSED record)
  * are read the ordered way, with the same results. And the settling
  * alone: which late boundaries are taken and which refused, and where it
@@ -27,6 +28,7 @@
 #include "common/buf.h"
 #include "format/perfdata.h"
 #include "report/aggregate/addr_hits.h"
+#include "report/aggregate/hist.h"
 #include "report/core/load.h"
 #include "report/core/session.h"
 #include "report/core/sum_settle.h"
@@ -41,6 +43,7 @@ struct file {
 	size_t start;           /* of the record being written */
 	int nr_events;          /* 2: IDENTIFIER first in every sample */
 	bool chains;            /* samples carry a call chain */
+	bool cpus;              /* samples (and trailers) carry the CPU */
 };
 
 static void put(struct file *f, const void *p, size_t n)
@@ -59,7 +62,7 @@ static void set64(struct file *f, size_t off, uint64_t v)
 static uint64_t sample_type(const struct file *f)
 {
 	return ST | (f->nr_events > 1 ? PERF_SAMPLE_IDENTIFIER : 0) |
-	       (f->chains ? PERF_SAMPLE_CALLCHAIN : 0);
+	       (f->chains ? PERF_SAMPLE_CALLCHAIN : 0) | (f->cpus ? PERF_SAMPLE_CPU : 0);
 }
 
 static void begin(struct file *f, uint32_t type, uint16_t misc)
@@ -84,12 +87,14 @@ static void end(struct file *f)
 	end_unpadded(f);
 }
 
-/* the sample_id trailer: tid, time (and the identifier of event 0) */
+/* the sample_id trailer: tid, time (cpu), and the identifier of event 0 */
 static void trailer(struct file *f, uint32_t pid, uint64_t time)
 {
 	p32(f, pid);
 	p32(f, pid);
 	p64(f, time);
+	if (f->cpus)
+		p64(f, time % 2);
 	if (f->nr_events > 1)
 		p64(f, 100);
 }
@@ -104,6 +109,8 @@ static void sample_ev(struct file *f, int ev, uint32_t pid, uint64_t ip, uint64_
 	p32(f, pid);
 	p32(f, pid);
 	p64(f, time);
+	if (f->cpus)
+		p64(f, time % 3 == 0);  /* cpu, res */
 	p64(f, 1000 + time % 7);        /* periods that differ */
 	if (f->chains) {
 		p64(f, 3);
@@ -182,11 +189,12 @@ static void attr(struct file *f)
 }
 
 /* Header, attr section (an id each), then the data that fill() writes. */
-static void build(struct file *f, int nr_events, bool chains, void (*fill)(struct file *))
+static void build(struct file *f, int nr_events, bool chains, bool cpus,
+		  void (*fill)(struct file *))
 {
 	size_t attrs, data;
 
-	*f = (struct file){ .b = BUF_INIT, .nr_events = nr_events, .chains = chains };
+	*f = (struct file){ .b = BUF_INIT, .nr_events = nr_events, .chains = chains, .cpus = cpus };
 	p64(f, PERFDATA_MAGIC);
 	p64(f, 104);
 	p64(f, 128 + 16);
@@ -241,7 +249,7 @@ static void read_file(const struct file *f, bool sum, struct hits *out)
 	l = load_new(&o, &err);
 	assert_non_null(l);
 	if (sum)
-		assert_int_equal(load_run_sum(l, on_sample, out, &err), 0);
+		assert_int_equal(load_run_sum(l, on_sample, out, false, &err), 0);
 	else
 		assert_int_equal(load_run(l, on_sample, NULL, out, &err), 0);
 	for (size_t i = 0; i < out->h.nr; i++) {
@@ -261,11 +269,48 @@ static void read_file(const struct file *f, bool sum, struct hits *out)
 	load_free(l);
 }
 
+/* A histogram keyed by command, pid, CPU and address (prep diff's way, by
+ * its stacks): each stack's thread, CPU, first frame, count and period, in
+ * order. */
+static void read_hist(const struct file *f, bool sum, char *text, size_t size)
+{
+	struct load_opts o = { .nr_inputs = 1, .quiet = true, .no_kallsyms = true, .no_cache = true,
+			       .ip_only = true, .mem = f->b.data, .mem_len = f->b.len };
+	struct hist_opts ho = { .keys = { SORT_COMM, SORT_PID, SORT_CPU, SORT_DSO, SORT_SYM },
+				.nr_keys = 5 };
+	struct err err = { 0 };
+	struct load *l;
+	struct hist h;
+	size_t n = 0;
+
+	o.inputs[0] = "sum.data";
+	l = load_new(&o, &err);
+	assert_non_null(l);
+	assert_int_equal(hist_init(&h, &ho, load_machine(l), load_symbolizer(l)), 0);
+	if (sum)
+		assert_int_equal(load_run_sum(l, load_add_to_hist, &h, true, &err), 0);
+	else
+		assert_int_equal(load_run(l, load_add_to_hist, NULL, &h, &err), 0);
+	for (size_t i = 0; i < h.nr_stacks; i++) {
+		const struct stack *st = &h.stacks[i];
+		const struct frame *fr = &h.frames[h.frame_ids[st->first]];
+
+		n += (size_t)snprintf(text + n, size - n, "%u/%u %s cpu%u %s %#llx %llu %llu\n",
+				      st->thread->pid, st->thread->tid, st->comm, st->cpu,
+				      fr->dso ? fr->dso->path : "-", (unsigned long long)fr->addr,
+				      (unsigned long long)st->count, (unsigned long long)st->period);
+		assert_true(n < size);
+	}
+	hist_free(&h);
+	load_free(l);
+}
+
 /* load_run_sum gives what load_run gives, entry by entry and count by
- * count. */
+ * count, and a histogram the same stacks. */
 static void same_both_ways(const struct file *f)
 {
 	static struct hits a, b;
+	static char ha[1 << 16], hb[1 << 16];
 
 	read_file(f, false, &a);
 	read_file(f, true, &b);
@@ -274,6 +319,9 @@ static void same_both_ways(const struct file *f)
 	assert_int_equal(a.first, b.first);
 	assert_int_equal(a.last, b.last);
 	assert_true(a.stats.samples > 0);
+	read_hist(f, false, ha, sizeof(ha));
+	read_hist(f, true, hb, sizeof(hb));
+	assert_string_equal(ha, hb);
 }
 
 /* How session_read_sum reads f: whether by sums, and how many classes
@@ -457,7 +505,8 @@ static void fill_late(struct file *f)
 /* The records of fill_late but its last round, in one COMPRESSED record. */
 static void fill_compressed(struct file *f)
 {
-	struct file inner = { .b = BUF_INIT, .nr_events = f->nr_events, .chains = f->chains };
+	struct file inner = { .b = BUF_INIT, .nr_events = f->nr_events, .chains = f->chains,
+			      .cpus = f->cpus };
 	size_t cap, n;
 	void *z;
 
@@ -486,7 +535,7 @@ static void check(void (*fill)(struct file *), int nr_events, bool chains, bool 
 	struct file f;
 	struct sums g;
 
-	build(&f, nr_events, chains, fill);
+	build(&f, nr_events, chains, nr_events > 1, fill);
 	same_both_ways(&f);
 	assert_int_equal(summed(&f, &g), expect_summed);
 	if (expect_summed)

@@ -83,10 +83,12 @@ $PREP -i "$d/tree.data" --children --sort sym -g graph,0.5,caller >"$d/tree.call
 grep -qE '^ +\|--[0-9.]+%--a$' "$d/tree.caller" || fail "tree: caller graph branch to a"
 grep -qE '^ +---main$' "$d/tree.caller" || fail "tree: caller graph root"
 # -n and --show-total-period columns; --percent-limit; -q
-$PREP -i "$d/tree.data" --no-children --sort sym -g none -n --show-total-period --percent-limit 10 \
+# (18: between the designed 21% of a2 and 15% of b2, three points from each;
+# at 10 the designed 9% of b1 and 12% of rec were a point or two away)
+$PREP -i "$d/tree.data" --no-children --sort sym -g none -n --show-total-period --percent-limit 18 \
 	>"$d/tree.n" 2>/dev/null
 grep -q '^# Overhead       Samples        Period  Symbol' "$d/tree.n" || fail "tree: -n/period titles"
-[ "$(grep -c '\[\.\]' "$d/tree.n")" -eq 4 ] || fail "tree: --percent-limit 10 should leave 4 entries"
+[ "$(grep -c '\[\.\]' "$d/tree.n")" -eq 2 ] || fail "tree: --percent-limit 18 should leave 2 entries (a1, a2)"
 $PREP -q -i "$d/tree.data" --no-children --sort sym -g none | grep -q '^#' && fail "tree: -q printed headers"
 # folded and flat call graphs
 $PREP -i "$d/tree.data" --no-children -g folded >"$d/tree.folded" 2>/dev/null

@@ -600,8 +600,10 @@ static int batch(struct settle *st, const struct sum_bound *bounds, size_t nb,
 	b.pend = calloc(ns + 1, sizeof(*b.pend));
 	assert_non_null(b.bounds);
 	assert_non_null(b.pend);
-	memcpy(b.bounds, bounds, nb * sizeof(*bounds));
-	memcpy(b.pend, samples, ns * sizeof(*samples));
+	if (nb)
+		memcpy(b.bounds, bounds, nb * sizeof(*bounds));
+	if (ns)
+		memcpy(b.pend, samples, ns * sizeof(*samples));
 	b.nr_bounds = nb;
 	b.nr_pend = ns;
 	ret = settle_batch(st, &b);

@@ -23,7 +23,7 @@ cd "$d" || exit 1
 
 browser() {
 	timeout -k 5 90 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \
-		--user-data-dir="$d/chrome" --host-resolver-rules='MAP * ~NOTFOUND' \
+		--user-data-dir="$(mktemp -d "$d/chrome.XXXXXX")" --host-resolver-rules='MAP * ~NOTFOUND' \
 		--window-size=1280,900 --hide-scrollbars --dump-dom "$1" 2>>"$d/chrome.log"
 }
 results() {
@@ -69,7 +69,7 @@ fi
 ART=$top/$B/test-logs/artifacts
 mkdir -p "$ART" && rm -f "$ART/flamegraph-annotate.png"
 timeout -k 5 90 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \
-	--user-data-dir="$d/chrome" --host-resolver-rules='MAP * ~NOTFOUND' --window-size=1280,900 \
+	--user-data-dir="$(mktemp -d "$d/chrome.XXXXXX")" --host-resolver-rules='MAP * ~NOTFOUND' --window-size=1280,900 \
 	--hide-scrollbars --screenshot="$ART/flamegraph-annotate.png" \
 	"file://$d/a.html#test&keep=1&annotate=annot_hot" >/dev/null 2>>"$d/chrome.log"
 [ "$(stat -c %s "$ART/flamegraph-annotate.png" 2>/dev/null || echo 0)" -gt 10000 ] ||

@@ -35,7 +35,7 @@ cd "$d" || exit 1
 browser() {   # URL [chromium options]: the page's key=value results on stdout
 	local url=$1; shift
 	timeout -k 5 90 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \
-		--user-data-dir="$d/chrome" --host-resolver-rules='MAP * ~NOTFOUND' \
+		--user-data-dir="$(mktemp -d "$d/chrome.XXXXXX")" --host-resolver-rules='MAP * ~NOTFOUND' \
 		--window-size=1280,900 --hide-scrollbars "$@" "$url" 2>>"$d/chrome.log" |
 	/usr/bin/python3 -c 'import html, re, sys
 m = re.search(r"<pre id=\"test-result\">(.*?)</pre>", sys.stdin.read(), re.S)

@@ -363,10 +363,9 @@ static int read_one(const char *path, const struct diff_read_opts *o, struct dru
 	    (rc.fast = aligned_alloc(64, FAST_SLOTS * sizeof(*rc.fast))))
 		for (size_t i = 0; i < FAST_SLOTS; i++)
 			rc.fast[i].ctx = UINT32_MAX;
-	/* a perf.data read by sums where the keys read nothing a sum loses
-	 * (cgroups: not in a sum's class) */
-	if (!ret && !sort_keys_have(o->keys, o->nr_keys, SK_DATA) &&
-	    !sort_keys_have(o->keys, o->nr_keys, SK_PARALLEL) &&
+	/* a perf.data read by sums where the keys read nothing a sum's class
+	 * loses: data addresses, parallelism, cgroups */
+	if (!ret && !hist_wants_data(&h) && !h.by_par &&
 	    !keys_have(o->keys, o->nr_keys, SORT_CGROUP))
 		ret = load_run_sum(l, read_sample, &rc, keys_have(o->keys, o->nr_keys, SORT_CPU),
 				   err);

@@ -235,23 +235,38 @@ static int on_sample(void *ctx, struct load *l, const struct load_sample *s)
 	return addr_hits_add(&((struct hits *)ctx)->h, l, s);
 }
 
-static void read_file(const struct file *f, bool sum, struct hits *out)
+/* A reading of f (ip_only) with fn into ctx: by sums (by_cpu) or in time
+ * order. Free it with load_free. */
+static struct load *read_with(const struct file *f, bool sum, bool by_cpu, load_sample_fn fn,
+			      void *ctx, struct hist *h)
 {
 	struct load_opts o = { .nr_inputs = 1, .quiet = true, .no_kallsyms = true, .no_cache = true,
 			       .ip_only = true, .mem = f->b.data, .mem_len = f->b.len };
+	struct hist_opts ho = { .keys = { SORT_COMM, SORT_PID, SORT_CPU, SORT_DSO, SORT_SYM },
+				.nr_keys = 5 };
 	struct err err = { 0 };
+	struct load *l;
+
+	o.inputs[0] = "sum.data";
+	l = load_new(&o, &err);
+	assert_non_null(l);
+	if (h)
+		assert_int_equal(hist_init(h, &ho, load_machine(l), load_symbolizer(l)), 0);
+	if (sum)
+		assert_int_equal(load_run_sum(l, fn, ctx, by_cpu, &err), 0);
+	else
+		assert_int_equal(load_run(l, fn, NULL, ctx, &err), 0);
+	return l;
+}
+
+static void read_file(const struct file *f, bool sum, struct hits *out)
+{
 	struct load *l;
 	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->h = (struct addr_hits)ADDR_HITS_INIT;
-	o.inputs[0] = "sum.data";
-	l = load_new(&o, &err);
-	assert_non_null(l);
-	if (sum)
-		assert_int_equal(load_run_sum(l, on_sample, out, false, &err), 0);
-	else
-		assert_int_equal(load_run(l, on_sample, NULL, out, &err), 0);
+	l = read_with(f, sum, false, on_sample, out, NULL);
 	for (size_t i = 0; i < out->h.nr; i++) {
 		const struct addr_hit *e = &out->h.v[i];
 
@@ -274,23 +289,12 @@ static void read_file(const struct file *f, bool sum, struct hits *out)
  * order. */
 static void read_hist(const struct file *f, bool sum, char *text, size_t size)
 {
-	struct load_opts o = { .nr_inputs = 1, .quiet = true, .no_kallsyms = true, .no_cache = true,
-			       .ip_only = true, .mem = f->b.data, .mem_len = f->b.len };
-	struct hist_opts ho = { .keys = { SORT_COMM, SORT_PID, SORT_CPU, SORT_DSO, SORT_SYM },
-				.nr_keys = 5 };
-	struct err err = { 0 };
-	struct load *l;
 	struct hist h;
+	struct load *l = read_with(f, sum, true, load_add_to_hist, &h, &h);
 	size_t n = 0;
 
-	o.inputs[0] = "sum.data";
-	l = load_new(&o, &err);
-	assert_non_null(l);
-	assert_int_equal(hist_init(&h, &ho, load_machine(l), load_symbolizer(l)), 0);
-	if (sum)
-		assert_int_equal(load_run_sum(l, load_add_to_hist, &h, true, &err), 0);
-	else
-		assert_int_equal(load_run(l, load_add_to_hist, NULL, &h, &err), 0);
+	text[0] = 0;
+
 	for (size_t i = 0; i < h.nr_stacks; i++) {
 		const struct stack *st = &h.stacks[i];
 		const struct frame *fr = &h.frames[h.frame_ids[st->first]];

@@ -13,9 +13,14 @@
  *   steady          20          20
  *   small           10          10
  *
- * main calls the four in ten rounds of a tenth each, so that a slower
- * stretch of the machine falls on all of them alike. Every function is
- * noinline/noclone and keeps a frame (work.h, NOTES.md).
+ * main calls the four in a hundred rounds of a hundredth each (about 5 ms a
+ * round at N 250), so that a stretch of the machine without samples (the
+ * timer late while the VM's vCPU was away: the task still counts as
+ * running, the missed ticks give one sample) takes from all four alike. With
+ * ten rounds, a 20 ms stretch could fall on one function's part of a round
+ * and move its share of a 0.5 s run by points (the likely cause of a CI
+ * failure of prep_diff_noise.sh: one run of three 2 points off). Every
+ * function is noinline/noclone and keeps a frame (work.h, NOTES.md).
  */
 #include "work.h"
 
@@ -24,6 +29,7 @@
 #endif
 
 #define GROW (VERSION == 2 ? 35 : 30)
+#define ROUNDS 100
 #define SHRINK (VERSION == 2 ? 35 : 40)
 
 NOINL unsigned long grow(unsigned long x);
@@ -61,8 +67,8 @@ int main(int argc, char **argv)
 
 	if (work_setup(argc, argv, "diffprog"))
 		return 2;
-	unit /= 10;             /* ten rounds */
-	for (int i = 0; i < 10; i++) {
+	unit /= ROUNDS;
+	for (int i = 0; i < ROUNDS; i++) {
 		x = grow(x);
 		KEEP(x);
 		x = shrink(x);

@@ -632,47 +632,22 @@ void record_sample_offsets(const struct record_layouts *ls, int ev, struct sampl
 int record_sample_head(const struct record_layouts *ls, const void *bytes, size_t len,
 		       struct sample_head *h)
 {
-	const uint8_t *p = bytes;
-	const struct sample_plan *pl;
-	uint64_t n = 0, v[3];
-	uint32_t ids[2], cpu, type = 0;
-	size_t fixed;
-	uint16_t size;
+	uint32_t type = 0;
 	int ev;
 
 	if (len >= 8)
-		memcpy(&type, p, 4);
+		memcpy(&type, bytes, 4);
 	ev = ls->nr == 1 && type == PERF_RECORD_SAMPLE ? 0 : record_sample_event(ls, bytes, len);
+	if (ev < 0 || !ls->plans[ev].head)
+		return -1;
+	return sample_head_read(&ls->plans[ev].hp, ev, bytes, len, h);
+}
 
-	if (ev < 0 || !(pl = &ls->plans[ev])->head)
+int record_sample_head_plan(const struct record_layouts *ls, struct sample_head_plan *hp)
+{
+	if (ls->nr != 1 || !ls->plans[0].head)
 		return -1;
-	memcpy(&size, p + 6, 2);
-	fixed = 8 + 8u * pl->nr_prefix;
-	if (size != len || len < fixed)
-		return -1;
-	if (pl->head == HEAD_CHAIN) {
-		if (len - fixed < 8)
-			return -1;
-		memcpy(&n, p + fixed, 8);
-		if (n != (len - fixed - 8) / 8 || (len - fixed) % 8)
-			return -1;
-	} else if (len != fixed) {
-		return -1;
-	}
-	/* an offset of 0 reads the header: its word is then masked away */
-	memcpy(&v[0], p + pl->ip_off, 8);
-	memcpy(&v[1], p + pl->time_off, 8);
-	memcpy(&v[2], p + pl->period_off, 8);
-	memcpy(ids, p + pl->tid_off, 8);
-	memcpy(&cpu, p + pl->cpu_off, 4);
-	*h = (struct sample_head){
-		.event = ev, .type = ls->ev[ev].sample_type,
-		.ip = pl->ip_off ? v[0] : 0, .time = pl->time_off ? v[1] : 0,
-		.period = pl->period_off ? v[2] : 0,
-		.pid = pl->tid_off ? ids[0] : 0, .tid = pl->tid_off ? ids[1] : 0,
-		.cpu = pl->cpu_off ? cpu : 0,
-		.chain_nr = n, .chain = n ? p + fixed + 8 : NULL,
-	};
+	*hp = ls->plans[0].hp;
 	return 0;
 }
 

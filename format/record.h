@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <linux/perf_event.h>
 
@@ -221,6 +222,61 @@ struct sample_head {
  * decodes the rest). */
 int record_sample_head(const struct record_layouts *ls, const void *bytes, size_t len,
 		       struct sample_head *h);
+
+/* Where an event's sample heads keep their fields, when record_sample_head
+ * reads them: for a reader of many (a walk over a recording of one event)
+ * to read them inline, with sample_head_read. A field the samples do not
+ * have lies at offset 0 (the record's header), masked away. */
+struct sample_head_plan {
+	uint64_t type;          /* the event's sample_type */
+	uint32_t fixed;         /* the bytes before the call chain; the record's without one */
+	bool chain;
+	uint16_t ip_off, time_off, period_off, tid_off, cpu_off;
+	uint64_t ip_mask, time_mask, period_mask, ids_mask;
+	uint32_t cpu_mask;
+};
+/* The plan of every sample of a recording with one event, where
+ * record_sample_head reads them: 0 and *hp, else -1. */
+int record_sample_head_plan(const struct record_layouts *ls, struct sample_head_plan *hp);
+
+/* record_sample_head of a SAMPLE of the event (its index) hp is the plan
+ * of: 0 and *h, or -1. */
+static inline int sample_head_read(const struct sample_head_plan *hp, int event, const void *bytes,
+				   size_t len, struct sample_head *h)
+{
+	const uint8_t *p = bytes;
+	uint64_t n = 0, ip, time, period, ids;
+	uint32_t cpu;
+	uint16_t size;
+
+	if (len < hp->fixed)
+		return -1;
+	memcpy(&size, p + 6, 2);
+	if (size != len)
+		return -1;
+	if (hp->chain) {
+		if (len - hp->fixed < 8)
+			return -1;
+		memcpy(&n, p + hp->fixed, 8);
+		if (n != (len - hp->fixed - 8) / 8 || (len - hp->fixed) % 8)
+			return -1;
+	} else if (len != hp->fixed) {
+		return -1;
+	}
+	memcpy(&ip, p + hp->ip_off, 8);
+	memcpy(&time, p + hp->time_off, 8);
+	memcpy(&period, p + hp->period_off, 8);
+	memcpy(&ids, p + hp->tid_off, 8);
+	memcpy(&cpu, p + hp->cpu_off, 4);
+	ids &= hp->ids_mask;
+	*h = (struct sample_head){
+		.event = event, .type = hp->type, .ip = ip & hp->ip_mask,
+		.time = time & hp->time_mask, .period = period & hp->period_mask,
+		.pid = (uint32_t)ids, .tid = (uint32_t)(ids >> 32), .cpu = cpu & hp->cpu_mask,
+		.chain_nr = n, .chain = n ? p + hp->fixed + 8 : NULL,
+	};
+	return 0;
+}
 /* The head of a SAMPLE record_decode decoded. */
 void record_sample_head_of(const struct record *rec, struct sample_head *h);
 

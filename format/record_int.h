@@ -33,9 +33,9 @@ struct sample_plan {
 	 * in another record's trailer, back from its end (0: no time); a
 	 * SAMPLE's period from its start (0: none) */
 	uint16_t time_off, sid_time_back, period_off;
-	uint16_t ip_off, tid_off, cpu_off;      /* record_sample_head's (0: none) */
 	uint8_t nr_prefix, nr_rest;
 	uint8_t head;           /* what record_sample_head reads: enum plan_head */
+	struct sample_head_plan hp;     /* where it reads it */
 	uint16_t prefix_off[SAMPLE_PLAN_PREFIX_MAX];    /* offsetof in struct sample */
 	uint8_t rest[SAMPLE_PLAN_REST_MAX];             /* rows of sample.c's table */
 };

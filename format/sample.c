@@ -269,6 +269,33 @@ _Static_assert(offsetof(struct sample, tid) == offsetof(struct sample, pid) + 4 
 _Static_assert(NR_SAMPLE_FIELDS <= SAMPLE_PLAN_PREFIX_MAX + SAMPLE_PLAN_REST_MAX,
 	       "a plan has room for every row");
 
+/* Where record_sample_head finds the fields of a head (plan->hp). */
+static void head_plan(uint64_t st, struct sample_plan *plan)
+{
+	struct sample_head_plan *hp = &plan->hp;
+
+	hp->type = st;
+	hp->fixed = 8 + 8u * plan->nr_prefix;
+	hp->chain = plan->head == HEAD_CHAIN;
+	hp->time_off = plan->time_off;
+	hp->period_off = plan->period_off;
+	if (st & PERF_SAMPLE_IP)
+		hp->ip_off = (uint16_t)(8 + 8 * !!(st & PERF_SAMPLE_IDENTIFIER));
+	if (st & PERF_SAMPLE_TID)
+		hp->tid_off = (uint16_t)(8 + 8 * __builtin_popcountll(
+			st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP)));
+	if (st & PERF_SAMPLE_CPU)
+		hp->cpu_off = (uint16_t)(8 + 8 * __builtin_popcountll(
+			st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			      PERF_SAMPLE_STREAM_ID)));
+	hp->ip_mask = hp->ip_off ? UINT64_MAX : 0;
+	hp->time_mask = hp->time_off ? UINT64_MAX : 0;
+	hp->period_mask = hp->period_off ? UINT64_MAX : 0;
+	hp->ids_mask = hp->tid_off ? UINT64_MAX : 0;
+	hp->cpu_mask = hp->cpu_off ? UINT32_MAX : 0;
+}
+
 void record__sample_plan(const struct event_layout *l, struct sample_plan *plan)
 {
 	size_t i;
@@ -287,16 +314,6 @@ void record__sample_plan(const struct event_layout *l, struct sample_plan *plan)
 			     ? HEAD_CHAIN : HEAD_NO;
 	if (l->sample_type & PERF_SAMPLE_PERIOD)
 		plan->period_off = (uint16_t)(8 + 8 * (plan->nr_prefix - 1));
-	if (l->sample_type & PERF_SAMPLE_IP)
-		plan->ip_off = (uint16_t)(8 + 8 * !!(l->sample_type & PERF_SAMPLE_IDENTIFIER));
-	if (l->sample_type & PERF_SAMPLE_TID)
-		plan->tid_off = (uint16_t)(8 + 8 * __builtin_popcountll(
-			l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP)));
-	if (l->sample_type & PERF_SAMPLE_CPU)
-		plan->cpu_off = (uint16_t)(8 + 8 * __builtin_popcountll(
-			l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-					  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-					  PERF_SAMPLE_STREAM_ID)));
 	if (l->sample_type & PERF_SAMPLE_TIME) {
 		uint64_t before = l->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 						    PERF_SAMPLE_TID);
@@ -305,6 +322,7 @@ void record__sample_plan(const struct event_layout *l, struct sample_plan *plan)
 		plan->sid_time_back = (uint16_t)(record__sample_id_size(l->sample_type) -
 						 8 * !!(l->sample_type & PERF_SAMPLE_TID));
 	}
+	head_plan(l->sample_type, plan);
 }
 
 /* The fields of sample_fields[] from row i on, one by one. */

@@ -54,10 +54,8 @@ static size_t chain_unwound(struct unwinder *unw, struct thread *t, const struct
 	return k + got;
 }
 
-/* The frame chain_recorded() puts first, or with want_kernel its first
- * kernel frame: true and *addr, *kernel when there is one. */
-static bool chain_first(const struct sample_head *h, bool kmode, bool want_kernel,
-			uint64_t *addr, bool *kernel)
+bool load_chain_first(const struct sample_head *h, bool kmode, bool want_kernel, uint64_t *addr,
+		      bool *kernel)
 {
 	bool k = kmode, first = true;
 	size_t n = 0;
@@ -87,21 +85,6 @@ static bool chain_first(const struct sample_head *h, bool kmode, bool want_kerne
 		n++;
 	}
 	return false;
-}
-
-/* The frame load_assemble_chain() puts first, without assembling the rest: of a
- * recorded chain, its first frame; with a user stack copy, the chain's
- * first kernel frame, else the ip (where the unwinder starts, from the
- * copied registers); else the ip. */
-void load_head_frame(const struct sample_head *h, uint16_t misc, uint64_t *addr, bool *kernel)
-{
-	bool kmode = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-
-	if ((h->type & PERF_SAMPLE_CALLCHAIN) && h->chain_nr &&
-	    chain_first(h, kmode, h->stack, addr, kernel))
-		return;
-	*addr = h->ip;
-	*kernel = kmode;
 }
 
 static void first_frame(const struct record *rec, uint64_t *addr, bool *kernel)

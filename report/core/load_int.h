@@ -69,10 +69,32 @@ void load_memo_forget(struct load_memo *m);
 int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len);
 
 /* The sample's frames into rc->addrs and rc->kernel (load_chain.c): how
- * many. load_head_frame: the first of them alone (what ip_only gives), of
- * a sample's head and its header's misc. */
+ * many. */
 size_t load_assemble_chain(struct run_ctx *rc, struct thread *t, const struct record *rec);
-void load_head_frame(const struct sample_head *h, uint16_t misc, uint64_t *addr, bool *kernel);
+
+/* The frame of a recorded chain load_assemble_chain() puts first, or with
+ * want_kernel its first kernel frame: true and *addr, *kernel when there
+ * is one (load_chain.c). */
+bool load_chain_first(const struct sample_head *h, bool kmode, bool want_kernel, uint64_t *addr,
+		      bool *kernel);
+
+/* The frame load_assemble_chain() puts first, without assembling the rest
+ * (what ip_only gives), of a sample's head and its header's misc: of a
+ * recorded chain, its first frame; with a user stack copy, the chain's
+ * first kernel frame, else the ip (where the unwinder starts, from the
+ * copied registers); else the ip. Inline: a walk by sums asks it of every
+ * sample. */
+static inline void load_head_frame(const struct sample_head *h, uint16_t misc, uint64_t *addr,
+				   bool *kernel)
+{
+	bool kmode = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+
+	if ((h->type & PERF_SAMPLE_CALLCHAIN) && h->chain_nr &&
+	    load_chain_first(h, kmode, h->stack, addr, kernel))
+		return;
+	*addr = h->ip;
+	*kernel = kmode;
+}
 
 /* A session_record_fn (ctx a struct run_ctx): the file's events mapped at
  * its first record, then the record into the machine model, or a sample

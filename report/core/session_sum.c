@@ -55,6 +55,8 @@ struct sum {
 	struct buf bytes;               /* theirs */
 	struct sum_batch batch;         /* what waits to settle */
 	struct settle *st;
+	struct sample_head_plan hp;     /* every sample's, where inline is true */
+	bool inline_heads;
 	uint64_t flushed, prev_max, round_max;  /* perf's rounds, as session_read plays them */
 };
 
@@ -124,7 +126,8 @@ static int take_sample(struct sum *m, uint64_t pos, const uint8_t *p, size_t len
 	uint16_t misc;
 
 	/* the time the ordering takes: a sample's own where it decodes */
-	if (record_sample_head(m->s->layouts, p, len, &h)) {
+	if (m->inline_heads ? sample_head_read(&m->hp, 0, p, len, &h)
+			    : record_sample_head(m->s->layouts, p, len, &h)) {
 		if (round_check(m, record_peek_time(m->s->layouts, p, len)))
 			return SUM_CANNOT;
 		if (record_decode(m->s->layouts, p, len, &rec, NULL)) {
@@ -312,6 +315,7 @@ static int walk_from_start(struct sum *m, bool exact, struct err *err)
 
 	sum_free(m);
 	*m = (struct sum){ .s = m->s, .ops = m->ops, .ctx = m->ctx, .exact = exact };
+	m->inline_heads = !record_sample_head_plan(m->s->layouts, &m->hp);
 	m->st = settle_new();
 	if (!m->st)
 		return err_set(err, -ENOMEM, "out of memory");

@@ -18,13 +18,26 @@ struct proc {
 	uint64_t min_t, max_t, floor;
 };
 
-/* The epoch of the last sample of a process settled: those with a time in
- * (lo, hi) share it, named by lo. */
-#define EPOCH_SLOTS 256
-struct epoch_slot {
-	uint32_t pid;
-	uint32_t proc;          /* index + 1 in procs, 0: an empty slot */
-	uint64_t lo, hi;
+/* A thread's samples of an event in one epoch: a class is one of these
+ * and a key. */
+struct sum_ctx {
+	uint64_t ids;           /* pid << 32 | tid */
+	uint64_t epoch;
+	int event;
+	uint32_t proc;          /* index in procs */
+};
+
+/* The context of the last sample of a thread and event settled: those
+ * with a time in (lo, hi) are in it (no boundary of their process, or of
+ * every process, lies in between), and are refused below floor (the
+ * process's, or every process's). */
+#define CTX_SLOTS 256
+struct ctx_slot {
+	uint64_t ids;
+	uint64_t lo, hi, floor;
+	int event;
+	uint32_t ctx;           /* index + 1 in ctxs, 0: an empty slot */
+	uint32_t proc;          /* index in procs */
 };
 
 struct settle {
@@ -34,7 +47,10 @@ struct settle {
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	struct hmap proc_idx;
-	struct epoch_slot cache[EPOCH_SLOTS];
+	struct sum_ctx *ctxs;
+	size_t nr_ctxs, cap_ctxs;
+	struct hmap ctx_idx;
+	struct ctx_slot cache[CTX_SLOTS];
 	struct sum_class *cls;
 	struct sum_first *first;
 	size_t nr_cls, cap_cls, cap_first;
@@ -50,8 +66,10 @@ struct settle *settle_new(void)
 {
 	struct settle *st = calloc(1, sizeof(*st));
 
-	if (st)
+	if (st) {
 		st->proc_idx = (struct hmap)HMAP_INIT;
+		st->ctx_idx = (struct hmap)HMAP_INIT;
+	}
 	return st;
 }
 
@@ -65,6 +83,8 @@ void settle_free(struct settle *st)
 		free(st->procs[i].t);
 	free(st->procs);
 	hmap_free(&st->proc_idx);
+	free(st->ctxs);
+	hmap_free(&st->ctx_idx);
 	free(st->cls);
 	free(st->first);
 	free(st->slots);
@@ -98,9 +118,11 @@ static long proc_of(struct settle *st, uint32_t pid)
 	return (long)st->nr_procs++;
 }
 
-static struct epoch_slot *slot_for(struct settle *st, uint32_t pid)
+static struct ctx_slot *slot_for(struct settle *st, uint64_t ids, int event)
 {
-	return &st->cache[(pid ^ pid >> 8) & (EPOCH_SLOTS - 1)];
+	uint32_t x = (uint32_t)ids + (uint32_t)event;
+
+	return &st->cache[(x ^ x >> 8) & (CTX_SLOTS - 1)];
 }
 
 /* Add t to p's boundaries, in its place (they come nearly in order). */
@@ -128,7 +150,7 @@ static int bounds_add(struct proc *p, uint64_t t)
  * otherwise. */
 static int add_bound(struct settle *st, const struct sum_bound *b, bool check)
 {
-	struct epoch_slot *c;
+	struct ctx_slot *c;
 	struct proc *p;
 	long i;
 
@@ -138,9 +160,9 @@ static int add_bound(struct settle *st, const struct sum_bound *b, bool check)
 	} else {
 		if ((i = proc_of(st, b->pid)) < 0)
 			return -ENOMEM;
-		c = slot_for(st, b->pid);
-		if (c->pid == b->pid)
-			c->proc = 0;
+		for (c = st->cache; c < st->cache + CTX_SLOTS; c++)
+			if (c->ids >> 32 == b->pid)
+				c->ctx = 0;
 		p = &st->procs[i];
 	}
 	if (check && p->max_t && b->time <= p->max_t) {
@@ -172,58 +194,87 @@ static void count_below(const struct proc *p, uint64_t t, bool *tie, uint64_t *l
 		*hi = p->t[l];
 }
 
-/* The epoch of a sample of pid at time t, from the boundaries in so far:
- * 1 and *epoch (the time of the last boundary before t, 0: none) and its
- * process's entry; 0 when it has none (t is a boundary, or 0); -ENOMEM. */
-static int epoch_of(struct settle *st, uint32_t pid, uint64_t t, uint64_t *epoch,
-		    struct proc **proc)
+static bool ctx_eq(void *ctx, uint32_t idx)
 {
-	struct epoch_slot *c = slot_for(st, pid);
-	uint64_t lo = 0, hi = UINT64_MAX;
-	bool tie = !t;
-	long i;
+	const struct settle *st = ((const void **)ctx)[0];
+	const struct sum_ctx *k = ((const void **)ctx)[1];
+	const struct sum_ctx *c = &st->ctxs[idx];
 
-	if (c->proc && c->pid == pid && c->lo < t && t < c->hi) {
-		*epoch = c->lo;
-		*proc = &st->procs[c->proc - 1];
-		return 1;
+	return c->ids == k->ids && c->epoch == k->epoch && c->event == k->event;
+}
+
+/* The context of k (its proc set), made if new: its index, or -1 on
+ * ENOMEM. */
+static long ctx_find(struct settle *st, const struct sum_ctx *k)
+{
+	const void *ctx[2] = { st, k };
+	uint64_t h = hash_u64(k->ids ^ hash_u64(k->epoch + (uint32_t)k->event));
+	uint32_t i;
+
+	if (hmap_find(&st->ctx_idx, h, ctx_eq, ctx, &i))
+		return i;
+	if (array_grow((void **)&st->ctxs, &st->cap_ctxs, st->nr_ctxs + 1, sizeof(*st->ctxs)) ||
+	    hmap_insert(&st->ctx_idx, h, (uint32_t)st->nr_ctxs))
+		return -1;
+	st->ctxs[st->nr_ctxs] = *k;
+	return (long)st->nr_ctxs++;
+}
+
+/* The slot of a sample's thread and event at its time, from the
+ * boundaries in so far (the epoch: the time of the last boundary before
+ * it, 0: none): NULL when it has none (it is at a boundary's time, or at
+ * 0), or on ENOMEM (*nomem). */
+static const struct ctx_slot *ctx_of(struct settle *st, const struct sum_pend *e, bool *nomem)
+{
+	uint64_t ids = (uint64_t)e->pid << 32 | e->tid, t = e->time;
+	struct ctx_slot *c = slot_for(st, ids, e->event);
+	uint64_t lo = 0, hi = UINT64_MAX;
+	struct proc *p;
+	bool tie = !t;
+	long i, x;
+
+	if (c->ctx && c->ids == ids && c->event == e->event && c->lo < t && t < c->hi)
+		return c;
+	if ((i = proc_of(st, e->pid)) < 0) {
+		*nomem = true;
+		return NULL;
 	}
-	if ((i = proc_of(st, pid)) < 0)
-		return -ENOMEM;
-	count_below(&st->procs[i], t, &tie, &lo, &hi);
+	p = &st->procs[i];
+	count_below(p, t, &tie, &lo, &hi);
 	count_below(&st->all, t, &tie, &lo, &hi);
 	if (tie)
-		return 0;
-	*c = (struct epoch_slot){ pid, (uint32_t)i + 1, lo, hi };
-	*epoch = lo;
-	*proc = &st->procs[i];
-	return 1;
+		return NULL;
+	x = ctx_find(st, &(struct sum_ctx){ ids, lo, e->event, (uint32_t)i });
+	if (x < 0) {
+		*nomem = true;
+		return NULL;
+	}
+	*c = (struct ctx_slot){ ids, lo, hi, p->floor > st->all.floor ? p->floor : st->all.floor,
+				e->event, (uint32_t)x + 1, (uint32_t)i };
+	return c;
 }
 
 /* ---- classes ---------------------------------------------------------- */
 
-static uint64_t class_hash(const struct sum_class *k)
+static uint64_t class_hash(const uint64_t key[2], uint32_t ctx)
 {
-	return hash_u64(k->key[0] ^ k->ids * 0x9e3779b97f4a7c15ull ^
-			(k->key[1] + k->epoch * 0xff51afd7ed558ccdull + (uint32_t)k->event) *
-			0xc2b2ae3d27d4eb4full);
-}
-
-static bool same_class(const struct sum_class *a, const struct sum_class *k)
-{
-	return a->key[0] == k->key[0] && a->ids == k->ids && a->key[1] == k->key[1] &&
-	       a->epoch == k->epoch && a->event == k->event;
+	return hash_u64(key[0] ^ (key[1] + ctx * 0x9e3779b97f4a7c15ull) * 0xc2b2ae3d27d4eb4full);
 }
 
 #define TAG(h) ((h) & ~0xffffffffull)
 
-/* The slot of k (hash h): its class's, or the empty one where it goes. */
-static uint64_t *slot_of(const struct settle *st, const struct sum_class *k, uint64_t h)
+/* The slot of the class of key in context ctx (hash h): its class's, or
+ * the empty one where it goes. */
+static uint64_t *slot_of(const struct settle *st, const uint64_t key[2], uint32_t ctx, uint64_t h)
 {
 	for (size_t i = h & (st->nr_slots - 1);; i = (i + 1) & (st->nr_slots - 1)) {
 		uint64_t v = st->slots[i];
+		const struct sum_class *c;
 
-		if (!v || (TAG(v) == TAG(h) && same_class(&st->cls[(uint32_t)v - 1], k)))
+		if (!v)
+			return &st->slots[i];
+		c = &st->cls[(uint32_t)v - 1];
+		if (TAG(v) == TAG(h) && c->key[0] == key[0] && c->key[1] == key[1] && c->ctx == ctx)
 			return &st->slots[i];
 	}
 }
@@ -240,17 +291,18 @@ static int grow_slots(struct settle *st)
 	}
 	st->nr_slots = n;
 	for (size_t i = 0; i < st->nr_cls; i++) {
-		uint64_t h = class_hash(&st->cls[i]);
+		const struct sum_class *c = &st->cls[i];
+		uint64_t h = class_hash(c->key, c->ctx);
 
-		*slot_of(st, &st->cls[i], h) = TAG(h) | (i + 1);
+		*slot_of(st, c->key, c->ctx, h) = TAG(h) | (i + 1);
 	}
 	free(old);
 	return 0;
 }
 
-/* A sample whose epoch is known: into its class k (hash h), made if new. */
-static int add_to_class(struct settle *st, const struct sum_pend *e, struct sum_class *k,
-			uint64_t h)
+/* A sample whose context (index x) is known: into its class (hash h),
+ * made if new. */
+static int add_to_class(struct settle *st, const struct sum_pend *e, uint32_t x, uint64_t h)
 {
 	uint64_t *slot;
 	struct sum_class *c;
@@ -258,16 +310,18 @@ static int add_to_class(struct settle *st, const struct sum_pend *e, struct sum_
 
 	if ((st->nr_cls + 1) * 2 > st->nr_slots && grow_slots(st))
 		return -ENOMEM;
-	slot = slot_of(st, k, h);
+	slot = slot_of(st, e->key, x, h);
 	if (!*slot) {
+		const struct sum_ctx *k = &st->ctxs[x];
+
 		if (st->nr_cls >= SETTLE_CLASSES_MAX)
 			return SETTLE_FULL;
 		if (array_grow((void **)&st->cls, &st->cap_cls, st->nr_cls + 1, sizeof(*st->cls)) ||
 		    array_grow((void **)&st->first, &st->cap_first, st->nr_cls + 1,
 			       sizeof(*st->first)))
 			return -ENOMEM;
-		k->time = UINT64_MAX;
-		st->cls[st->nr_cls] = *k;
+		st->cls[st->nr_cls] = (struct sum_class){ { e->key[0], e->key[1] }, k->ids, k->epoch,
+							  k->event, x, 0, 0, UINT64_MAX };
 		*slot = TAG(h) | ++st->nr_cls;
 	}
 	i = (uint32_t)*slot - 1;
@@ -301,41 +355,37 @@ static void span(struct proc *p, uint64_t t)
 		p->max_t = t;
 }
 
-/* The sample's class: 1 and *k, its hash *h; 0 when it has no epoch (it
- * is kept alone); -EAGAIN when it is refused (before its process's
- * floor, at once); -ENOMEM. */
-static int class_of(struct settle *st, const struct sum_pend *e, struct sum_class *k,
-		    uint64_t *h)
+/* The sample's context: 1 and *x, its class's hash *h; 0 when it has no
+ * epoch (it is kept alone); -EAGAIN when it is refused (before its
+ * process's floor, at once); -ENOMEM. */
+static int class_of(struct settle *st, const struct sum_pend *e, uint32_t *x, uint64_t *h)
 {
-	struct proc *p;
-	uint64_t epoch;
-	int ret = epoch_of(st, e->pid, e->time, &epoch, &p);
+	bool nomem = false;
+	const struct ctx_slot *c = ctx_of(st, e, &nomem);
 
-	if (ret <= 0)
-		return ret ? ret : keep_alone(st, e);
-	if (e->time < p->floor || e->time < st->all.floor)
+	if (!c)
+		return nomem ? -ENOMEM : keep_alone(st, e);
+	if (e->time < c->floor)
 		return -EAGAIN;         /* in an epoch a late boundary cut */
-	span(p, e->time);
+	span(&st->procs[c->proc], e->time);
 	span(&st->all, e->time);
 	st->samples++;
-	*k = (struct sum_class){ .key = { e->key[0], e->key[1] },
-				 .ids = (uint64_t)e->pid << 32 | e->tid, .epoch = epoch,
-				 .event = e->event };
-	*h = class_hash(k);
+	*x = c->ctx - 1;
+	*h = class_hash(e->key, *x);
 	return 1;
 }
 
 /* The samples of v older than limit (all with all) settled; the others
  * appended to the waiting ones from *keep on (*keep advanced). 0,
- * SETTLE_REFUSED (at once), SETTLE_FULL, or -ENOMEM. In groups: each group's classes
- * looked for ahead (their slots, then their entries, asked of memory
- * before they are read), their counts added after. */
+ * SETTLE_REFUSED (at once), SETTLE_FULL, or -ENOMEM. In groups: each
+ * group's classes looked for ahead (their slots, then their entries,
+ * asked of memory before they are read), their counts added after. */
 #define GROUP 32
 static int settle_some(struct settle *st, const struct sum_pend *v, size_t n, uint64_t limit,
 		       bool all, size_t *keep)
 {
-	struct sum_class k[GROUP];
 	uint64_t h[GROUP];
+	uint32_t x[GROUP];
 	const struct sum_pend *e[GROUP];
 
 	for (size_t i = 0; i < n;) {
@@ -347,7 +397,7 @@ static int settle_some(struct settle *st, const struct sum_pend *v, size_t n, ui
 				st->wait[(*keep)++] = v[i];
 				continue;
 			}
-			ret = class_of(st, &v[i], &k[g], &h[g]);
+			ret = class_of(st, &v[i], &x[g], &h[g]);
 			if (ret < 0)
 				return ret == -EAGAIN ? SETTLE_REFUSED : ret;
 			if (!ret)
@@ -364,7 +414,7 @@ static int settle_some(struct settle *st, const struct sum_pend *v, size_t n, ui
 				__builtin_prefetch(&st->cls[(uint32_t)sv - 1]);
 		}
 		for (size_t j = 0; j < g; j++)
-			if ((ret = add_to_class(st, e[j], &k[j], h[j])))
+			if ((ret = add_to_class(st, e[j], x[j], h[j])))
 				return ret;
 	}
 	return 0;

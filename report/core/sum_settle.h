@@ -71,6 +71,7 @@ struct sum_class {
 	uint64_t ids;           /* pid << 32 | tid */
 	uint64_t epoch;         /* the time of the boundary that starts it */
 	int event;
+	uint32_t ctx;           /* the settler's name for (ids, epoch, event) */
 	uint64_t count, period;
 	uint64_t time;          /* of the first sample (first[] has its bytes) */
 };

@@ -66,13 +66,12 @@ static void cs_lib_load(void)
 	}
 }
 
-/* An instruction as capstone spelled it, before its target is named. */
-_Static_assert(sizeof(((struct annot_insn *)0)->text) >= CS_MNEMONIC_SIZE + 7 + 160,
-	       "an instruction's text holds its mnemonic and operands");
-
+/* An instruction as capstone spelled it, before its target is named: its
+ * operands' text in its part's strs (an instruction is small: a large
+ * function's thousands are all in memory at once). */
 struct raw {
 	char mnemonic[CS_MNEMONIC_SIZE];
-	char op_str[160];
+	uint32_t op;            /* where its operands' text starts in strs */
 	bool decoded;           /* false: "(bad)" */
 	bool direct;            /* a jump or call to target */
 	uint64_t target;
@@ -84,6 +83,7 @@ struct part {
 	struct annot_insn *v;
 	struct raw *raw;
 	size_t nr, cap, cap_raw;
+	struct buf strs;        /* the operands' texts, each ending in a 0 */
 	int ret;                /* 0, -ENOMEM, -ENOENT (no libcapstone), -EINVAL
 				   (capstone would not start) */
 };
@@ -140,16 +140,14 @@ static bool direct_target(const cs_insn *in, uint64_t *target)
 	return !*end;
 }
 
-static void keep(struct raw *r, const cs_insn *in)
+static int keep(struct part *p, struct raw *r, const cs_insn *in)
 {
-	size_t n = strnlen(in->op_str, sizeof(r->op_str) - 1);
-
 	r->decoded = true;
 	memcpy(r->mnemonic, in->mnemonic, sizeof(r->mnemonic));
 	r->mnemonic[sizeof(r->mnemonic) - 1] = 0;
-	memcpy(r->op_str, in->op_str, n);
-	r->op_str[n] = 0;
+	r->op = (uint32_t)p->strs.len;
 	r->direct = direct_target(in, &r->target);
+	return buf_append(&p->strs, in->op_str, strnlen(in->op_str, sizeof(in->op_str) - 1) + 1);
 }
 
 /* One instruction at *off into part p: 0 or -ENOMEM. */
@@ -167,13 +165,14 @@ static int decode_one(struct job *j, struct part *p, csh h, cs_insn *in, size_t 
 	/* not the whole of *o (its text is written later): a memset of it is a
 	 * `rep stos` per instruction */
 	memset(o->bytes, 0, sizeof(o->bytes));
-	o->text[0] = 0;
+	o->text = NULL;
 	p->raw[p->nr].decoded = false;
 	o->addr = j->addr + *off;
 	o->size = 1;
 	if (cs_lib.disasm_iter(h, &code, &left, &a, in)) {
 		o->size = (uint8_t)in->size;
-		keep(&p->raw[p->nr], in);
+		if (keep(p, &p->raw[p->nr], in))
+			return -ENOMEM;
 	}
 	memcpy(o->bytes, j->code + *off, o->size);
 	p->nr++;
@@ -291,41 +290,70 @@ static int join(struct job *j)
 		return -ENOMEM;
 	memcpy(j->a.v + j->a.nr, j->b.v + j->sync, nb * sizeof(*j->a.v));
 	memcpy(j->a.raw + j->a.nr, j->b.raw + j->sync, nb * sizeof(*j->a.raw));
+	for (size_t i = j->a.nr; i < j->a.nr + nb; i++)
+		j->a.raw[i].op += (uint32_t)j->a.strs.len;
 	j->a.nr += nb;
-	return 0;
+	return buf_append(&j->a.strs, j->b.strs.data, j->b.strs.len);
 }
 
-static void insn_text(const struct raw *r, annot_name_fn name, void *ctx, struct annot_insn *o)
+/* An instruction's text, with its 0, onto t (its operands' in strs): 0 or
+ * -ENOMEM. */
+static int insn_text(const struct raw *r, const char *strs, annot_name_fn name, void *ctx,
+		     struct buf *t)
 {
 	uint64_t start = 0;
-	const char *sym;
+	const char *sym, *op;
+	size_t m, n;
+	int ret;
 
-	if (!r->decoded) {
-		snprintf(o->text, sizeof(o->text), "(bad)");
-		return;
-	}
+	if (!r->decoded)
+		return buf_append(t, "(bad)", 6);
 	if (!r->direct) {
-		/* "%-6s %s" (the text is long enough for both: no cut) */
-		size_t m = strlen(r->mnemonic), n = strlen(r->op_str);
-
-		memcpy(o->text, r->mnemonic, m);
-		if (n) {
-			for (; m < 6; m++)
-				o->text[m] = ' ';
-			o->text[m++] = ' ';
-			memcpy(o->text + m, r->op_str, n);
-		}
-		o->text[m + n] = 0;
-		return;
+		/* "%-6s %s", or the mnemonic alone */
+		op = strs + r->op;
+		m = strlen(r->mnemonic);
+		n = strlen(op);
+		if (buf_append(t, r->mnemonic, m) ||
+		    (n && (buf_append(t, "       ", m < 6 ? 7 - m : 1) || buf_append(t, op, n))))
+			return -ENOMEM;
+		return buf_append(t, "", 1);
 	}
 	sym = name ? name(ctx, r->target, &start) : NULL;
 	if (!sym)
-		snprintf(o->text, sizeof(o->text), "%-6s %" PRIx64, r->mnemonic, r->target);
+		ret = buf_printf(t, "%-6s %" PRIx64, r->mnemonic, r->target);
 	else if (r->target == start)
-		snprintf(o->text, sizeof(o->text), "%-6s %" PRIx64 " <%s>", r->mnemonic, r->target, sym);
+		ret = buf_printf(t, "%-6s %" PRIx64 " <%s>", r->mnemonic, r->target, sym);
 	else
-		snprintf(o->text, sizeof(o->text), "%-6s %" PRIx64 " <%s+0x%" PRIx64 ">",
-			 r->mnemonic, r->target, sym, r->target - start);
+		ret = buf_printf(t, "%-6s %" PRIx64 " <%s+0x%" PRIx64 ">", r->mnemonic, r->target,
+				 sym, r->target - start);
+	return ret ? ret : buf_append(t, "", 1);
+}
+
+/* Every instruction of a named, its texts after them in the one block
+ * a->v (reallocated): 0 or -ENOMEM. */
+static int name_all(struct part *a, annot_name_fn name, void *ctx)
+{
+	struct buf t = { 0 };
+	size_t *at = malloc((a->nr + 1) * sizeof(*at)), head = a->nr * sizeof(*a->v);
+	struct annot_insn *v;
+	int ret = at ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !ret && i < a->nr; i++) {
+		at[i] = t.len;
+		ret = insn_text(&a->raw[i], (const char *)a->strs.data, name, ctx, &t);
+	}
+	v = ret || !a->nr ? NULL : array_realloc(a->v, head + t.len, 1);
+	if (v) {
+		memcpy((char *)v + head, t.data, t.len);
+		for (size_t i = 0; i < a->nr; i++)
+			v[i].text = (char *)v + head + at[i];
+		a->v = v;
+	} else if (a->nr) {
+		ret = -ENOMEM;
+	}
+	free(at);
+	buf_free(&t);
+	return ret;
 }
 
 int annot_disasm_with(const uint8_t *code, size_t len, uint64_t addr, bool intel,
@@ -357,12 +385,14 @@ int annot_disasm_with(const uint8_t *code, size_t len, uint64_t addr, bool intel
 	ret = j.a.ret ? j.a.ret : j.sync != SIZE_MAX ? j.b.ret : 0;
 	if (!ret)
 		ret = join(&j);
-	for (size_t i = 0; !ret && i < j.a.nr; i++)
-		insn_text(&j.a.raw[i], name, ctx, &j.a.v[i]);
+	if (!ret)
+		ret = name_all(&j.a, name, ctx);
 	free(j.a.raw);
 	free(j.b.raw);
 	free(j.b.v);
 	free(j.b_off);
+	buf_free(&j.a.strs);
+	buf_free(&j.b.strs);
 	if (ret) {
 		free(j.a.v);
 		return ret == -ENOMEM ? err_set(err, -ENOMEM, "out of memory") :

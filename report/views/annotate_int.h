@@ -23,8 +23,9 @@ struct annot_insn {
 	uint64_t addr;
 	uint8_t size;
 	uint8_t bytes[16];
-	char text[200];         /* "mnemonic operands", objdump's spacing; a direct
-				   jump or call names its target: "jmp 4005d0 <loop+0x20>" */
+	const char *text;       /* "mnemonic operands", objdump's spacing; a direct
+				   jump or call names its target: "jmp 4005d0 <loop+0x20>"
+				   (in the array's block, after the instructions) */
 };
 
 /* The name of the function holding addr and its start; NULL if none. */

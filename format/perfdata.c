@@ -590,6 +590,10 @@ int perfdata_open(struct perfdata **out, const char *path, const struct perfdata
 	(*out)->mapped = map != NULL;
 	(*out)->info.mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
 				(uint64_t)st.st_mtim.tv_nsec;
+	(*out)->info.ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000ull +
+				(uint64_t)st.st_ctim.tv_nsec;
+	(*out)->info.dev = (uint64_t)st.st_dev;
+	(*out)->info.ino = (uint64_t)st.st_ino;
 	/* perf's "captured on" is the file's modification time */
 	if (metadata_set_u64(&(*out)->meta, META_START_TIME_NS, (*out)->info.mtime_ns)) {
 		perfdata_close(*out);

@@ -159,6 +159,10 @@ struct perfdata_info {
 	bool unfinished;        /* data size 0 in the header: perf did not finish */
 	bool counting;          /* HEADER_STAT: written by perf stat record */
 	uint64_t mtime_ns;      /* of the file; 0 when read from memory */
+	/* the file read (perfdata_open), as it was when opened: what names
+	 * its contents for a reader that keeps what it made of them (all 0
+	 * when read from memory) */
+	uint64_t dev, ino, ctime_ns;
 	bool has_sample_time;
 	uint64_t first_sample_time, last_sample_time;
 	bool has_compressed;

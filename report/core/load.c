@@ -24,29 +24,6 @@ static void warn(void *ctx, const char *msg)
 		log_msg(LOG_WARNING, "%s", msg);
 }
 
-/* Where prep keeps what it may reuse between runs (the kernel symbol
- * index): $PREP_CACHE_DIR, else $XDG_CACHE_HOME/prep, else ~/.cache/prep. */
-static const char *cache_dir(char *buf, size_t n)
-{
-	const char *d = getenv("PREP_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"),
-		   *home = getenv("HOME");
-	int len;
-
-	if (d && *d)
-		return d;
-	if (x && *x)
-		len = snprintf(buf, n, "%s/prep", x);
-	else if (home && *home) {
-		len = snprintf(buf, n, "%s/.cache", home);
-		if (len < 0 || (size_t)len >= n || (mkdir(buf, 0700) && errno != EEXIST))
-			return NULL;
-		len = snprintf(buf, n, "%s/.cache/prep", home);
-	} else {
-		return NULL;
-	}
-	return len < 0 || (size_t)len >= n ? NULL : buf;
-}
-
 /* For the data sort keys: the sample's data address named while its maps
  * are current (none without PERF_SAMPLE_ADDR: "[unknown]" 0). */
 static int add_with_data(struct hist *h, struct load *l, const struct load_sample *s)
@@ -114,7 +91,9 @@ static int load_init(struct load *l, const struct load_opts *o, struct err *err)
 		so.debug_root = debug_root;
 	}
 	so.kallsyms_path = o->kallsyms_path;
-	so.cache_dir = o->no_cache ? NULL : cache_dir(cache, sizeof(cache));
+	so.cache_dir = o->no_cache ? NULL : load_cache_dir(cache, sizeof(cache));
+	if (so.cache_dir && !(l->cache_dir = strdup(so.cache_dir)))
+		return err_set(err, -ENOMEM, "out of memory");
 	l->sym = symbolizer_new(&so);
 	l->unw = unwinder_new(&l->machine, o->symfs);
 	l->off = offcpu_new(o->wall);
@@ -160,6 +139,7 @@ void load_free(struct load *l)
 	symbolizer_free(l->sym);
 	unwinder_free(l->unw);
 	offcpu_free(l->off);
+	free(l->cache_dir);
 	machine_free(&l->machine);
 	for (size_t i = 0; i < l->nr_merged; i++)
 		embed_free(l->merged[i]);
@@ -488,6 +468,7 @@ static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct
 {
 	static const struct session_sum_ops ops = { load_on_record_first, on_sum, sum_key,
 						    machine_record_scope };
+	struct session_sum_cache cache;
 	int ret = map_file(rc, s);
 
 	*summed = false;
@@ -496,7 +477,10 @@ static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct
 	for (size_t i = 0; i < s->nr_events; i++)
 		if (offcpu_holds(rc->l->off, (int)i))
 			return 0;
-	return session_read_sum(s, &ops, rc, summed, err);
+	/* kept apart by what sum_key computes */
+	cache = (struct session_sum_cache){ rc->l->opts.no_kept_sums ? NULL : rc->l->cache_dir,
+					    rc->sum_cpu ? 2 : 1 };
+	return session_read_sum(s, &ops, rc, &cache, summed, err);
 }
 
 /* Apply the build ids of the file's BUILD_IDS blocks to dsos without one. */

@@ -39,6 +39,8 @@ struct load_opts {
 	const char *symfs;
 	const char *kallsyms_path;      /* instead of the recording's copy or /proc/kallsyms */
 	bool no_cache;                  /* keep nothing between runs */
+	bool no_kept_sums;              /* load_run_sum walks the file even where it was
+					   summed before (sum_cache.h) */
 	bool no_embedded;               /* ignore the files' SYMBOLS blocks */
 	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
 	bool quiet;                     /* no warnings */

@@ -68,6 +68,12 @@ void load_memo_forget(struct load_memo *m);
 /* The session's raw hook (ctx the run_ctx). */
 int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len);
 
+/* Where prep keeps what it reuses between runs (the kernel symbol index,
+ * the sums of perf.data files) into buf: $PREP_CACHE_DIR, else
+ * $XDG_CACHE_HOME/prep, else ~/.cache/prep (~/.cache made); NULL when none
+ * (load_opts.c). */
+const char *load_cache_dir(char *buf, size_t n);
+
 /* The sample's frames into rc->addrs and rc->kernel (load_chain.c): how
  * many. */
 size_t load_assemble_chain(struct run_ctx *rc, struct thread *t, const struct record *rec);
@@ -123,6 +129,7 @@ struct load {
 	struct symbolizer *sym;
 	struct unwinder *unw;           /* --call-graph dwarf samples */
 	struct offcpu *off;             /* off-CPU waits (offcpu.h) */
+	char *cache_dir;                /* what prep keeps between runs (NULL: nothing) */
 	const char *events[LOAD_MAX_EVENTS];    /* names, merged across files */
 	int event_map[LOAD_MAX_INPUTS][LOAD_MAX_EVENTS];
 	bool mapped[LOAD_MAX_INPUTS];

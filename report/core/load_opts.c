@@ -3,11 +3,14 @@
  * The values of the shared input and filter options, checked before any
  * file is read: a list of ids that is not one, a bad time range, a kernel
  * symbol file that cannot be read. Each message names the option and its
- * value. And the option callbacks that fill struct load_opts.
+ * value. And the option callbacks that fill struct load_opts, and where
+ * prep keeps what it reuses between runs.
  */
-#include "load.h"
+#include "load_int.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,4 +67,25 @@ int load_opts_set_input(const struct opt *o, const char *arg, struct err *err)
 	lo->inputs[0] = arg;
 	lo->nr_inputs = 1;
 	return 0;
+}
+
+const char *load_cache_dir(char *buf, size_t n)
+{
+	const char *d = getenv("PREP_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	int len;
+
+	if (d && *d)
+		return d;
+	if (x && *x)
+		len = snprintf(buf, n, "%s/prep", x);
+	else if (home && *home) {
+		len = snprintf(buf, n, "%s/.cache", home);
+		if (len < 0 || (size_t)len >= n || (mkdir(buf, 0700) && errno != EEXIST))
+			return NULL;
+		len = snprintf(buf, n, "%s/.cache/prep", home);
+	} else {
+		return NULL;
+	}
+	return len < 0 || (size_t)len >= n ? NULL : buf;
 }

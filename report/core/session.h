@@ -163,8 +163,15 @@ struct session_sum_ops {
 	/* the samples whose outcome rec may change (machine_record_scope) */
 	enum machine_scope (*scope)(const struct record *rec, uint32_t *pid);
 };
+/* Where session_read_sum may keep what it handed on, so that it hands it
+ * on again without walking the same file (report/core/sum_cache.h): dir
+ * (NULL: nowhere), and tag, what ops->key computes (two keys, two tags). */
+struct session_sum_cache {
+	const char *dir;
+	uint32_t tag;
+};
 int session_read_sum(struct session *s, const struct session_sum_ops *ops, void *ctx,
-		     bool *summed, struct err *err);
+		     const struct session_sum_cache *cache, bool *summed, struct err *err);
 
 /* A live session named name (in messages): no file; its blocks come
  * through session_feed_block. 0 or -ENOMEM with err set; session_close

@@ -25,9 +25,11 @@
  * which the samples wait for the round end that lets them go. At the
  * end, the kept records, the samples without an epoch and each class's
  * first sample are sorted by time, ties in file order as the ordering
- * keeps them, and handed on.
+ * keeps them, and handed on; and kept (sum_cache.h), so that the next
+ * reading of the same file hands them on without walking it.
  */
 #include "session_int.h"
+#include "sum_cache.h"
 #include "sum_settle.h"
 
 #include <errno.h>
@@ -250,19 +252,51 @@ static void add_out(struct out_item *v, size_t *n, const struct sum_item *it, co
 	v[(*n)++] = (struct out_item){ it->time, it->pos, b->data + it->off, it->len, 0 };
 }
 
-/* Everything kept and each class's first sample, in time order. */
-static int hand_on(struct sum *m)
+/* The records to hand on, in order: to ops->record, or a class's first
+ * sample to ops->sum. */
+static int replay(struct session *s, const struct session_sum_ops *ops, void *ctx,
+		  const struct sum_out *v, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct record rec;
+
+		if (record_decode(s->layouts, v[i].p, v[i].len, &rec, NULL)) {
+			s->stats.bad_records++;
+			continue;
+		}
+		if (!v[i].sum) {
+			session_count_record(s, &rec);
+			ret = ops->record ? ops->record(ctx, s, &rec) : 0;
+		} else {
+			ret = ops->sum(ctx, s, &rec, v[i].count, v[i].period);
+		}
+	}
+	return ret;
+}
+
+/* Everything kept and each class's first sample, in time order; kept
+ * for the next reading (key, unless NULL) when nothing was amiss. */
+static int hand_on(struct sum *m, const struct sum_cache_key *key, const char *dir,
+		   uint64_t warnings)
 {
 	struct settle_out o;
 	struct out_item *v;
+	struct sum_out *w;
+	uint64_t bad = m->s->stats.bad_records;
 	size_t n = 0;
-	int ret = 0;
+	int ret;
 
 	settle_results(m->st, &o);
 	session_count_samples(m->s, o.samples, o.tmin, o.tmax);
 	v = malloc((m->nr_items + o.nr_alone + o.nr_cls + 1) * sizeof(*v));
-	if (!v)
+	w = malloc((m->nr_items + o.nr_alone + o.nr_cls + 1) * sizeof(*w));
+	if (!v || !w) {
+		free(v);
+		free(w);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < m->nr_items; i++)
 		add_out(v, &n, &m->items[i], &m->bytes);
 	for (size_t i = 0; i < o.nr_alone; i++)
@@ -272,24 +306,32 @@ static int hand_on(struct sum *m)
 					    o.bytes->data + o.first[i].off, o.first[i].len,
 					    (uint32_t)i + 1 };
 	qsort(v, n, sizeof(*v), cmp_item);
-	for (size_t i = 0; i < n && !ret; i++) {
-		const struct sum_class *c;
-		struct record rec;
+	for (size_t i = 0; i < n; i++) {
+		const struct sum_class *c = v[i].cls ? &o.cls[v[i].cls - 1] : NULL;
 
-		if (record_decode(m->s->layouts, v[i].p, v[i].len, &rec, NULL)) {
-			m->s->stats.bad_records++;
-			continue;
-		}
-		if (!v[i].cls) {
-			session_count_record(m->s, &rec);
-			ret = m->ops->record ? m->ops->record(m->ctx, m->s, &rec) : 0;
-		} else {
-			c = &o.cls[v[i].cls - 1];
-			ret = m->ops->sum(m->ctx, m->s, &rec, c->count, c->period);
-		}
+		w[i] = (struct sum_out){ v[i].p, v[i].len, c != NULL, c ? c->count : 0,
+					 c ? c->period : 0 };
 	}
+	ret = replay(m->s, m->ops, m->ctx, w, n);
+	if (!ret && key && m->s->stats.bad_records == bad && m->s->warnings == warnings)
+		sum_cache_store(dir, key, o.samples, o.tmin, o.tmax, w, n);
 	free(v);
+	free(w);
 	return ret;
+}
+
+/* The name of the file's kept results (sum_cache.h): false when it is
+ * not kept (read from memory, a pipe, a small file). */
+static bool cache_key(const struct session *s, const struct session_sum_cache *cache,
+		      struct sum_cache_key *k)
+{
+	const struct perfdata_info *in = perfdata_info(s->pd);
+
+	if (!cache || !cache->dir || in->pipe || !in->ino || in->file_size < SUM_CACHE_MIN_FILE)
+		return false;
+	*k = (struct sum_cache_key){ in->dev, in->ino, in->file_size, in->mtime_ns, in->ctime_ns,
+				     cache->tag };
+	return true;
 }
 
 /* Every event's samples have their time and thread ids, and no read
@@ -328,19 +370,34 @@ static int walk_from_start(struct sum *m, bool exact, struct err *err)
 }
 
 int session_read_sum(struct session *s, const struct session_sum_ops *ops, void *ctx,
-		     bool *summed, struct err *err)
+		     const struct session_sum_cache *cache, bool *summed, struct err *err)
 {
 	struct sum m = { .s = s, .ops = ops, .ctx = ctx };
+	uint64_t warnings = s->warnings;
+	struct sum_cache_key key;
+	struct sum_cached kept;
+	bool keep;
 	int ret = 0;
 
 	*summed = s->pd && !s->raw && events_fit(s);
-	if (*summed && (ret = walk_from_start(&m, false, err)) == SUM_AGAIN)
-		ret = walk_from_start(&m, true, err);
-	if (ret > 0) {
-		*summed = false;        /* nothing was handed on */
-		ret = 0;
+	keep = *summed && cache_key(s, cache, &key);
+	if (keep && !sum_cache_load(cache->dir, &key, &kept)) {
+		session_count_samples(s, kept.samples, kept.tmin, kept.tmax);
+		ret = replay(s, ops, ctx, kept.v, kept.n);
+		sum_cached_free(&kept);
+	} else {
+		if (*summed && (ret = walk_from_start(&m, false, err)) == SUM_AGAIN)
+			ret = walk_from_start(&m, true, err);
+		if (ret > 0) {
+			*summed = false;        /* nothing was handed on */
+			ret = 0;
+		}
+		keep = keep && !perfdata_stats(s->pd)->stopped &&
+		       !perfdata_stats(s->pd)->bytes_ignored;
+		if (*summed && !ret)
+			ret = hand_on(&m, keep ? &key : NULL, keep ? cache->dir : NULL, warnings);
 	}
-	if (*summed && !ret && (ret = hand_on(&m)) == -ENOMEM)
+	if (ret == -ENOMEM)
 		err_set(err, ret, "out of memory");
 	if (*summed && s->progress)
 		s->progress(s->progress_ctx, s->path, session_size(s), session_size(s));

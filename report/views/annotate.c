@@ -391,6 +391,7 @@ int cmd_annotate(int argc, char **argv)
 	load_opts_default_input(&lo);
 	lo.quiet = quiet > 0;
 	lo.ip_only = true;      /* the sampled addresses are all it looks at */
+	lo.no_kept_sums = o.no_index;
 	if (load_opts_check(&lo, &err)) {
 		fprintf(stderr, "prep: %s\n", err.msg);
 		return 129;

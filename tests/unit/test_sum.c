@@ -12,7 +12,9 @@
  * read so (a record session_read would hand on late, a COMPRESSED record)
  * are read the ordered way, with the same results. And the settling
  * alone: which late boundaries are taken and which refused, and where it
- * gives up (samples that do not sum).
+ * gives up (samples that do not sum). And the kept results (sum_cache.c):
+ * read back as written, for their file and key only, and not at all once
+ * a byte of them changed or they were cut short.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "common/buf.h"
@@ -31,6 +35,7 @@
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
 #include "report/core/session.h"
+#include "report/core/sum_cache.h"
 #include "report/core/sum_settle.h"
 
 #define ST (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
@@ -373,7 +378,7 @@ static bool summed(const struct file *f, struct sums *g)
 
 	memset(g, 0, sizeof(*g));
 	assert_int_equal(session_open_mem(&s, "sum.data", f->b.data, f->b.len, true, &err), 0);
-	assert_int_equal(session_read_sum(&s, &ops, g, &done, &err), 0);
+	assert_int_equal(session_read_sum(&s, &ops, g, NULL, &done, &err), 0);
 	assert_true(g->counted <= s.stats.samples);
 	session_close(&s);
 	return done;
@@ -686,6 +691,79 @@ static void test_too_many_classes(void **state)
 	free(v);
 }
 
+/* ---- the kept results ------------------------------------------------- */
+
+static char *kept_file(const char *dir)
+{
+	char cmd[4200];
+	FILE *p;
+	char *path = calloc(1, 4200);
+
+	assert_non_null(path);
+	snprintf(cmd, sizeof(cmd), "ls %s/sums-*.bin 2>/dev/null", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (!fgets(path, 4200, p))
+		path[0] = 0;
+	pclose(p);
+	path[strcspn(path, "\n")] = 0;
+	return path;
+}
+
+static void test_kept_results(void **state)
+{
+	static const uint8_t r1[16] = { 9, 0, 0, 0, 0, 0, 16 }, r2[24] = { 9, 0, 0, 0, 0, 0, 24, 0, 7 };
+	const struct sum_out v[] = { { r1, 16, false, 0, 0 }, { r2, 24, true, 41, 4100 } };
+	struct sum_cache_key k = { 3, 77, 5u << 20, 1000, 2000, 1 }, other = k;
+	char dir[] = "/tmp/test_sum_kept.XXXXXX", *path;
+	struct sum_cached c;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sum_cache_store(dir, &k, 41, 100, 900, v, 2);
+	assert_int_equal(sum_cache_load(dir, &k, &c), 0);
+	assert_int_equal(c.samples, 41);
+	assert_int_equal(c.tmin, 100);
+	assert_int_equal(c.tmax, 900);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.v[0].len, 16);
+	assert_false(c.v[0].sum);
+	assert_memory_equal(c.v[0].p, r1, 16);
+	assert_true(c.v[1].sum);
+	assert_int_equal(c.v[1].count, 41);
+	assert_int_equal(c.v[1].period, 4100);
+	assert_memory_equal(c.v[1].p, r2, 24);
+	sum_cached_free(&c);
+	/* another file (changed since: its times), another key */
+	other.mtime_ns++;
+	assert_int_equal(sum_cache_load(dir, &other, &c), -1);
+	other = k;
+	other.tag = 2;
+	assert_int_equal(sum_cache_load(dir, &other, &c), -1);
+	/* a byte changed in the body, then cut short */
+	path = kept_file(dir);
+	assert_int_equal(stat(path, &st), 0);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	fseek(f, st.st_size - 3, SEEK_SET);
+	fputc(0x5a, f);
+	fclose(f);
+	assert_int_equal(sum_cache_load(dir, &k, &c), -1);
+	sum_cache_store(dir, &k, 41, 100, 900, v, 2);
+	assert_int_equal(sum_cache_load(dir, &k, &c), 0);
+	sum_cached_free(&c);
+	assert_int_equal(truncate(path, st.st_size - 8), 0);
+	assert_int_equal(sum_cache_load(dir, &k, &c), -1);
+	/* a folder that cannot be made: nothing kept, nothing said */
+	sum_cache_store("/proc/no/such/folder", &k, 41, 100, 900, v, 2);
+	assert_int_equal(sum_cache_load("/proc/no/such/folder", &k, &c), -1);
+	unlink(path);
+	free(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -697,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_late_boundaries),
 		cmocka_unit_test(test_exact_way),
 		cmocka_unit_test(test_too_many_classes),
+		cmocka_unit_test(test_kept_results),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

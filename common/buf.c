@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the one place realloc is called (common/banned.h) */
 #undef realloc
@@ -158,4 +159,21 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 	ret = buf_vprintf(b, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+bool fd_write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		b += w;
+		n -= (size_t)w;
+	}
+	return true;
 }

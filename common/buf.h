@@ -13,6 +13,7 @@
 #define PREC_COMMON_BUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,9 @@ int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void buf_reset(struct buf *b);   /* len = 0, memory kept */
 void buf_free(struct buf *b);    /* NULL-tolerant */
+/* Write all n bytes of p to fd, past short writes and EINTR: true when
+ * written (the files prep keeps between runs). */
+bool fd_write_all(int fd, const void *p, size_t n);
 
 /* Overflow-checked size helpers: 0 on success, -ENOMEM if a*b or a+b wraps. */
 int size_mul(size_t a, size_t b, size_t *out);

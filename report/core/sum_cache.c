@@ -136,23 +136,6 @@ static void prune(const char *dir, const char *mine)
 	closedir(dh);
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		b += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 void sum_cache_store(const char *dir, const struct sum_cache_key *k, uint64_t samples,
 		     uint64_t tmin, uint64_t tmax, const struct sum_out *v, size_t n)
 {
@@ -187,7 +170,7 @@ void sum_cache_store(const char *dir, const struct sum_cache_key *k, uint64_t sa
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto out;
-	ok = write_all(fd, &h, sizeof(h)) && write_all(fd, body.data, body.len);
+	ok = fd_write_all(fd, &h, sizeof(h)) && fd_write_all(fd, body.data, body.len);
 	if (close(fd) || !ok || rename(tmp, path))
 		unlink(tmp);
 out:

@@ -198,23 +198,6 @@ static int kcache_load(const char *dir, uint64_t key, struct kindex *k)
 	return 0;
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		b += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* Keep k (built from text) for the next runs: the entries, then only the
  * names and modules they use. Old indexes of other boots go. Failures only
  * mean no index is kept. */
@@ -277,9 +260,9 @@ static void kcache_store(const char *dir, uint64_t key, const struct kindex *k)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto out;
-	if (!write_all(fd, &h, sizeof(h)) || !write_all(fd, top, 8 * h.ntop) ||
-	    !write_all(fd, v, k->n * sizeof(*v)) ||
-	    !write_all(fd, str, slen) || close(fd) || rename(tmp, path))
+	if (!fd_write_all(fd, &h, sizeof(h)) || !fd_write_all(fd, top, 8 * h.ntop) ||
+	    !fd_write_all(fd, v, k->n * sizeof(*v)) ||
+	    !fd_write_all(fd, str, slen) || close(fd) || rename(tmp, path))
 		unlink(tmp);
 	fd = -1;
 out:

@@ -19,7 +19,10 @@ medians of N runs, wall and CPU (user + system of the command):
 
 perf and prep on the perf.data, prep on its own prec.data (which carries
 the counts per address: its ADDR_COUNTS block), and prep on the prec.data
-with --no-index (the samples read). Checks that perf and prep give the same
+with --no-index (the samples read). prep on the perf.data twice: "first"
+walks the file each time (--no-index: what the first reading of a
+perf.data costs), "again" takes the sums an earlier reading kept in prep's
+cache folder (the checks below made them). Checks that perf and prep give the same
 percentage per address on the perf.data, and that prep gives the same
 output on the prec.data with and without --no-index. Output goes to
 /dev/null.
@@ -108,7 +111,9 @@ def main():
     rows = (
         ("perf, perf.data", lambda s: [["perf", "annotate", "-i", data, "--stdio", "-s", x]
                                        for x in s]),
-        ("prep, perf.data", lambda s: [["./prep", "annotate", "-i", data, "--stdio"] + s]),
+        ("prep, perf.data, first",
+         lambda s: [["./prep", "annotate", "-i", data, "--stdio", "--no-index"] + s]),
+        ("prep, perf.data, again", lambda s: [["./prep", "annotate", "-i", data, "--stdio"] + s]),
         ("prep, prec.data", lambda s: [["./prep", "annotate", "-i", pdata, "--stdio"] + s]),
         ("prep, prec.data --no-index",
          lambda s: [["./prep", "annotate", "-i", pdata, "--stdio", "--no-index"] + s]),

@@ -64,7 +64,9 @@ done
 if $PREC -e sched:sched_switch -q -o "$d/tp.data" -- $P/swev 0 300 >/dev/null 2>"$d/err"; then
 	attr_of "$d/tp.data" 0 | grep -q "sample_period 1$" || fail "tracepoint: default period is not 1"
 	n=$($PREP script -i "$d/tp.data" -F comm 2>/dev/null | grep -c swev)
-	[ "$n" -ge 300 ] || fail "tracepoint: $n sched_switch samples of swev for 300 sleeps"
+	# every switch, not every tenth; a 50 us sleep whose timer fires before
+	# schedule() runs (the VM's vCPU away) switches nothing: 299 seen in CI
+	[ "$n" -ge 285 ] || fail "tracepoint: $n sched_switch samples of swev for 300 sleeps"
 	$PREC -e sched:sched_switch -c 10 -q -o "$d/tp.data" -- $P/swev 0 300 >/dev/null 2>&1
 	n=$($PREP script -i "$d/tp.data" -F comm 2>/dev/null | grep -c swev)
 	near "$n" 30 80 130 || fail "tracepoint -c 10: $n samples of swev for 300 sleeps"

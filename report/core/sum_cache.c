@@ -78,11 +78,35 @@ static int parse(struct sum_cached *c, const uint8_t *p, size_t len, uint64_t nr
 	return off == len ? 0 : -1;
 }
 
+int sum_cache_decode(uint8_t *file, size_t len, const struct sum_cache_key *k,
+		     struct sum_cached *c)
+{
+	struct hdr h;
+
+	_Static_assert(sizeof(h) == SUM_CACHE_HEADER_SIZE, "the kept file's header");
+	memset(c, 0, sizeof(*c));
+	c->data = file;
+	if (len < sizeof(h))
+		goto bad;
+	memcpy(&h, file, sizeof(h));
+	if (memcmp(h.magic, MAGIC, 8) || h.version != VERSION || !same_key(&h, k) ||
+	    h.body_len != len - sizeof(h) || crc32_of(file + sizeof(h), h.body_len) != h.body_crc ||
+	    parse(c, file + sizeof(h), h.body_len, h.nr))
+		goto bad;
+	c->samples = h.samples;
+	c->tmin = h.tmin;
+	c->tmax = h.tmax;
+	return 0;
+bad:
+	sum_cached_free(c);
+	return -1;
+}
+
 int sum_cache_load(const char *dir, const struct sum_cache_key *k, struct sum_cached *c)
 {
 	char path[4096];
 	struct stat st;
-	struct hdr h;
+	uint8_t *file = NULL;
 	int fd;
 
 	memset(c, 0, sizeof(*c));
@@ -90,22 +114,15 @@ int sum_cache_load(const char *dir, const struct sum_cache_key *k, struct sum_ca
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(h) ||
-	    (uint64_t)st.st_size > SUM_CACHE_MAX || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    memcmp(h.magic, MAGIC, 8) || h.version != VERSION || !same_key(&h, k) ||
-	    h.body_len != (uint64_t)st.st_size - sizeof(h) ||
-	    !(c->data = malloc(h.body_len + 1)) ||
-	    pread(fd, c->data, h.body_len, sizeof(h)) != (ssize_t)h.body_len ||
-	    crc32_of(c->data, h.body_len) != h.body_crc || parse(c, c->data, h.body_len, h.nr)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < SUM_CACHE_HEADER_SIZE ||
+	    (uint64_t)st.st_size > SUM_CACHE_MAX || !(file = malloc((size_t)st.st_size)) ||
+	    pread(fd, file, (size_t)st.st_size, 0) != (ssize_t)st.st_size) {
 		close(fd);
-		sum_cached_free(c);
+		free(file);
 		return -1;
 	}
 	close(fd);
-	c->samples = h.samples;
-	c->tmin = h.tmin;
-	c->tmax = h.tmax;
-	return 0;
+	return sum_cache_decode(file, (size_t)st.st_size, k, c);
 }
 
 void sum_cached_free(struct sum_cached *c)

@@ -53,6 +53,24 @@ struct sum_cached {
 /* The kept file of k in dir, when there is one that checks: 0 and *c (for
  * sum_cached_free), else -1. */
 int sum_cache_load(const char *dir, const struct sum_cache_key *k, struct sum_cached *c);
+
+/*
+ * A kept file's bytes (host byte order; it is read where it was written):
+ * a header of SUM_CACHE_HEADER_SIZE bytes,
+ *	char[8] "prepsum1", u32 version, u32 tag,
+ *	u64 dev, ino, size, mtime_ns, ctime_ns   (the perf.data's, as the key)
+ *	u64 samples, tmin, tmax                  (the session's counts)
+ *	u64 nr, body_len; u32 body_crc (CRC-32 of the body), u32 0
+ * then the body: nr items, each u32 len, u32 sum (0 or 1), u64 count,
+ * u64 period, then the record's len bytes (at least 8) and zeros to a
+ * multiple of 8; nothing after the last.
+ */
+#define SUM_CACHE_HEADER_SIZE 104u
+/* A kept file's bytes (malloc'ed; taken, freed on failure) decoded, when
+ * they check and are of k: 0 and *c, its records pointing into file;
+ * else -1. */
+int sum_cache_decode(uint8_t *file, size_t len, const struct sum_cache_key *k,
+		     struct sum_cached *c);
 void sum_cached_free(struct sum_cached *c);
 
 /* Keep what a walk handed on (v, n) with the session's counts, for k in

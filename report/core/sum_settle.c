@@ -265,7 +265,8 @@ static uint64_t class_hash(const uint64_t key[2], uint32_t ctx)
 
 /* The slot of the class of key in context ctx (hash h): its class's, or
  * the empty one where it goes. */
-static uint64_t *slot_of(const struct settle *st, const uint64_t key[2], uint32_t ctx, uint64_t h)
+static inline __attribute__((always_inline)) uint64_t *
+slot_of(const struct settle *st, const uint64_t key[2], uint32_t ctx, uint64_t h)
 {
 	for (size_t i = h & (st->nr_slots - 1);; i = (i + 1) & (st->nr_slots - 1)) {
 		uint64_t v = st->slots[i];
@@ -308,14 +309,17 @@ static int add_to_class(struct settle *st, const struct sum_pend *e, uint32_t x,
 	struct sum_class *c;
 	size_t i;
 
-	if ((st->nr_cls + 1) * 2 > st->nr_slots && grow_slots(st))
-		return -ENOMEM;
-	slot = slot_of(st, e->key, x, h);
-	if (!*slot) {
+	slot = st->nr_slots ? slot_of(st, e->key, x, h) : NULL;
+	if (!slot || !*slot) {
 		const struct sum_ctx *k = &st->ctxs[x];
 
 		if (st->nr_cls >= SETTLE_CLASSES_MAX)
 			return SETTLE_FULL;
+		if ((st->nr_cls + 1) * 2 > st->nr_slots) {
+			if (grow_slots(st))
+				return -ENOMEM;
+			slot = slot_of(st, e->key, x, h);
+		}
 		if (array_grow((void **)&st->cls, &st->cap_cls, st->nr_cls + 1, sizeof(*st->cls)) ||
 		    array_grow((void **)&st->first, &st->cap_first, st->nr_cls + 1,
 			       sizeof(*st->first)))

@@ -16,6 +16,10 @@ runs, and the prec/perf ratios:
             which spin reports from getrusage)
   lost      4 spinning threads, `-a -F 10000 --call-graph dwarf` and
             `-a -F 100000 -g` for 3 s: lost samples in % of samples
+  stat      spin doing fixed work (~2.3 s alone) counted by `prec stat`,
+            `prec stat record -o F` and `perf stat` (their default events),
+            each round running the bare work and the three in turn: whole-run
+            CPU against the same round's bare run, median of the rounds
   size      bytes per sample in the file: -g and --call-graph dwarf, perf
             without and with -z (zstd), prec with its default compression;
             --size-cmd and --size-freq choose the work and the rate (default
@@ -132,6 +136,26 @@ def bench_overhead(tmp, runs, work):
         print("    prec/perf per-sample cost: %.2fx" % (res["prec"][1] / res["perf"][1]))
 
 
+def bench_stat(tmp, runs, work):
+    cmds = {
+        "prec stat": [PREC, "stat", "--"],
+        "prec stat record": [PREC, "stat", "record", "-o", f"{tmp}/s.prec", "--"],
+        "perf stat": ["perf", "stat", "--"],
+    }
+    ratios = {k: [] for k in cmds}
+    bare = []
+    for _ in range(runs):
+        alone = run([SPIN, work])[1]
+        bare.append(alone)
+        for name, cmd in cmds.items():
+            ratios[name].append(run(cmd + [SPIN, work])[1] / alone)
+    print("stat: spin %s (fixed work), alone %.3f s CPU (median of %d rounds)" %
+          (work, med(bare), runs))
+    for name in cmds:
+        r = sorted(ratios[name])
+        print("  %-17s whole-run CPU %.4fx   (rounds %.4f-%.4f)" % (name, med(r), r[0], r[-1]))
+
+
 def bench_lost(tmp, runs):
     print("lost samples, 4 spinning threads, system-wide for 3 s (median of %d)" % runs)
     for opts in (["-a", "-F", "10000", "--call-graph", "dwarf"], ["-a", "-F", "100000", "-g"]):
@@ -223,6 +247,8 @@ def main():
                 bench_overhead(tmp, runs, "400w" if a.quick else "1100w")
             elif name == "lost":
                 bench_lost(tmp, runs)
+            elif name == "stat":
+                bench_stat(tmp, runs, "400w" if a.quick else "1100w")
             elif name == "size":
                 bench_size(tmp, runs, a.size_cmd.split(), a.size_freq)
 

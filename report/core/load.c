@@ -466,7 +466,9 @@ static void sum_key(void *ctx, const struct sample_head *h, uint16_t misc, uint6
 static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct err *err)
 {
 	static const struct session_sum_ops ops = { load_on_record_first, on_sum, sum_key,
-						    machine_record_scope };
+						    machine_record_scope, SUM_KEY_IP };
+	static const struct session_sum_ops ops_cpu = { load_on_record_first, on_sum, sum_key,
+							machine_record_scope, SUM_KEY_IP_CPU };
 	struct session_sum_cache cache;
 	int ret = map_file(rc, s);
 
@@ -479,7 +481,7 @@ static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct
 	/* kept apart by what sum_key computes */
 	cache = (struct session_sum_cache){ rc->l->opts.no_kept_sums ? NULL : rc->l->cache_dir,
 					    rc->sum_cpu ? 2 : 1 };
-	return session_read_sum(s, &ops, rc, &cache, summed, err);
+	return session_read_sum(s, rc->sum_cpu ? &ops_cpu : &ops, rc, &cache, summed, err);
 }
 
 /* Apply the build ids of the file's BUILD_IDS blocks to dsos without one. */

@@ -162,6 +162,11 @@ struct session_sum_ops {
 	void (*key)(void *ctx, const struct sample_head *h, uint16_t misc, uint64_t key[2]);
 	/* the samples whose outcome rec may change (machine_record_scope) */
 	enum machine_scope (*scope)(const struct record *rec, uint32_t *pid);
+	/* what key gives a sample without a call chain, where the walk may
+	 * compute it itself (without the call): SUM_KEY_CALL, or its address
+	 * and whether it ran in the kernel (misc's cpumode), with its CPU
+	 * (SUM_KEY_IP_CPU): { ip, kernel | cpu << 1 } */
+	enum { SUM_KEY_CALL, SUM_KEY_IP, SUM_KEY_IP_CPU } key_kind;
 };
 /* Where session_read_sum may keep what it handed on, so that it hands it
  * on again without walking the same file (report/core/sum_cache.h): dir

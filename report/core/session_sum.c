@@ -148,11 +148,40 @@ static int take_sample(struct sum *m, uint64_t pos, const uint8_t *p, size_t len
 	return 0;
 }
 
+/* A sample without a call chain whose key the walk computes (the plan's
+ * fixed size, ops->key_kind): into the batch. 0, or SUM_CANNOT. */
+static inline int take_plain(struct sum *m, uint64_t pos, const uint8_t *p, size_t len)
+{
+	const struct sample_head_plan *hp = &m->hp;
+	uint64_t ip, time, period, ids;
+	uint32_t cpu;
+	uint16_t misc;
+
+	memcpy(&ip, p + hp->ip_off, 8);
+	memcpy(&time, p + hp->time_off, 8);
+	memcpy(&period, p + hp->period_off, 8);
+	memcpy(&ids, p + hp->tid_off, 8);
+	memcpy(&cpu, p + hp->cpu_off, 4);
+	memcpy(&misc, p + 4, 2);
+	time &= hp->time_mask;
+	ids &= hp->ids_mask;
+	if (round_check(m, time))
+		return SUM_CANNOT;
+	m->batch.pend[m->batch.nr_pend++] = (struct sum_pend){
+		time, (hp->type & PERF_SAMPLE_PERIOD) ? period & hp->period_mask : 0, pos,
+		{ ip & hp->ip_mask,
+		  ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) |
+		  (m->ops->key_kind == SUM_KEY_IP_CPU ? (uint64_t)(cpu & hp->cpu_mask) << 1 : 0) },
+		(uint32_t)ids, (uint32_t)(ids >> 32), p, (uint32_t)len, 0 };
+	return 0;
+}
+
 /* A run of records (whole ones: perfdata_next walked them): 0, SUM_CANNOT,
  * or -ENOMEM. */
 static int take_run(struct sum *m, const struct perfdata_chunk *ch)
 {
 	struct sum_batch *b = &m->batch;
+	bool plain = m->inline_heads && !m->hp.chain && m->ops->key_kind != SUM_KEY_CALL;
 
 	if (!ch->stable)
 		return SUM_CANNOT;
@@ -171,7 +200,9 @@ static int take_run(struct sum *m, const struct perfdata_chunk *ch)
 		len = size;
 		if (len < 8 || len > ch->len - off)
 			break;
-		if (type == PERF_RECORD_SAMPLE) {
+		if (type == PERF_RECORD_SAMPLE && plain && len == m->hp.fixed) {
+			ret = take_plain(m, ch->offset + off, p, len);
+		} else if (type == PERF_RECORD_SAMPLE) {
 			ret = take_sample(m, ch->offset + off, p, len);
 		} else {
 			t = record_peek_time(m->s->layouts, p, len);

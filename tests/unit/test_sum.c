@@ -371,7 +371,7 @@ static void ip_key(void *ctx, const struct sample_head *h, uint16_t misc, uint64
 static bool summed(const struct file *f, struct sums *g)
 {
 	static const struct session_sum_ops ops = { sum_record, sum_class, ip_key,
-						    machine_record_scope };
+						    machine_record_scope, SUM_KEY_CALL };
 	struct session s;
 	struct err err = { 0 };
 	bool done = false;

@@ -461,6 +461,26 @@ static void sum_key(void *ctx, const struct sample_head *h, uint16_t misc, uint6
 	key[1] = kernel | (rc->sum_cpu ? (uint64_t)h->cpu << 1 : 0);
 }
 
+/* The binaries of a perf.data's build ids (those perf saw samples in),
+ * their symbols read on a thread while the file is walked. */
+static void prefetch_symbols(struct load *l, const struct session *s)
+{
+	struct sym_dso *v[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr_build_ids && n < 64; i++) {
+		const struct build_id_entry *e = &s->build_ids[i];
+		struct dso *d = (e->flags & BUILD_ID_FLAG_KERNEL) ? NULL :
+				machine_dso(&l->machine, e->path);
+
+		if (d && !d->kernel && !d->anon && d->path[0] == '/' &&
+		    (v[n] = dso_sym(l->sym, l->opts.symfs, d)))
+			n++;
+	}
+	/* out of memory: each is read when asked, as without it */
+	(void)symbolizer_prefetch_symbols(l->sym, v, n);
+}
+
 /* The file read by sums (load_run_sum) where it may be: 0 with *summed,
  * or a failure; else (*summed false) nothing read. */
 static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct err *err)
@@ -478,6 +498,8 @@ static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct
 	for (size_t i = 0; i < s->nr_events; i++)
 		if (offcpu_holds(rc->l->off, (int)i))
 			return 0;
+	if (s->pd)
+		prefetch_symbols(rc->l, s);
 	/* kept apart by what sum_key computes */
 	cache = (struct session_sum_cache){ rc->l->opts.no_kept_sums ? NULL : rc->l->cache_dir,
 					    rc->sum_cpu ? 2 : 1 };

@@ -23,9 +23,11 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/log.h"
 #include "format/embed.h"
 #include "common/thread.h"
@@ -63,8 +65,33 @@ struct sym_dso {
 	struct bin_files dfiles;        /* the files when embedded */
 };
 
+/* A binary's files and symbols read ahead (symbolizer_prefetch_symbols)
+ * on a thread of its own, into its own entry: the dso is only read (its
+ * path and build id) until the main thread takes the entry over. */
+struct pf_job {
+	struct sym_dso *d;
+	bool done;
+	int found;                      /* debug_find_files's bin_found */
+	struct bin_files files;
+	bool syms_loaded;
+	struct symtab syms;
+};
+
+struct sym_pf {
+	pthread_t thread;
+	atomic_bool stop;               /* the main thread wants them now */
+	struct debug_find *find;        /* its own: local files only */
+	struct arena arena;             /* the names of its symbols (kept) */
+	struct buf warnings;            /* its finder's, said when taken over */
+	struct pf_job *jobs;
+	size_t n;
+};
+
 struct symbolizer {
 	char *cache_dir;
+	char *debug_root, *buildid_dir; /* for a prefetch's own finder */
+	struct sym_pf *pf;              /* symbols read ahead, or NULL */
+	bool pf_running;
 	struct sym_warner warn;
 	struct debug_find *find;
 	struct kernel_syms *kernel;
@@ -99,13 +126,16 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->warn.fn = o && o->warn ? o->warn : warn_log;
 	s->warn.ctx = o && o->warn ? o->warn_ctx : NULL;
 	s->cache_dir = o && o->cache_dir ? strdup(o->cache_dir) : NULL;
+	s->debug_root = strdup(o && o->debug_root ? o->debug_root : DEFAULT_DEBUG_ROOT);
+	s->buildid_dir = o && o->buildid_dir ? strdup(o->buildid_dir) : NULL;
 	s->find = debug_find_new(o && o->debug_root ? o->debug_root : DEFAULT_DEBUG_ROOT,
 				 o ? o->buildid_dir : NULL, s->warn);
 	s->kernel = kernel_syms_new(o && o->kallsyms_path ? o->kallsyms_path : DEFAULT_KALLSYMS,
 				    o ? o->cache_dir : NULL, s->warn);
 	s->nbuckets = 256;
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-	if ((o && o->cache_dir && !s->cache_dir) || !s->find || !s->kernel || !s->buckets) {
+	if ((o && o->cache_dir && !s->cache_dir) || !s->debug_root ||
+	    (o && o->buildid_dir && !s->buildid_dir) || !s->find || !s->kernel || !s->buckets) {
 		symbolizer_free(s);
 		return NULL;
 	}
@@ -124,11 +154,29 @@ static void dso_free(struct sym_dso *d)
 }
 
 static void dwarf_prefetch_join(struct symbolizer *s);
+static void syms_prefetch_join(struct symbolizer *s, bool stop);
+
+static void pf_free(struct sym_pf *pf)
+{
+	if (!pf)
+		return;
+	for (size_t i = 0; i < pf->n; i++) {
+		bin_files_free(&pf->jobs[i].files);
+		free(pf->jobs[i].syms.v);
+	}
+	free(pf->jobs);
+	debug_find_free(pf->find);
+	arena_free(&pf->arena);
+	buf_free(&pf->warnings);
+	free(pf);
+}
 
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	syms_prefetch_join(s, true);
+	pf_free(s->pf);
 	dwarf_prefetch_join(s);
 	for (size_t i = 0; s->buckets && i < s->nbuckets; i++) {
 		while (s->buckets[i]) {
@@ -143,6 +191,8 @@ void symbolizer_free(struct symbolizer *s)
 	arena_free(&s->arena);
 	debug_find_free(s->find);
 	free(s->cache_dir);
+	free(s->debug_root);
+	free(s->buildid_dir);
 	embed_list_free(&s->embeds);
 	free(s);
 }
@@ -297,6 +347,8 @@ static int dso_ensure(struct symbolizer *s, struct sym_dso *d)
 {
 	int ret;
 
+	if (s->pf_running)
+		syms_prefetch_join(s, true);
 	if (d->state != DSO_NEW)
 		return 0;
 	/* what the recording embedded comes before any file */
@@ -493,6 +545,112 @@ static void dwarf_prefetch_join(struct symbolizer *s)
 	free(s->dw_pf);
 	s->dw_pf = NULL;
 	s->dw_pf_n = 0;
+}
+
+/* ---- files and symbols read ahead -------------------------------------- */
+
+static void pf_warn(void *ctx, const char *msg)
+{
+	struct sym_pf *pf = ctx;
+
+	(void)buf_append(&pf->warnings, msg, strlen(msg) + 1);
+}
+
+static void *syms_prefetch_main(void *arg)
+{
+	struct sym_pf *pf = arg;
+
+	for (size_t i = 0; i < pf->n && !atomic_load(&pf->stop); i++) {
+		struct pf_job *j = &pf->jobs[i];
+
+		j->found = debug_find_files(pf->find, j->d->path, j->d->build_id,
+					    j->d->build_id_size, &j->files);
+		if (j->found < 0)
+			break;
+		if (j->found == BIN_OK)
+			j->syms_loaded = !elf_read_symbols(j->files.bin_path, j->files.debug_path,
+							   &pf->arena, &j->syms);
+		j->done = true;
+	}
+	return NULL;
+}
+
+/* The thread stopped after the dso it reads (stop) or done, and what it
+ * read taken over by the dsos it was for that nothing opened meanwhile
+ * (dso_ensure's part, as it would have decided it); its warnings said
+ * here, in their order. */
+static void syms_prefetch_join(struct symbolizer *s, bool stop)
+{
+	struct sym_pf *pf = s->pf;
+	const char *w;
+
+	if (!s->pf_running)
+		return;
+	if (stop)
+		atomic_store(&pf->stop, true);
+	pthread_join(pf->thread, NULL);
+	s->pf_running = false;
+	w = (const char *)pf->warnings.data;
+	for (size_t off = 0; off < pf->warnings.len; off += strlen(w + off) + 1)
+		sym_warn(&s->warn, "%s", w + off);
+	for (size_t i = 0; i < pf->n; i++) {
+		struct pf_job *j = &pf->jobs[i];
+		struct sym_dso *d = j->d;
+
+		if (!j->done || d->state != DSO_NEW ||
+		    embed_list_find(&s->embeds, d->build_id, d->build_id_size, NULL))
+			continue;
+		d->files = j->files;
+		j->files = (struct bin_files){ 0 };
+		if (j->found == BIN_OK) {
+			d->state = DSO_OK;
+			if (j->syms_loaded) {
+				d->syms = j->syms;
+				d->syms_loaded = true;
+				j->syms = (struct symtab){ 0 };
+			}
+		} else if (j->found == BIN_MISMATCH) {
+			d->state = DSO_MISMATCH;
+			s->stats.dsos_mismatch++;
+		} else {
+			d->state = DSO_MISSING;
+			s->stats.dsos_missing++;
+		}
+	}
+}
+
+int symbolizer_prefetch_symbols(struct symbolizer *s, struct sym_dso *const *dsos, size_t n)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct sym_pf *pf;
+
+	/* once; not where debuginfod may be asked (its client is the main
+	 * finder's) */
+	if (s->pf || !n || (urls && *urls))
+		return 0;
+	pf = s->pf = calloc(1, sizeof(*pf));
+	if (!pf || !(pf->jobs = calloc(n, sizeof(*pf->jobs))) ||
+	    !(pf->find = debug_find_new(s->debug_root, s->buildid_dir,
+					(struct sym_warner){ pf_warn, pf })))
+		goto fail;
+	atomic_init(&pf->stop, false);
+	for (size_t i = 0; i < n; i++)
+		if (dsos[i] && dsos[i]->state == DSO_NEW)
+			pf->jobs[pf->n++].d = dsos[i];
+	if (pf->n && !thread_create(&pf->thread, syms_prefetch_main, pf)) {
+		s->pf_running = true;
+		return 0;
+	}
+fail:
+	/* no thread: each read when asked */
+	pf_free(s->pf);
+	s->pf = NULL;
+	return pf ? 0 : -ENOMEM;
+}
+
+void symbolizer_prefetch_wait(struct symbolizer *s)
+{
+	syms_prefetch_join(s, false);
 }
 
 int symbolizer_prefetch_dwarf(struct symbolizer *s, struct sym_dso *const *dsos, size_t n)

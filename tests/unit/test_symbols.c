@@ -685,6 +685,72 @@ static void test_build_id_mismatch(void **state)
 	symbolizer_free(s);
 }
 
+/* Symbols read ahead on a thread (symbolizer_prefetch_symbols): the same
+ * names, states, counts and warnings as read when asked, for a binary, a
+ * missing one and one whose build id is another's; the warning said once,
+ * at the first use, not from the thread. */
+static void test_prefetch_symbols(void **state)
+{
+	char exe[PATH_MAX], copy[PATH_MAX + 16];
+	uint8_t bad[20];
+	uint64_t off;
+	struct warns w = { 0 };
+	struct symbolizer *s = new_sym(&w, tmpdir);
+	struct symbolizer_stats st;
+	struct sym_dso *v[3];
+	struct sym_info si;
+
+	(void)state;
+	self_path(exe, sizeof(exe));
+	off = file_offset_of((void *)sym_test_target, exe, sizeof(exe));
+	snprintf(copy, sizeof(copy), "%s/copy_pf", tmpdir);
+	assert_int_equal(run("cp '%s' '%s'", exe, copy), 0);
+	memset(bad, 0xcd, sizeof(bad));
+	v[0] = symbolizer_dso(s, exe, NULL, 0);
+	v[1] = symbolizer_dso(s, "/nonexistent/dir/libprefetched.so", NULL, 0);
+	v[2] = symbolizer_dso(s, copy, bad, sizeof(bad));
+	assert_int_equal(symbolizer_prefetch_symbols(s, v, 3), 0);
+	/* once only */
+	assert_int_equal(symbolizer_prefetch_symbols(s, v, 3), 0);
+	assert_int_equal(w.n, 0);
+	symbolizer_prefetch_wait(s);
+	assert_int_equal(w.n, 1);
+	expect_name(s, v[0], off, "sym_test_target");
+	assert_non_null(strstr(w.last, "build id cdcdcdcd"));
+	assert_int_equal(sym_dso_lookup(s, v[1], 0x1234, &si), 0);
+	assert_null(si.name);
+	assert_int_equal(sym_dso_lookup(s, v[2], off, &si), 0);
+	assert_null(si.name);
+	assert_false(sym_dso_usable(s, v[1]));
+	assert_false(sym_dso_usable(s, v[2]));
+	assert_int_equal(w.n, 1);
+	symbolizer_get_stats(s, &st);
+	assert_int_equal(st.dsos_missing, 1);
+	assert_int_equal(st.dsos_mismatch, 1);
+	assert_int_equal(st.unresolved, 2);
+	symbolizer_free(s);
+
+	/* the first use while it runs stops it after the dso it reads; the
+	 * rest read when asked, as without it */
+	s = new_sym(&w, tmpdir);
+	v[0] = symbolizer_dso(s, exe, NULL, 0);
+	v[1] = symbolizer_dso(s, copy, bad, sizeof(bad));
+	assert_int_equal(symbolizer_prefetch_symbols(s, v, 2), 0);
+	expect_name(s, v[0], off, "sym_test_target");
+	assert_int_equal(sym_dso_lookup(s, v[1], off, &si), 0);
+	assert_null(si.name);
+	assert_int_equal(w.n, 2);
+	symbolizer_get_stats(s, &st);
+	assert_int_equal(st.dsos_mismatch, 1);
+	symbolizer_free(s);
+
+	/* freed while it may still run: nothing leaks */
+	s = new_sym(&w, tmpdir);
+	v[0] = symbolizer_dso(s, exe, NULL, 0);
+	assert_int_equal(symbolizer_prefetch_symbols(s, v, 1), 0);
+	symbolizer_free(s);
+}
+
 /* A stripped copy with its debug file under <root>/.build-id/. */
 static void test_debug_by_build_id(void **state)
 {
@@ -1282,6 +1348,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_debuginfod_unreachable),
+		cmocka_unit_test(test_prefetch_symbols),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_tables),
 		cmocka_unit_test(test_kallsyms_file),

@@ -119,6 +119,9 @@ int load_take_embeds(struct load *l, const struct session *s);
 void load_file_kallsyms(struct load *l, size_t i);
 int load_map_events(struct load *l, size_t file, struct err *err);
 void load_apply_build_ids(struct load *l, const struct session *s);
+/* A perf.data's binaries (its build ids: those with samples) get their
+ * symbols read on a thread while the file is walked (load_binaries.c). */
+void load_prefetch_symbols(struct load *l, const struct session *s);
 
 struct load {
 	struct load_opts opts;          /* a copy of what load_new was given */

@@ -6,6 +6,7 @@
  * the kernel tables. The parts below it know nothing of dsos:
  *
  *   symbols.c (this facade)
+ *     -> symbols_ahead.h  files and symbol tables read ahead on a thread
  *     -> symbols_find.h   debug-file lookup
  *     -> symbols_dwarf.h  source lines and inline chains
  *     -> symbols_kernel.h kallsyms tables
@@ -14,6 +15,7 @@
  */
 #include "symbols.h"
 #include "embed_code.h"
+#include "symbols_ahead.h"
 #include "symbols_dwarf.h"
 #include "symbols_data.h"
 #include "symbols_elf.h"
@@ -23,11 +25,9 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/buf.h"
 #include "common/log.h"
 #include "format/embed.h"
 #include "common/thread.h"
@@ -65,33 +65,12 @@ struct sym_dso {
 	struct bin_files dfiles;        /* the files when embedded */
 };
 
-/* A binary's files and symbols read ahead (symbolizer_prefetch_symbols)
- * on a thread of its own, into its own entry: the dso is only read (its
- * path and build id) until the main thread takes the entry over. */
-struct pf_job {
-	struct sym_dso *d;
-	bool done;
-	int found;                      /* debug_find_files's bin_found */
-	struct bin_files files;
-	bool syms_loaded;
-	struct symtab syms;
-};
-
-struct sym_pf {
-	pthread_t thread;
-	atomic_bool stop;               /* the main thread wants them now */
-	struct debug_find *find;        /* its own: local files only */
-	struct arena arena;             /* the names of its symbols (kept) */
-	struct buf warnings;            /* its finder's, said when taken over */
-	struct pf_job *jobs;
-	size_t n;
-};
-
 struct symbolizer {
 	char *cache_dir;
 	char *debug_root, *buildid_dir; /* for a prefetch's own finder */
-	struct sym_pf *pf;              /* symbols read ahead, or NULL */
-	bool pf_running;
+	struct ahead *ahead;            /* symbols read ahead (running), or NULL */
+	struct ahead *ahead_done;       /* and ended: its arena has their names */
+	bool ahead_asked;
 	struct sym_warner warn;
 	struct debug_find *find;
 	struct kernel_syms *kernel;
@@ -156,27 +135,11 @@ static void dso_free(struct sym_dso *d)
 static void dwarf_prefetch_join(struct symbolizer *s);
 static void syms_prefetch_join(struct symbolizer *s, bool stop);
 
-static void pf_free(struct sym_pf *pf)
-{
-	if (!pf)
-		return;
-	for (size_t i = 0; i < pf->n; i++) {
-		bin_files_free(&pf->jobs[i].files);
-		free(pf->jobs[i].syms.v);
-	}
-	free(pf->jobs);
-	debug_find_free(pf->find);
-	arena_free(&pf->arena);
-	buf_free(&pf->warnings);
-	free(pf);
-}
-
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
 	syms_prefetch_join(s, true);
-	pf_free(s->pf);
 	dwarf_prefetch_join(s);
 	for (size_t i = 0; s->buckets && i < s->nbuckets; i++) {
 		while (s->buckets[i]) {
@@ -193,6 +156,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->cache_dir);
 	free(s->debug_root);
 	free(s->buildid_dir);
+	ahead_free(s->ahead_done);
 	embed_list_free(&s->embeds);
 	free(s);
 }
@@ -347,7 +311,7 @@ static int dso_ensure(struct symbolizer *s, struct sym_dso *d)
 {
 	int ret;
 
-	if (s->pf_running)
+	if (s->ahead)
 		syms_prefetch_join(s, true);
 	if (d->state != DSO_NEW)
 		return 0;
@@ -549,53 +513,22 @@ static void dwarf_prefetch_join(struct symbolizer *s)
 
 /* ---- files and symbols read ahead -------------------------------------- */
 
-static void pf_warn(void *ctx, const char *msg)
-{
-	struct sym_pf *pf = ctx;
-
-	(void)buf_append(&pf->warnings, msg, strlen(msg) + 1);
-}
-
-static void *syms_prefetch_main(void *arg)
-{
-	struct sym_pf *pf = arg;
-
-	for (size_t i = 0; i < pf->n && !atomic_load(&pf->stop); i++) {
-		struct pf_job *j = &pf->jobs[i];
-
-		j->found = debug_find_files(pf->find, j->d->path, j->d->build_id,
-					    j->d->build_id_size, &j->files);
-		if (j->found < 0)
-			break;
-		if (j->found == BIN_OK)
-			j->syms_loaded = !elf_read_symbols(j->files.bin_path, j->files.debug_path,
-							   &pf->arena, &j->syms);
-		j->done = true;
-	}
-	return NULL;
-}
-
-/* The thread stopped after the dso it reads (stop) or done, and what it
- * read taken over by the dsos it was for that nothing opened meanwhile
- * (dso_ensure's part, as it would have decided it); its warnings said
- * here, in their order. */
+/* The thread ended, and what it read taken over by the dsos it was for
+ * that nothing opened meanwhile: dso_ensure's part, as it would have
+ * decided it. */
 static void syms_prefetch_join(struct symbolizer *s, bool stop)
 {
-	struct sym_pf *pf = s->pf;
-	const char *w;
+	struct ahead_job *jobs;
+	size_t n;
 
-	if (!s->pf_running)
+	if (!s->ahead)
 		return;
-	if (stop)
-		atomic_store(&pf->stop, true);
-	pthread_join(pf->thread, NULL);
-	s->pf_running = false;
-	w = (const char *)pf->warnings.data;
-	for (size_t off = 0; off < pf->warnings.len; off += strlen(w + off) + 1)
-		sym_warn(&s->warn, "%s", w + off);
-	for (size_t i = 0; i < pf->n; i++) {
-		struct pf_job *j = &pf->jobs[i];
-		struct sym_dso *d = j->d;
+	jobs = ahead_finish(s->ahead, stop, &s->warn, &n);
+	s->ahead_done = s->ahead;
+	s->ahead = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct ahead_job *j = &jobs[i];
+		struct sym_dso *d = j->owner;
 
 		if (!j->done || d->state != DSO_NEW ||
 		    embed_list_find(&s->embeds, d->build_id, d->build_id_size, NULL))
@@ -622,30 +555,29 @@ static void syms_prefetch_join(struct symbolizer *s, bool stop)
 int symbolizer_prefetch_symbols(struct symbolizer *s, struct sym_dso *const *dsos, size_t n)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	struct sym_pf *pf;
+	struct ahead_job *jobs;
+	size_t k = 0;
 
 	/* once; not where debuginfod may be asked (its client is the main
 	 * finder's) */
-	if (s->pf || !n || (urls && *urls))
+	if (s->ahead_asked || !n || (urls && *urls))
 		return 0;
-	pf = s->pf = calloc(1, sizeof(*pf));
-	if (!pf || !(pf->jobs = calloc(n, sizeof(*pf->jobs))) ||
-	    !(pf->find = debug_find_new(s->debug_root, s->buildid_dir,
-					(struct sym_warner){ pf_warn, pf })))
-		goto fail;
-	atomic_init(&pf->stop, false);
+	s->ahead_asked = true;
+	if (!(jobs = calloc(n, sizeof(*jobs))))
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (dsos[i] && dsos[i]->state == DSO_NEW)
-			pf->jobs[pf->n++].d = dsos[i];
-	if (pf->n && !thread_create(&pf->thread, syms_prefetch_main, pf)) {
-		s->pf_running = true;
+			jobs[k++] = (struct ahead_job){ .path = dsos[i]->path,
+							.build_id = dsos[i]->build_id,
+							.build_id_size = dsos[i]->build_id_size,
+							.owner = dsos[i] };
+	if (!k) {
+		free(jobs);
 		return 0;
 	}
-fail:
 	/* no thread: each read when asked */
-	pf_free(s->pf);
-	s->pf = NULL;
-	return pf ? 0 : -ENOMEM;
+	s->ahead = ahead_start(s->debug_root, s->buildid_dir, jobs, k);
+	return 0;
 }
 
 void symbolizer_prefetch_wait(struct symbolizer *s)

@@ -141,8 +141,9 @@ if [ -f v1.data ] && [ -f v2.data ]; then
 		fail "prep diff NEW is not prep diff perf.data.old NEW"
 	# prec.data.old and prec.data, prec's own (prec keeps the last one as .old)
 	mkdir ours && cd ours || exit 1
-	$PREC -q -F 999 -- "$P/diff1/diffprog" 200 >/dev/null 2>&1
-	$PREC -q -F 999 -- "$P/diff2/diffprog" 200 >/dev/null 2>&1
+	# at 4999 Hz (~1,700 samples): its share's noise small beside the 5 points
+	$PREC -q -F 4999 -- "$P/diff1/diffprog" 200 >/dev/null 2>&1
+	$PREC -q -F 4999 -- "$P/diff2/diffprog" 200 >/dev/null 2>&1
 	$PREP diff >prep.out 2>prep.err || fail "prep diff (prec.data.old, prec.data): $(head -1 prep.err)"
 	[ -s prep.err ] && fail "prep diff of prec's files said: $(head -1 prep.err)"
 	# prec.data against perf.data: one comparison, symbols by name
@@ -152,7 +153,9 @@ if [ -f v1.data ] && [ -f v2.data ]; then
 			fail "prec.data against perf.data: no paired row for $f"
 	done
 	grow=$(awk '$NF == "grow" { sub(/%/, "", $2); print $2 }' mixed.out)
-	awk -v g="$grow" 'BEGIN { exit !(g > 3 && g < 7) }' ||
+	# perf's side has ~600 samples at 999 Hz: a VM stall moves its shares a
+	# point or two (a run here saw +1.49 with prec at 999 Hz)
+	awk -v g="$grow" 'BEGIN { exit !(g > 2 && g < 8) }' ||
 		fail "prec.data against perf.data: grow moved by '$grow' points, designed +5"
 	# --folded: difffolded.pl's two columns, the same lines as prep export
 	# difffolded (plain and normalized; runs summed), and only for two sides

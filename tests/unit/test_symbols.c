@@ -642,9 +642,23 @@ static void test_missing(void **state)
 	symbolizer_free(s);
 }
 
+/* A copy of this test binary in tmpdir named name (its path in copy), and
+ * sym_test_target's file offset in it. */
+static uint64_t self_copy(const char *name, char *copy, size_t size)
+{
+	char exe[PATH_MAX];
+	uint64_t off;
+
+	self_path(exe, sizeof(exe));
+	off = file_offset_of((void *)sym_test_target, exe, sizeof(exe));
+	snprintf(copy, size, "%s/%s", tmpdir, name);
+	assert_int_equal(run("cp '%s' '%s'", exe, copy), 0);
+	return off;
+}
+
 static void test_build_id_mismatch(void **state)
 {
-	char exe[PATH_MAX], copy[PATH_MAX + 16];
+	char copy[PATH_MAX + 16];
 	uint8_t bad[20];
 	uint64_t off;
 	struct warns w = { 0 };
@@ -654,10 +668,7 @@ static void test_build_id_mismatch(void **state)
 	struct sym_info si;
 
 	(void)state;
-	self_path(exe, sizeof(exe));
-	off = file_offset_of((void *)sym_test_target, exe, sizeof(exe));
-	snprintf(copy, sizeof(copy), "%s/copy", tmpdir);
-	assert_int_equal(run("cp '%s' '%s'", exe, copy), 0);
+	off = self_copy("copy", copy, sizeof(copy));
 	memset(bad, 0xab, sizeof(bad));
 	d = symbolizer_dso(s, copy, bad, sizeof(bad));
 	assert_ptr_not_equal(d, symbolizer_dso(s, copy, NULL, 0));
@@ -688,7 +699,7 @@ static void test_build_id_mismatch(void **state)
 /* Symbols read ahead on a thread (symbolizer_prefetch_symbols): the same
  * names, states, counts and warnings as read when asked, for a binary, a
  * missing one and one whose build id is another's; the warning said once,
- * at the first use, not from the thread. */
+ * on the caller's thread when the reading ahead ends. */
 static void test_prefetch_symbols(void **state)
 {
 	char exe[PATH_MAX], copy[PATH_MAX + 16];
@@ -701,10 +712,8 @@ static void test_prefetch_symbols(void **state)
 	struct sym_info si;
 
 	(void)state;
+	off = self_copy("copy_pf", copy, sizeof(copy));
 	self_path(exe, sizeof(exe));
-	off = file_offset_of((void *)sym_test_target, exe, sizeof(exe));
-	snprintf(copy, sizeof(copy), "%s/copy_pf", tmpdir);
-	assert_int_equal(run("cp '%s' '%s'", exe, copy), 0);
 	memset(bad, 0xcd, sizeof(bad));
 	v[0] = symbolizer_dso(s, exe, NULL, 0);
 	v[1] = symbolizer_dso(s, "/nonexistent/dir/libprefetched.so", NULL, 0);

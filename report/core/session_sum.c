@@ -148,31 +148,24 @@ static int take_sample(struct sum *m, uint64_t pos, const uint8_t *p, size_t len
 	return 0;
 }
 
-/* A sample without a call chain whose key the walk computes (the plan's
- * fixed size, ops->key_kind): into the batch. 0, or SUM_CANNOT. */
+/* A sample of a recording without call chains whose key the walk
+ * computes (ops->key_kind): its head read inline, its key made here, into
+ * the batch; one that does not read so, the usual way. 0, or SUM_CANNOT. */
 static inline int take_plain(struct sum *m, uint64_t pos, const uint8_t *p, size_t len)
 {
-	const struct sample_head_plan *hp = &m->hp;
-	uint64_t ip, time, period, ids;
-	uint32_t cpu;
+	struct sample_head h;
 	uint16_t misc;
 
-	memcpy(&ip, p + hp->ip_off, 8);
-	memcpy(&time, p + hp->time_off, 8);
-	memcpy(&period, p + hp->period_off, 8);
-	memcpy(&ids, p + hp->tid_off, 8);
-	memcpy(&cpu, p + hp->cpu_off, 4);
-	memcpy(&misc, p + 4, 2);
-	time &= hp->time_mask;
-	ids &= hp->ids_mask;
-	if (round_check(m, time))
+	if (sample_head_read(&m->hp, 0, p, len, &h))
+		return take_sample(m, pos, p, len);
+	if (round_check(m, h.time))
 		return SUM_CANNOT;
+	memcpy(&misc, p + 4, 2);
 	m->batch.pend[m->batch.nr_pend++] = (struct sum_pend){
-		time, (hp->type & PERF_SAMPLE_PERIOD) ? period & hp->period_mask : 0, pos,
-		{ ip & hp->ip_mask,
-		  ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) |
-		  (m->ops->key_kind == SUM_KEY_IP_CPU ? (uint64_t)(cpu & hp->cpu_mask) << 1 : 0) },
-		(uint32_t)ids, (uint32_t)(ids >> 32), p, (uint32_t)len, 0 };
+		h.time, (h.type & PERF_SAMPLE_PERIOD) ? h.period : 0, pos,
+		{ h.ip, ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) |
+			(m->ops->key_kind == SUM_KEY_IP_CPU ? (uint64_t)h.cpu << 1 : 0) },
+		h.pid, h.tid, p, (uint32_t)len, 0 };
 	return 0;
 }
 
@@ -200,7 +193,7 @@ static int take_run(struct sum *m, const struct perfdata_chunk *ch)
 		len = size;
 		if (len < 8 || len > ch->len - off)
 			break;
-		if (type == PERF_RECORD_SAMPLE && plain && len == m->hp.fixed) {
+		if (type == PERF_RECORD_SAMPLE && plain) {
 			ret = take_plain(m, ch->offset + off, p, len);
 		} else if (type == PERF_RECORD_SAMPLE) {
 			ret = take_sample(m, ch->offset + off, p, len);

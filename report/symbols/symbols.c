@@ -306,6 +306,20 @@ static int dso_use_embedded(struct symbolizer *s, struct sym_dso *d)
 	return 0;
 }
 
+/* The dso's state from what debug_find_files decided (a bin_found). */
+static void dso_found(struct symbolizer *s, struct sym_dso *d, int found)
+{
+	if (found == BIN_OK) {
+		d->state = DSO_OK;
+	} else if (found == BIN_MISMATCH) {
+		d->state = DSO_MISMATCH;
+		s->stats.dsos_mismatch++;
+	} else {
+		d->state = DSO_MISSING;
+		s->stats.dsos_missing++;
+	}
+}
+
 /* Open the dso (decide its files) if not done yet: 0 or -ENOMEM. */
 static int dso_ensure(struct symbolizer *s, struct sym_dso *d)
 {
@@ -322,15 +336,7 @@ static int dso_ensure(struct symbolizer *s, struct sym_dso *d)
 	ret = debug_find_files(s->find, d->path, d->build_id, d->build_id_size, &d->files);
 	if (ret < 0)
 		return ret;
-	if (ret == BIN_OK) {
-		d->state = DSO_OK;
-	} else if (ret == BIN_MISMATCH) {
-		d->state = DSO_MISMATCH;
-		s->stats.dsos_mismatch++;
-	} else {
-		d->state = DSO_MISSING;
-		s->stats.dsos_missing++;
-	}
+	dso_found(s, d, ret);
 	return 0;
 }
 
@@ -535,19 +541,11 @@ static void syms_prefetch_join(struct symbolizer *s, bool stop)
 			continue;
 		d->files = j->files;
 		j->files = (struct bin_files){ 0 };
-		if (j->found == BIN_OK) {
-			d->state = DSO_OK;
-			if (j->syms_loaded) {
-				d->syms = j->syms;
-				d->syms_loaded = true;
-				j->syms = (struct symtab){ 0 };
-			}
-		} else if (j->found == BIN_MISMATCH) {
-			d->state = DSO_MISMATCH;
-			s->stats.dsos_mismatch++;
-		} else {
-			d->state = DSO_MISSING;
-			s->stats.dsos_missing++;
+		dso_found(s, d, j->found);
+		if (j->found == BIN_OK && j->syms_loaded) {
+			d->syms = j->syms;
+			d->syms_loaded = true;
+			j->syms = (struct symtab){ 0 };
 		}
 	}
 }

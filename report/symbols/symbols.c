@@ -325,8 +325,9 @@ static int dso_ensure(struct symbolizer *s, struct sym_dso *d)
 {
 	int ret;
 
+	/* all of them, so that what is said comes in one order */
 	if (s->ahead)
-		syms_prefetch_join(s, true);
+		syms_prefetch_join(s, false);
 	if (d->state != DSO_NEW)
 		return 0;
 	/* what the recording embedded comes before any file */

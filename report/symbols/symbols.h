@@ -115,8 +115,9 @@ int symbolizer_prefetch_kallsyms(struct symbolizer *s);
 /* Start reading the files and symbols of these dsos on a thread (their
  * ELF symbol tables: what the first lookups would read), while the caller
  * does other work that does not use the symbolizer; the first use of a
- * dso waits for it, takes what it read, and stops it. Once per
- * symbolizer; not where debuginfod is configured. 0 or -ENOMEM. */
+ * dso waits for it to end and takes what it read (its warnings said
+ * then, in the order of dsos). Once per symbolizer; not where debuginfod
+ * is configured. 0 or -ENOMEM. */
 int symbolizer_prefetch_symbols(struct symbolizer *s, struct sym_dso *const *dsos, size_t n);
 /* Wait until the thread has read them all, and take what it read. */
 void symbolizer_prefetch_wait(struct symbolizer *s);

@@ -239,14 +239,36 @@ struct sample_head_plan {
  * record_sample_head reads them: 0 and *hp, else -1. */
 int record_sample_head_plan(const struct record_layouts *ls, struct sample_head_plan *hp);
 
+/* The head's fields of a sample hp is the plan of, masked (a field the
+ * samples do not have reads 0): no check of the record's length. */
+struct sample_fields {
+	uint64_t ip, time, period, ids;         /* ids: pid | tid << 32 */
+	uint32_t cpu;
+};
+
+static inline void sample_fields_read(const struct sample_head_plan *hp, const uint8_t *p,
+				      struct sample_fields *f)
+{
+	memcpy(&f->ip, p + hp->ip_off, 8);
+	memcpy(&f->time, p + hp->time_off, 8);
+	memcpy(&f->period, p + hp->period_off, 8);
+	memcpy(&f->ids, p + hp->tid_off, 8);
+	memcpy(&f->cpu, p + hp->cpu_off, 4);
+	f->ip &= hp->ip_mask;
+	f->time &= hp->time_mask;
+	f->period &= hp->period_mask;
+	f->ids &= hp->ids_mask;
+	f->cpu &= hp->cpu_mask;
+}
+
 /* record_sample_head of a SAMPLE of the event (its index) hp is the plan
  * of: 0 and *h, or -1. */
 static inline int sample_head_read(const struct sample_head_plan *hp, int event, const void *bytes,
 				   size_t len, struct sample_head *h)
 {
 	const uint8_t *p = bytes;
-	uint64_t n = 0, ip, time, period, ids;
-	uint32_t cpu;
+	struct sample_fields f;
+	uint64_t n = 0;
 	uint16_t size;
 
 	if (len < hp->fixed)
@@ -263,16 +285,10 @@ static inline int sample_head_read(const struct sample_head_plan *hp, int event,
 	} else if (len != hp->fixed) {
 		return -1;
 	}
-	memcpy(&ip, p + hp->ip_off, 8);
-	memcpy(&time, p + hp->time_off, 8);
-	memcpy(&period, p + hp->period_off, 8);
-	memcpy(&ids, p + hp->tid_off, 8);
-	memcpy(&cpu, p + hp->cpu_off, 4);
-	ids &= hp->ids_mask;
+	sample_fields_read(hp, p, &f);
 	*h = (struct sample_head){
-		.event = event, .type = hp->type, .ip = ip & hp->ip_mask,
-		.time = time & hp->time_mask, .period = period & hp->period_mask,
-		.pid = (uint32_t)ids, .tid = (uint32_t)(ids >> 32), .cpu = cpu & hp->cpu_mask,
+		.event = event, .type = hp->type, .ip = f.ip, .time = f.time, .period = f.period,
+		.pid = (uint32_t)f.ids, .tid = (uint32_t)(f.ids >> 32), .cpu = f.cpu,
 		.chain_nr = n, .chain = n ? p + hp->fixed + 8 : NULL,
 	};
 	return 0;

@@ -149,23 +149,25 @@ static int take_sample(struct sum *m, uint64_t pos, const uint8_t *p, size_t len
 }
 
 /* A sample of a recording without call chains whose key the walk
- * computes (ops->key_kind): its head read inline, its key made here, into
- * the batch; one that does not read so, the usual way. 0, or SUM_CANNOT. */
+ * computes (ops->key_kind): its head's fields read from the plan, its key
+ * made here, into the batch; one of another length, the usual way. 0, or
+ * SUM_CANNOT. */
 static inline int take_plain(struct sum *m, uint64_t pos, const uint8_t *p, size_t len)
 {
-	struct sample_head h;
+	struct sample_fields f;
 	uint16_t misc;
 
-	if (sample_head_read(&m->hp, 0, p, len, &h))
+	if (len != m->hp.fixed)
 		return take_sample(m, pos, p, len);
-	if (round_check(m, h.time))
+	sample_fields_read(&m->hp, p, &f);
+	if (round_check(m, f.time))
 		return SUM_CANNOT;
 	memcpy(&misc, p + 4, 2);
 	m->batch.pend[m->batch.nr_pend++] = (struct sum_pend){
-		h.time, (h.type & PERF_SAMPLE_PERIOD) ? h.period : 0, pos,
-		{ h.ip, ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) |
-			(m->ops->key_kind == SUM_KEY_IP_CPU ? (uint64_t)h.cpu << 1 : 0) },
-		h.pid, h.tid, p, (uint32_t)len, 0 };
+		f.time, (m->hp.type & PERF_SAMPLE_PERIOD) ? f.period : 0, pos,
+		{ f.ip, ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) |
+			(m->ops->key_kind == SUM_KEY_IP_CPU ? (uint64_t)f.cpu << 1 : 0) },
+		(uint32_t)f.ids, (uint32_t)(f.ids >> 32), p, (uint32_t)len, 0 };
 	return 0;
 }
 

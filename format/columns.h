@@ -35,4 +35,16 @@ int columns_encode(struct columns_enc *e, const struct record_layouts *ls, const
  * malformed input is -PREC_ECORRUPT with the byte offset in err. */
 int columns_decode(const uint8_t *p, size_t len, struct buf *out, struct err *err);
 
+/* The same with lazy stack copies (stack_lazy.h): the copies that fit are
+ * left as descriptors naming the block at file offset block, and the
+ * offsets in out of the records that hold one are written to marks (u32
+ * each, ascending). */
+struct columns_lazy {
+	uint64_t block;
+	struct buf *marks;
+};
+
+int columns_decode_lazy(const uint8_t *p, size_t len, struct buf *out,
+			const struct columns_lazy *lz, struct err *err);
+
 #endif

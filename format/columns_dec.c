@@ -15,6 +15,7 @@
 #include "blocks.h"
 #include "container.h"
 #include "record.h"
+#include "stack_lazy.h"
 
 /* What the decoder does for a field (struct field.code). */
 enum {
@@ -26,6 +27,13 @@ struct dstate {
 	uint32_t stack_len;     /* the previous stack copy (KEY states) */
 	size_t stack_off;       /* ... where it is in out */
 	uint64_t stack_sp;
+	/* lazy copies (stack_lazy.h): the copy rebuilt here, and the chain */
+	struct stack_win win;
+	uint64_t chain;
+	uint32_t seq;
+	bool live;              /* the last copy was lazy: its chain goes on */
+	uint32_t live_cpu;      /* ... in spans of this CPU */
+	size_t last_desc;       /* ... its descriptor, in out */
 };
 
 struct tentry {
@@ -52,6 +60,10 @@ struct dec {
 	long cpu_state[MAX_SHAPES];     /* this span's CPU state of each shape, -1 */
 	uint64_t last_key[MAX_SHAPES];  /* the key each shape met last, and its state */
 	long last_key_st[MAX_SHAPES];
+	const struct columns_lazy *lz;  /* lazy copies asked for, or NULL */
+	uint16_t *units;                /* a copy's changed units (lazy), and their bytes */
+	uint8_t *unit_x;
+	size_t cap_units, cap_x;
 	struct err *err;
 };
 
@@ -340,13 +352,20 @@ static void stack_base(uint8_t *dst, size_t size, const uint8_t *prev, size_t pl
 	memset(dst + b, 0, (size_t)(sz - b));
 }
 
-static int dec_stack_units(struct dec *d, const struct field *f, uint8_t *data, uint64_t size)
+/* The copy's changed units XORed into data; with keep, also listed in
+ * d->units and d->unit_x (for a lazy copy). Their number, or a negative
+ * code. */
+static long dec_stack_units(struct dec *d, const struct field *f, uint8_t *data, uint64_t size,
+			    bool keep)
 {
 	struct col *runs = &d->cols[f->col + 1], *x = &d->cols[f->col + 2];
 	uint64_t m, units = (size + 7) / 8, u = 0, g;
 
 	if (!col_varint(runs, &m) || m > units)
 		return bad(d, "bad run count in a stack copy", runs->p);
+	if (keep && (array_grow((void **)&d->units, &d->cap_units, (size_t)units, sizeof(*d->units)) ||
+		     array_grow((void **)&d->unit_x, &d->cap_x, (size_t)units, 8)))
+		return -ENOMEM;
 	for (uint64_t k = 0; k < m; k++) {
 		size_t ulen;
 
@@ -357,8 +376,130 @@ static int dec_stack_units(struct dec *d, const struct field *f, uint8_t *data, 
 			return bad(d, "stack column ends early", x->p);
 		for (size_t t = 0; t < ulen; t++)
 			data[8 * u + t] ^= x->p[t];
+		if (keep) {
+			d->units[k] = (uint16_t)u;
+			memset(d->unit_x + 8 * k, 0, 8);
+			memcpy(d->unit_x + 8 * k, x->p, ulen);
+		}
 		x->p += ulen;
 	}
+	return (long)m;
+}
+
+/* Lazy copies (stack_lazy.h) ----------------------------------------- */
+
+static uint64_t next_chain;     /* chain ids, unique in the process */
+
+/* The state's chain ends with its last lazy copy. */
+static void end_chain(struct dec *d, struct dstate *st)
+{
+	uint16_t flags;
+
+	if (!st->live)
+		return;
+	memcpy(&flags, d->out->data + st->last_desc + 36, 2);
+	flags |= LAZY_LAST;
+	memcpy(d->out->data + st->last_desc + 36, &flags, 2);
+	st->live = false;
+}
+
+/* The n units (ascending, their values in unit_x) as runs after the
+ * descriptor's head in a copy of size bytes: the number of runs, or -1
+ * when they do not fit. */
+static long put_runs(const struct dec *d, uint8_t *data, uint64_t size, size_t n)
+{
+	size_t at = LAZY_HEAD_SIZE, head = 0;
+	long runs = 0;
+
+	if (size < LAZY_HEAD_SIZE)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		uint16_t first, count;
+
+		if (!k || d->units[k] != d->units[k - 1] + 1) {
+			if (size - at < LAZY_RUN_HEAD)
+				return -1;
+			head = at;
+			first = d->units[k];
+			count = 0;
+			memcpy(data + head, &first, 2);
+			at += LAZY_RUN_HEAD;
+			runs++;
+		}
+		if (size - at < 8)
+			return -1;
+		memcpy(&count, data + head + 2, 2);
+		count = (uint16_t)(k && d->units[k] == d->units[k - 1] + 1 ? count + 1 : 1);
+		memcpy(data + head + 2, &count, 2);
+		memcpy(data + at, d->unit_x + 8 * k, 8);
+		at += 8;
+	}
+	return runs;
+}
+
+static int put_lazy(struct dec *d, struct rec *r, struct dstate *st, uint8_t *data, uint64_t sp,
+		    uint32_t nr)
+{
+	uint64_t block = d->lz->block;
+	uint32_t rec = (uint32_t)(r->p - d->out->data), seq;
+	uint16_t flags = st->live ? 0 : LAZY_FULL, zero = 0;
+
+	if (!st->live) {
+		st->chain = __atomic_add_fetch(&next_chain, 1, __ATOMIC_RELAXED);
+		st->seq = 0;
+	}
+	seq = st->seq++;
+	memcpy(data, &st->chain, 8);
+	memcpy(data + 8, &block, 8);
+	memcpy(data + 16, &sp, 8);
+	memcpy(data + 24, &rec, 4);
+	memcpy(data + 28, &seq, 4);
+	memcpy(data + 32, &nr, 4);
+	memcpy(data + 36, &flags, 2);
+	memcpy(data + 38, &zero, 2);
+	st->live = true;
+	st->live_cpu = d->span_cpu;
+	st->last_desc = (size_t)(data - d->out->data);
+	return buf_append(d->lz->marks, &rec, sizeof(rec)) ? -ENOMEM : 0;
+}
+
+/* The copy rebuilt in the state's window from the previous one and the
+ * changed units; written as a descriptor where that fits in its bytes (the
+ * units, or where the chain starts the copy's non-zero ones), else whole. */
+static int dec_stack_lazy(struct dec *d, const struct field *f, struct rec *r, struct dstate *st,
+			  uint8_t *data, uint64_t size, uint64_t sp)
+{
+	uint64_t units = (size + 7) / 8, u;
+	size_t n;
+	long m, nr;
+	uint8_t *w;
+
+	if (stack_win_move(&st->win, sp, (size_t)size))
+		return -ENOMEM;
+	w = stack_win_data(&st->win);
+	m = dec_stack_units(d, f, w, size, true);
+	if (m < 0)
+		return (int)m;
+	/* a chain stays in one CPU's spans, which the walk hands on in their
+	 * order: a thread's records on another CPU may come before them */
+	if (st->live && st->live_cpu != d->span_cpu)
+		end_chain(d, st);
+	n = (size_t)m;
+	if (!st->live)
+		for (n = 0, u = 0; u < units; u++) {
+			uint64_t v = 0;
+
+			memcpy(&v, w + 8 * u, 8 * u + 8 <= size ? 8 : (size_t)(size - 8 * u));
+			if (v) {
+				d->units[n] = (uint16_t)u;
+				memcpy(d->unit_x + 8 * n++, &v, 8);
+			}
+		}
+	nr = put_runs(d, data, size, n);
+	if (nr >= 0)
+		return put_lazy(d, r, st, data, sp, (uint32_t)nr);
+	memcpy(data, w, (size_t)size);
+	end_chain(d, st);
 	return 0;
 }
 
@@ -386,9 +527,14 @@ static int dec_stack(struct dec *d, const struct shape *s, uint8_t i, struct rec
 	data = r->p + r->pos + 8;
 	st = &d->st[r->key_st];
 	sp = f->ref == NO_FIELD ? 0 : le64_get(r->p + r->at[f->ref]);
-	stack_base(data, (size_t)size, st->stack_len ? d->out->data + st->stack_off : NULL,
-		   st->stack_len, (int64_t)(sp - st->stack_sp));
-	ret = dec_stack_units(d, f, data, size);
+	if (d->lz) {
+		ret = dec_stack_lazy(d, f, r, st, data, size, sp);
+	} else {
+		stack_base(data, (size_t)size, st->stack_len ? d->out->data + st->stack_off : NULL,
+			   st->stack_len, (int64_t)(sp - st->stack_sp));
+		ret = (int)dec_stack_units(d, f, data, size, false);
+		ret = ret < 0 ? ret : 0;
+	}
 	if (ret)
 		return ret;
 	if (!col_varint(sizes, &dyn))
@@ -543,6 +689,10 @@ static int dec_span(struct dec *d)
 
 static void dec_free(struct dec *d)
 {
+	for (size_t i = 0; i < d->nr_st; i++)
+		stack_win_free(&d->st[i].win);
+	free(d->units);
+	free(d->unit_x);
 	free(d->shapes);
 	free(d->cols);
 	free(d->st);
@@ -553,13 +703,21 @@ static void dec_free(struct dec *d)
 
 int columns_decode(const uint8_t *p, size_t len, struct buf *out, struct err *err)
 {
+	return columns_decode_lazy(p, len, out, NULL, err);
+}
+
+int columns_decode_lazy(const uint8_t *p, size_t len, struct buf *out,
+			const struct columns_lazy *lz, struct err *err)
+{
 	struct cursor c = cur_make(p, len);
-	struct dec d = { .base = p, .out = out, .err = err };
+	struct dec d = { .base = p, .out = out, .lz = lz, .err = err };
 	const uint8_t *hdr;
 	uint32_t orig;
 	int ret;
 
 	buf_reset(out);
+	if (lz)
+		buf_reset(lz->marks);
 	if (!cur_le32(&c, &orig) || orig > CONTAINER_MAX_RAW || orig < DATA_HEADER_SIZE ||
 	    !(hdr = cur_take(&c, DATA_HEADER_SIZE)))
 		return bad(&d, "header does not fit", p + c.off);
@@ -578,6 +736,8 @@ int columns_decode(const uint8_t *p, size_t len, struct buf *out, struct err *er
 			ret = bad(&d, "bytes left over in a column", d.cols[i].p);
 	if (!ret && out->len != orig)
 		ret = bad(&d, "decoded length differs from the declared one", p + len);
+	for (size_t i = 0; !ret && lz && i < d.nr_st; i++)
+		end_chain(&d, &d.st[i]);
 	dec_free(&d);
 	if (ret == -ENOMEM)
 		return err_set(err, ret, "out of memory");

@@ -288,6 +288,9 @@ struct container_reader_opts {
 	/* Called once per problem found, in file order. */
 	void (*warn)(void *ctx, const struct container_problem *p);
 	void *ctx;
+	/* The walk (container_reader_next) leaves user-stack copies of COLUMNS
+	 * blocks lazy (stack_lazy.h); block_at never does. */
+	bool lazy_stacks;
 };
 
 struct container_block {
@@ -301,6 +304,10 @@ struct container_block {
 				   container_reader_release when held) */
 	size_t len;
 	uint32_t stored_len;    /* payload bytes in the file, after the header */
+	/* the offsets in data of the records whose stack copy is lazy
+	 * (stack_lazy.h), ascending; none unless the reader leaves them so */
+	const uint32_t *marks;
+	size_t nr_marks;
 };
 
 struct container_stats {

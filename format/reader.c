@@ -77,6 +77,7 @@ void decoder_free(struct decoder *d)
 	libdeflate_free_decompressor(d->zd);
 	buf_free(&d->raw);
 	buf_free(&d->plain);
+	buf_free(&d->marks);
 	d->zd = NULL;
 }
 
@@ -236,7 +237,8 @@ static int inflate_payload(struct decoder *d, struct buf *to, const uint8_t *p, 
  * 0 with *data, *len set, or -PREC_ECORRUPT (codec failure, wrong length or
  * CRC), -ENOMEM. */
 static int block_payload(struct decoder *d, struct buf *out, const struct block_header *bh,
-			 const uint8_t *stored, const uint8_t **data, size_t *len)
+			 const uint8_t *stored, const uint8_t **data, size_t *len,
+			 const struct columns_lazy *lz)
 {
 	/* both encodings decode from d's own buffer into out */
 	bool tr = bh->flags & (BLOCK_FLAG_TRANSFORMED | BLOCK_FLAG_COLUMNS);
@@ -257,7 +259,7 @@ static int block_payload(struct decoder *d, struct buf *out, const struct block_
 	if (bh->flags & BLOCK_FLAG_COLUMNS) {
 		if (crc32_of(*data, *len) != bh->raw_crc)
 			return -PREC_ECORRUPT;
-		ret = columns_decode(*data, *len, out, NULL);
+		ret = columns_decode_lazy(*data, *len, out, lz, NULL);
 		if (ret)
 			return ret == -ENOMEM ? ret : -PREC_ECORRUPT;
 		*data = out->data;
@@ -403,14 +405,19 @@ int reader_scan(struct container_reader *r, const struct walk_sink *sink, uint64
 }
 
 int reader_decode(const struct container_reader *r, const struct walk_sink *sink,
-		  struct decoder *d, struct buf *out, uint64_t at, const struct block_header *bh,
-		  struct container_block *b)
+		  struct decoder *d, struct buf *out, struct buf *marks, uint64_t at,
+		  const struct block_header *bh, struct container_block *b)
 {
 	const uint8_t *data;
 	struct err sub = { 0 };
 	size_t len;
-	int ret = block_payload(d, out, bh, r->base + at + CONTAINER_BLOCK_HEADER_SIZE, &data,
-				&len);
+	struct columns_lazy lz = { at, marks };
+	int ret;
+
+	if (marks)
+		buf_reset(marks);
+	ret = block_payload(d, out, bh, r->base + at + CONTAINER_BLOCK_HEADER_SIZE, &data, &len,
+			    marks && r->opts.lazy_stacks && bh->type == BLOCK_DATA ? &lz : NULL);
 
 	if (ret == -ENOMEM)
 		return ret;
@@ -437,6 +444,8 @@ int reader_decode(const struct container_reader *r, const struct walk_sink *sink
 	b->stored_len = bh->stored_len;
 	b->data = data;
 	b->len = len;
+	b->marks = marks ? (const uint32_t *)(const void *)marks->data : NULL;
+	b->nr_marks = marks ? marks->len / sizeof(uint32_t) : 0;
 	sink->stats->blocks++;
 	return 1;
 }
@@ -454,7 +463,7 @@ static int next_block(struct container_reader *r, struct container_block *b, str
 		if (!reader_scan(r, &sink, &at, &bh))
 			return 0;
 		reader_drop_behind(r, at);
-		ret = reader_decode(r, &sink, &r->walk, &r->walk.plain, at, &bh, b);
+		ret = reader_decode(r, &sink, &r->walk, &r->walk.plain, &r->walk.marks, at, &bh, b);
 		if (ret < 0)
 			return err_set(err, ret, "out of memory");
 		if (ret)
@@ -502,7 +511,7 @@ static int block_at(struct container_reader *r, uint64_t offset, bool check,
 		return 0;
 	/* decoded with a decoder of its own: the walk's blocks stay */
 	ret = block_payload(&r->at, &r->at.plain, &bh, r->base + offset + CONTAINER_BLOCK_HEADER_SIZE,
-			    &data, &len);
+			    &data, &len, NULL);
 	if (ret == -ENOMEM)
 		return err_set(err, ret, "out of memory");
 	if (ret || (check && block_payload_validate(bh.type, data, len, NULL)))
@@ -515,6 +524,8 @@ static int block_at(struct container_reader *r, uint64_t offset, bool check,
 	b->stored_len = bh.stored_len;
 	b->data = data;
 	b->len = len;
+	b->marks = NULL;
+	b->nr_marks = 0;
 	return 1;
 }
 

@@ -28,6 +28,7 @@ struct decoder {
 	struct libdeflate_decompressor *zd;
 	struct buf raw;         /* inflated payload, to untransform */
 	struct buf plain;       /* the decoded payload (the walk's, block_at's) */
+	struct buf marks;       /* its records with lazy stack copies (the walk's) */
 };
 
 void decoder_free(struct decoder *d);
@@ -75,11 +76,12 @@ int reader_scan(struct container_reader *r, const struct walk_sink *sink, uint64
 		struct block_header *bh);
 /* The payload of the block scanned at `at`, decoded with d into out and
  * checked: 1 and *b (its data in out, or in the file when stored), 0 when
- * it is damaged (told, counted), or -ENOMEM. Reads nothing of r that the
- * walk changes. */
+ * it is damaged (told, counted), or -ENOMEM. Stack copies are left lazy
+ * when the reader was opened so and marks is given (b->marks then in it).
+ * Reads nothing of r that the walk changes. */
 int reader_decode(const struct container_reader *r, const struct walk_sink *sink,
-		  struct decoder *d, struct buf *out, uint64_t at, const struct block_header *bh,
-		  struct container_block *b);
+		  struct decoder *d, struct buf *out, struct buf *marks, uint64_t at,
+		  const struct block_header *bh, struct container_block *b);
 /* Tell the kept problems, in their order, and forget them. */
 void reader_tell(struct container_reader *r, struct problem_notes *n);
 void stats_add(struct container_stats *to, const struct container_stats *from);

@@ -39,6 +39,7 @@ struct ra_slot {
 	enum slot_state state;
 	uint64_t ticket;
 	struct buf plain;       /* the decoded payload */
+	struct buf marks;       /* its records with lazy stack copies */
 	struct problem_notes notes;
 	struct container_stats stats;
 	int ret;                /* 1 a block, 0 the end, 2 nothing (damage), < 0 failure */
@@ -104,7 +105,7 @@ static void step(struct container_reader *r, struct container_ra *ra, struct dec
 	ra->ahead_bytes += s->bytes;
 	ra->busy++;
 	pthread_mutex_unlock(&ra->lock);
-	ret = reader_decode(r, &sink, d, &s->plain, at, &bh, &s->b);
+	ret = reader_decode(r, &sink, d, &s->plain, &s->marks, at, &bh, &s->b);
 	pthread_mutex_lock(&ra->lock);
 	ra->busy--;
 	s->ret = ret == 1 ? 1 : ret == 0 ? 2 : ret;
@@ -142,6 +143,7 @@ static void ra_free(struct container_ra *ra)
 {
 	for (int i = 0; i < RA_SLOTS; i++) {
 		buf_free(&ra->slots[i].plain);
+		buf_free(&ra->slots[i].marks);
 		free(ra->slots[i].notes.v);
 	}
 	for (int i = 0; i < RA_WORKERS_MAX; i++)

@@ -161,11 +161,12 @@ static int hold_one(struct order *o, struct order_ent *x, uint32_t id)
 
 static int copy_one(struct order *o, struct order_ent *x, uint32_t id)
 {
-	uint8_t *to = chunk_room(o, x->len, &id);
+	uint32_t len = x->len & ~ORDER_MARK;
+	uint8_t *to = chunk_room(o, len, &id);
 
 	if (!to)
 		return -ENOMEM;
-	memcpy(to, x->p, x->len);
+	memcpy(to, x->p, len);
 	x->p = to;
 	x->owner = id;
 	return 0;

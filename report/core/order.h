@@ -87,6 +87,10 @@ typedef int (*order_fn)(void *ctx, const uint8_t *p, uint32_t len);
 void order_init(struct order *o, order_release_fn release, void *ctx);
 /* Frees the queue; held memory still in use is released. */
 void order_free(struct order *o);
+/* A caller's mark on a record, kept in its length: a record added with
+ * len | ORDER_MARK is len bytes, handed on with the mark. */
+#define ORDER_MARK (1u << 31)
+
 /* Queue a record of len bytes at p with its time; borrowed: p is in memory
  * the caller reuses after order_adopt, else it outlives the queue (the
  * borrowed records are the last ones added before each order_adopt: no

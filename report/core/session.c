@@ -4,6 +4,7 @@
 #include "order.h"
 #include "session_int.h"
 #include "common/log.h"
+#include "format/stack_lazy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -222,7 +223,7 @@ static int open_perf(struct session *s, const char *path, const void *data, size
 static int open_any(struct session *s, const char *path, const void *data, size_t len,
 		    bool quiet, bool counts, struct err *err)
 {
-	struct container_reader_opts o = { on_problem, s };
+	struct container_reader_opts o = { on_problem, s, .lazy_stacks = true };
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -297,6 +298,7 @@ void session_close(struct session *s)
 		source_free(s->sources[i]);
 	free(s->sources);
 	container_reader_close(s->r);
+	stack_chains_free(s->chains);
 	perfdata_close(s->pd);
 	if (s->live) {
 		session_order_free(s->live);
@@ -442,12 +444,72 @@ void session_count_sample(struct session *s, bool has_time, uint64_t time)
 }
 
 /* One record in time order: to the raw hook, else decoded, counted, to fn. */
+/* A lazy copy's bytes the chain could not give: from its block decoded
+ * again whole. 0 and *data, -1, or -ENOMEM. */
+static int redecode(struct session *s, const struct sample *sm, const uint8_t **data)
+{
+	struct container_block b;
+	struct lazy_desc d;
+	struct record rec;
+	uint16_t size;
+	int ret;
+
+	if (lazy_desc_read(sm->stack_data, sm->stack_size, &d))
+		return -1;
+	ret = container_reader_block_at(s->r, d.block, &b, NULL);
+	if (ret != 1)
+		return ret == -ENOMEM ? ret : -1;
+	if (b.type != BLOCK_DATA || d.rec > b.len || b.len - d.rec < sizeof(struct perf_event_header))
+		return -1;
+	memcpy(&size, b.data + d.rec + 6, sizeof(size));
+	if (size > b.len - d.rec || record_decode(s->layouts, b.data + d.rec, size, &rec, NULL) ||
+	    rec.type != PERF_RECORD_SAMPLE || rec.u.sample.stack_size != sm->stack_size)
+		return -1;
+	s->stats.stacks_redecoded++;
+	return stack_chains_set(s->chains, sm->stack_data, rec.u.sample.stack_data, sm->stack_size,
+				data);
+}
+
+/* A record with a lazy stack copy (read_data marked it): decoded, its copy
+ * rebuilt (stack_lazy.h), then handed on as deliver does. */
+static int deliver_lazy(struct deliver *d, const uint8_t *p, uint32_t len)
+{
+	struct session *s = d->s;
+	struct record rec;
+	const uint8_t *data;
+	int ret;
+
+	if (record_decode(s->layouts, p, len, &rec, NULL) || rec.type != PERF_RECORD_SAMPLE ||
+	    !rec.u.sample.stack_size) {
+		s->stats.bad_records++;
+		return 0;
+	}
+	if (!s->chains && !(s->chains = stack_chains_new()))
+		return -ENOMEM;
+	ret = stack_chains_take(s->chains, rec.u.sample.stack_data, rec.u.sample.stack_size, &data);
+	if (ret == 1)
+		ret = redecode(s, &rec.u.sample, &data);
+	if (ret) {
+		if (ret == -ENOMEM)
+			return ret;
+		s->stats.bad_records++;
+		return 0;
+	}
+	rec.u.sample.stack_data = data;
+	if (s->raw && (ret = s->raw(s->raw_ctx, s, p, len)))
+		return ret > 0 ? 0 : ret;
+	session_count_record(s, &rec);
+	return d->fn ? d->fn(d->ctx, s, &rec) : 0;
+}
+
 static int deliver(void *ctx, const uint8_t *p, uint32_t len)
 {
 	struct deliver *d = ctx;
 	struct record rec;
 	int ret;
 
+	if (len & ORDER_MARK)
+		return deliver_lazy(d, p, len & ~ORDER_MARK);
 	if (d->s->raw && (ret = d->s->raw(d->s->raw_ctx, d->s, p, len)))
 		return ret > 0 ? 0 : ret;
 	if (record_decode(d->s->layouts, p, len, &rec, NULL)) {
@@ -467,8 +529,9 @@ static int flush(struct session *s, struct session_order *o, uint64_t limit, boo
 	return order_flush(&o->q, limit, flush_all, deliver, &d);
 }
 
+/* marked: the record holds a lazy stack copy (read_data). */
 static int queue(struct session *s, struct session_order *o, const uint8_t *p, size_t len,
-		 bool borrowed)
+		 bool borrowed, bool marked)
 {
 	uint64_t time = record_peek_time(s->layouts, p, len);
 
@@ -476,7 +539,7 @@ static int queue(struct session *s, struct session_order *o, const uint8_t *p, s
 		s->stats.out_of_order++;
 	if (time > o->round_max)
 		o->round_max = time;
-	return order_add(&o->q, p, (uint32_t)len, time, borrowed);
+	return order_add(&o->q, p, (uint32_t)len | (marked ? ORDER_MARK : 0), time, borrowed);
 }
 
 static bool hold_block(void *ctx, uint64_t *token)
@@ -518,6 +581,7 @@ static int read_data(struct session *s, struct session_order *o, const struct co
 {
 	struct data_iter it;
 	struct data_span sp;
+	size_t mi = 0;          /* the next of b->marks */
 	int ret;
 
 	if (data_iter_init(&it, b->data, b->len, NULL))
@@ -530,13 +594,19 @@ static int read_data(struct session *s, struct session_order *o, const struct co
 			continue;
 		}
 		for (size_t off = 0; off < sp.len;) {
-			size_t len;
+			size_t len, at = (size_t)(sp.records - b->data) + off;
+			bool marked;
+
+			while (mi < b->nr_marks && b->marks[mi] < at)
+				mi++;
+			marked = mi < b->nr_marks && b->marks[mi] == at;
 
 			if (record_next(sp.records, sp.len, off, &len, NULL) != 1)
 				break;
 			if (sp.cpu == SPAN_CPU_SYNTH)
 				s->stats.synth_records++;
-			if (queue(s, o, sp.records + off, len, true))
+			mi += marked;
+			if (queue(s, o, sp.records + off, len, true, marked))
 				return err_set(err, -ENOMEM, "out of memory");
 			off += len;
 		}
@@ -574,7 +644,7 @@ static int read_perf(struct session *s, struct session_order *o, session_record_
 		for (size_t off = 0, len; off < ch.len; off += len) {
 			if (record_next(ch.p, ch.len, off, &len, NULL) != 1)
 				break;
-			if (queue(s, o, ch.p + off, len, !ch.stable))
+			if (queue(s, o, ch.p + off, len, !ch.stable, false))
 				return err_set(err, -ENOMEM, "out of memory");
 		}
 		if (!ch.stable && adopt(s, o))

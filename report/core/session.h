@@ -33,6 +33,8 @@
 #include "format/record.h"
 #include "machine.h"
 
+struct stack_chains;
+
 struct session_stats {
 	uint64_t records;               /* records handed on */
 	uint64_t by_type[PERF_RECORD_MAX];
@@ -43,6 +45,7 @@ struct session_stats {
 	uint64_t lost_records;          /* LOST records */
 	uint64_t out_of_order;          /* records older than what was already handed on */
 	uint64_t synth_records;         /* records in synthesized spans */
+	uint64_t stacks_redecoded;      /* lazy stack copies their chain could not give */
 };
 
 typedef void (*session_progress_fn)(void *ctx, const char *path, uint64_t done,
@@ -57,6 +60,7 @@ struct session {
 	const char *path;
 	enum session_format format;
 	struct container_reader *r;     /* prec.data, else NULL */
+	struct stack_chains *chains;    /* its walk's lazy stack copies (format/stack_lazy.h) */
 	struct perfdata *pd;            /* perf.data, else NULL */
 	struct container_header header; /* perf.data: only kind is set */
 	struct event_desc *events;

@@ -104,7 +104,7 @@ static int report_perf(const char *path, const struct stat_perf_opts *po, bool p
  * is refused. */
 static int open_counting(const char *path, struct container_reader **r, struct err *err)
 {
-	struct container_reader_opts ro = { report_warn, (void *)path };
+	struct container_reader_opts ro = { .warn = report_warn, .ctx = (void *)path };
 	int ret;
 
 	if (input_is_stdin(path)) {

@@ -512,7 +512,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_ADDR_COUNTS] = dump_addr_counts,
 	};
 	struct dump d = { .out = out, .path = path };
-	struct container_reader_opts o = { on_problem, &d };
+	struct container_reader_opts o = { .warn = on_problem, .ctx = &d };
 	const struct container_header *h;
 	const struct container_stats *st;
 	struct container_reader *r;

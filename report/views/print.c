@@ -565,6 +565,9 @@ void print_stats(FILE *out, const struct load *l, const struct hist *h)
 		fprintf(out, "%20s        : %10" PRIu64 "\n", "undecodable records", s->stats.bad_records);
 		fprintf(out, "%20s        : %10" PRIu64 "\n", "lost samples", s->stats.lost_samples);
 		fprintf(out, "%20s        : %10" PRIu64 "\n", "out of order", s->stats.out_of_order);
+		if (s->stats.stacks_redecoded)
+			fprintf(out, "%20s        : %10" PRIu64 " (their blocks decoded again)\n",
+				"stack copies", s->stats.stacks_redecoded);
 		fprintf(out, "%20s        : %10" PRIu64 " corrupt, %" PRIu64 " skipped, %" PRIu64
 			" bytes ignored\n", "blocks", s->cstats->corrupt_blocks, s->cstats->skipped_blocks,
 			s->cstats->bytes_ignored);

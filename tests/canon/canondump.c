@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 		[BLOCK_ADDR_COUNTS] = dump_addr_counts,
 	};
 	struct counts n = { 0, 0, 0 };
-	struct container_reader_opts opts = { on_problem, &n };
+	struct container_reader_opts opts = { .warn = on_problem, .ctx = &n };
 	const struct container_header *h;
 	struct container_reader *r;
 	struct container_block b;

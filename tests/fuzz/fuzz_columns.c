@@ -14,7 +14,9 @@
  * record is a COMM. The samples are laid out as the kernel lays them, in
  * spans of two CPUs; the payload is encoded, decoded and compared; the
  * encoded bytes with one byte changed are decoded too, and so is the input
- * itself, as garbage.
+ * itself, as garbage. The payload is also decoded with lazy stack copies
+ * (format/stack_lazy.h): the same bytes but for the marked records'
+ * copies, which their chains give back, in decode order, as decoded whole.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@
 #include "format/blocks.h"
 #include "format/columns.h"
 #include "format/record.h"
+#include "format/stack_lazy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -194,6 +197,41 @@ static void payload_of(struct in *in, const struct record_layouts *ls, const str
 	buf_free(&recs);
 }
 
+/* enc decoded lazily is back, its copies rebuilt from their chains. */
+static void check_lazy(const struct record_layouts *ls, const struct buf *enc,
+		       const struct buf *back)
+{
+	struct buf lazy = BUF_INIT, marks = BUF_INIT;
+	struct columns_lazy lz = { 0, &marks };
+	struct stack_chains *c = stack_chains_new();
+	const uint32_t *m;
+
+	if (!c)
+		abort();
+	if (columns_decode_lazy(enc->data, enc->len, &lazy, &lz, NULL) || lazy.len != back->len)
+		abort();
+	m = (const uint32_t *)(const void *)marks.data;
+	for (size_t i = 0; i < marks.len / sizeof(*m); i++) {
+		struct record a, b;
+		const uint8_t *got;
+		uint16_t len;
+
+		memcpy(&len, back->data + m[i] + 6, 2);
+		if (record_decode(ls, lazy.data + m[i], len, &a, NULL) ||
+		    record_decode(ls, back->data + m[i], len, &b, NULL) ||
+		    a.u.sample.stack_size != b.u.sample.stack_size ||
+		    stack_chains_take(c, a.u.sample.stack_data, a.u.sample.stack_size, &got) ||
+		    memcmp(got, b.u.sample.stack_data, b.u.sample.stack_size))
+			abort();        /* a chain gave back another copy */
+		memcpy(lazy.data + (a.u.sample.stack_data - lazy.data), got, a.u.sample.stack_size);
+	}
+	if (memcmp(lazy.data, back->data, back->len))
+		abort();                /* lazy decoding changed other bytes */
+	stack_chains_free(c);
+	buf_free(&lazy);
+	buf_free(&marks);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct buf payload = BUF_INIT, enc = BUF_INIT, back = BUF_INIT;
@@ -212,6 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (columns_decode(enc.data, enc.len, &back, NULL) || back.len != payload.len ||
 		    memcmp(back.data, payload.data, payload.len))
 			abort();        /* the encoding lost or changed bytes */
+		check_lazy(ls, &enc, &back);
 		if (enc.len) {
 			enc.data[(size_t)data[1] * 131 % enc.len] ^= (uint8_t)(1u << (data[1] % 8));
 			columns_decode(enc.data, enc.len, &back, NULL);

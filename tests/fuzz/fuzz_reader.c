@@ -99,7 +99,7 @@ static void decode_block(struct record_layouts *ls, struct metadata *m,
 static void read_all(const uint8_t *data, size_t size)
 {
 	size_t problems = 0;
-	struct container_reader_opts o = { ignore, &problems };
+	struct container_reader_opts o = { .warn = ignore, .ctx = &problems };
 	struct container_reader *r;
 	struct container_block b;
 	struct record_layouts *ls;

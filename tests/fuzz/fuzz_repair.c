@@ -29,7 +29,7 @@ static void ignore(void *ctx, const struct container_problem *p)
 
 static void check_repaired(const struct container_repair_stats *st)
 {
-	struct container_reader_opts o = { ignore, NULL };
+	struct container_reader_opts o = { .warn = ignore };
 	struct container_reader *r;
 	struct container_block b;
 	struct index_entry *ie = NULL;

@@ -17,6 +17,8 @@
 #include "format/columns.h"
 #include "format/container.h"
 #include "format/record.h"
+#include "format/stack_lazy.h"
+#include "report/core/session.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
@@ -25,6 +27,8 @@
 
 static uint64_t rng = 12345;
 static bool clear_tails = true;
+static bool full_dyn;           /* every copy's dyn_size is its size */
+static uint64_t late_sample = UINT64_MAX;       /* make_payload: this one comes late */
 
 static uint64_t next(void)
 {
@@ -52,7 +56,7 @@ static void add_sample(struct buf *b, uint32_t tid, uint64_t t, uint8_t *stack_i
 	size_t start = b->len;
 	uint32_t pidtid[2] = { 100, tid };
 	uint64_t k = next() % 4, sp = 0x7ffff000 + k * 64, depth = 2 + next() % 3;
-	uint64_t dyn = STACK - 512 + (next() % 2) * 256;
+	uint64_t dyn = full_dyn ? STACK : STACK - 512 + (next() % 2) * 256;
 
 	put(b, &h, sizeof(h));
 	put64(b, 7);                            /* identifier */
@@ -113,7 +117,9 @@ static void make_payload(struct buf *p, int n)
 			stacks[k][i] = (uint8_t)next();
 	add_comm(&recs);
 	for (int i = 0; i < n; i++)
-		add_sample(&recs, 100 + (uint32_t)(i % 3), 1000 + (uint64_t)i, stacks[i % 3]);
+		add_sample(&recs, 100 + (uint32_t)(i % 3),
+			   (uint64_t)i == late_sample ? 10000 + 10 * (uint64_t)i + 35 :
+			   10000 + 10 * (uint64_t)i, stacks[i % 3]);
 	buf_reset(p);
 	data_header_encode(&dh, hdr);
 	put(p, hdr, sizeof(hdr));
@@ -309,6 +315,214 @@ static void test_writer_reader(void **state)
 	record_layouts_free(ls);
 }
 
+/* ---- lazy stack copies (format/stack_lazy.h) ------------------------- */
+
+#define MAX_LAZY 1000
+
+struct lazy_rec {
+	const uint8_t *desc;
+	uint64_t size;
+	const uint8_t *want;    /* the copy as the eager decoding has it */
+};
+
+/* The payload encoded, then decoded eagerly into eager and lazily into
+ * lazy: both alike but for the marked records' copies, which are put in r
+ * (in decode order). The number of marked records. */
+static size_t decode_both(const struct record_layouts *ls, const struct buf *p, struct buf *eager,
+			  struct buf *lazy, struct lazy_rec *r)
+{
+	struct columns_enc *e = columns_enc_new();
+	struct buf enc = BUF_INIT, marks = BUF_INIT, patched = BUF_INIT;
+	struct columns_lazy lz = { 4096, &marks };
+	const uint32_t *m;
+	size_t n;
+
+	assert_non_null(e);
+	assert_int_equal(columns_encode(e, ls, p->data, p->len, &enc, NULL), 0);
+	assert_int_equal(columns_decode(enc.data, enc.len, eager, NULL), 0);
+	assert_int_equal(columns_decode_lazy(enc.data, enc.len, lazy, &lz, NULL), 0);
+	assert_int_equal(lazy->len, eager->len);
+	m = (const uint32_t *)(const void *)marks.data;
+	n = marks.len / sizeof(*m);
+	assert_true(n <= MAX_LAZY);
+	put(&patched, lazy->data, lazy->len);
+	for (size_t i = 0; i < n; i++) {
+		struct record a, b;
+		uint16_t size;
+
+		assert_true(!i || m[i] > m[i - 1]);
+		memcpy(&size, lazy->data + m[i] + 6, 2);
+		assert_int_equal(record_decode(ls, lazy->data + m[i], size, &a, NULL), 0);
+		assert_int_equal(record_decode(ls, eager->data + m[i], size, &b, NULL), 0);
+		assert_int_equal(a.type, PERF_RECORD_SAMPLE);
+		assert_int_equal(a.u.sample.stack_size, b.u.sample.stack_size);
+		assert_int_equal(a.u.sample.stack_dyn_size, b.u.sample.stack_dyn_size);
+		r[i] = (struct lazy_rec){ a.u.sample.stack_data, a.u.sample.stack_size,
+					  b.u.sample.stack_data };
+		memcpy(patched.data + (a.u.sample.stack_data - lazy->data), b.u.sample.stack_data,
+		       b.u.sample.stack_size);
+	}
+	/* every other byte is the eager decoding's */
+	assert_memory_equal(patched.data, eager->data, eager->len);
+	columns_enc_free(e);
+	buf_free(&enc);
+	buf_free(&marks);
+	buf_free(&patched);
+	return n;
+}
+
+/* The copies taken in the order given (indexes into r): each the eager
+ * one, from its chain or, where the chain cannot give it, set from the
+ * eager bytes. The number of those. */
+static int take_all(const struct lazy_rec *r, const size_t *order, size_t n)
+{
+	struct stack_chains *c = stack_chains_new();
+	int fallbacks = 0;
+
+	assert_non_null(c);
+	for (size_t i = 0; i < n; i++) {
+		const struct lazy_rec *x = &r[order[i]];
+		const uint8_t *data;
+		int ret = stack_chains_take(c, x->desc, x->size, &data);
+
+		if (ret == 1) {
+			fallbacks++;
+			ret = stack_chains_set(c, x->desc, x->want, x->size, &data);
+		}
+		assert_int_equal(ret, 0);
+		assert_memory_equal(data, x->want, x->size);
+	}
+	stack_chains_free(c);
+	return fallbacks;
+}
+
+/* Decoded lazily, the copies come back from their chains in decode order;
+ * taken out of order, the chains say so (and go on from the copy set). */
+static void test_lazy_stacks(void **state)
+{
+	struct record_layouts *ls = layouts();
+	struct buf p = BUF_INIT, eager = BUF_INIT, lazy = BUF_INIT;
+	static struct lazy_rec r[MAX_LAZY];
+	static size_t order[MAX_LAZY];
+	size_t n;
+
+	(void)state;
+	rng = 4242;
+	make_payload(&p, 300);
+	n = decode_both(ls, &p, &eager, &lazy, r);
+	assert_true(n > 250);   /* all but where the chains start whole */
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	assert_int_equal(take_all(r, order, n), 0);
+	/* each six reversed: a thread's chain meets a copy before the one
+	 * before it (the three threads' samples take turns) */
+	for (size_t i = 0; i + 6 <= n; i += 6)
+		for (size_t k = 0; k < 6; k++)
+			order[i + k] = i + 5 - k;
+	assert_true(take_all(r, order, n) > 0);
+	/* copies without a zero unit: no descriptor fits, all rebuilt whole */
+	full_dyn = true;
+	make_payload(&p, 60);
+	full_dyn = false;
+	assert_int_equal(decode_both(ls, &p, &eager, &lazy, r), 0);
+	buf_free(&p);
+	buf_free(&eager);
+	buf_free(&lazy);
+	record_layouts_free(ls);
+}
+
+struct want_stacks {
+	const struct record_layouts *ls;
+	const struct buf *plain;
+	size_t samples;
+};
+
+static int check_stack(void *ctx, struct session *s, const struct record *rec)
+{
+	struct want_stacks *w = ctx;
+	struct data_iter it;
+	struct data_span sp;
+
+	(void)s;
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return 0;
+	/* the plain payload's sample of the same time */
+	assert_int_equal(data_iter_init(&it, w->plain->data, w->plain->len, NULL), 0);
+	while (data_iter_next(&it, &sp, NULL) == 1)
+		for (size_t off = 0, len; off < sp.len; off += len) {
+			struct record x;
+
+			assert_int_equal(record_next(sp.records, sp.len, off, &len, NULL), 1);
+			if (record_decode(w->ls, sp.records + off, len, &x, NULL) ||
+			    x.type != PERF_RECORD_SAMPLE || x.u.sample.time != rec->u.sample.time)
+				continue;
+			assert_int_equal(rec->u.sample.stack_size, x.u.sample.stack_size);
+			assert_memory_equal(rec->u.sample.stack_data, x.u.sample.stack_data,
+					    x.u.sample.stack_size);
+			w->samples++;
+			return 0;
+		}
+	fail_msg("no sample of time %llu", (unsigned long long)rec->u.sample.time);
+	return 0;
+}
+
+/* Through a file and a session, which reads with lazy copies: a thread's
+ * sample that comes late in its span is handed on after the next one; the
+ * copies are the plain ones all the same, those two (and the rest of their
+ * chain) from their block decoded again. */
+static void test_lazy_session(void **state)
+{
+	struct record_layouts *ls = layouts();
+	char path[] = "/tmp/test_columns_lazy.XXXXXX";
+	struct container_writer_opts o = { .level = 1 };
+	struct event_id id = { .id = 7, .cpu = -1, .tid = -1 };
+	struct container_writer *w;
+	struct perf_event_attr a;
+	struct buf p = BUF_INIT, b = BUF_INIT;
+	struct want_stacks want = { ls, &p, 0 };
+	struct session s;
+	struct err err = { 0 };
+	struct data_iter it;
+	struct data_span sp;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	rng = 31337;
+	late_sample = 150;
+	make_payload(&p, 300);
+	late_sample = UINT64_MAX;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000;
+	a.sample_type = ST;
+	a.sample_regs_user = REGS_MASK;
+	a.sample_stack_user = STACK;
+	assert_int_equal(container_writer_open(&w, path, &o, &err), 0);
+	container_writer_set_layouts(w, ls);
+	assert_int_equal(event_block_encode(&a, sizeof(a), "cpu-clock", &id, 1, &b), 0);
+	assert_int_equal(container_write_block(w, BLOCK_EVENT, b.data, b.len, &err), 0);
+	assert_int_equal(data_iter_init(&it, p.data, p.len, &err), 0);
+	while (data_iter_next(&it, &sp, &err) == 1)
+		assert_int_equal(container_write_records(w, sp.cpu, sp.records, sp.len, NULL, 0,
+							 &err), 0);
+	assert_int_equal(container_writer_close(w, &err), 0);
+
+	assert_int_equal(session_open(&s, path, true, &err), 0);
+	assert_int_equal(session_read(&s, check_stack, &want, &err), 0);
+	assert_int_equal(want.samples, 300);
+	assert_int_equal(s.stats.bad_records, 0);
+	assert_true(s.stats.stacks_redecoded >= 2);
+	session_close(&s);
+	unlink(path);
+	buf_free(&p);
+	buf_free(&b);
+	record_layouts_free(ls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +532,8 @@ int main(void)
 		cmocka_unit_test(test_no_layout_match_is_verbatim),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_writer_reader),
+		cmocka_unit_test(test_lazy_stacks),
+		cmocka_unit_test(test_lazy_session),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

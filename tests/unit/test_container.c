@@ -150,7 +150,7 @@ struct readback {
 
 static int read_back(const char *path, struct readback *rb)
 {
-	struct container_reader_opts o = { on_problem, &rb->seen };
+	struct container_reader_opts o = { .warn = on_problem, .ctx = &rb->seen };
 	struct container_reader *r;
 	struct container_block b;
 	struct err err = { 0 };
@@ -974,7 +974,7 @@ static void walk_free(struct walk *w)
 
 static void walk_plain(const uint8_t *file, size_t len, struct walk *w)
 {
-	struct container_reader_opts o = { log_problem, &w->log };
+	struct container_reader_opts o = { .warn = log_problem, .ctx = &w->log };
 	struct container_reader *r;
 	struct container_block b;
 	struct err err = { 0 };
@@ -1034,7 +1034,7 @@ static void check_log(const struct problem_log *l, const struct problem_log *wan
 static struct container_reader *open_ra(const uint8_t *file, size_t len, const char *path,
 					struct problem_log *log)
 {
-	struct container_reader_opts o = { log_problem, log };
+	struct container_reader_opts o = { .warn = log_problem, .ctx = log };
 	struct container_reader *r;
 	struct err err = { 0 };
 
@@ -1234,7 +1234,7 @@ static void test_readahead_same_blocks(void **state)
  * the block the worker has ready would show. */
 static void check_block_at_walk(bool ra)
 {
-	struct container_reader_opts o = { log_problem, NULL };
+	struct container_reader_opts o = { .warn = log_problem };
 	struct container_reader *r;
 	struct container_block b, at;
 	struct problem_log log;

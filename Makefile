@@ -133,6 +133,7 @@ PROGS := $(BUILD)/tests/programs/spin $(BUILD)/tests/programs/forker \
 	 $(BUILD)/tests/programs/tree $(BUILD)/tests/programs/inl \
 	 $(BUILD)/tests/programs/threads \
 	 $(BUILD)/tests/programs/tree_nofp $(BUILD)/tests/programs/threads_nofp \
+	 $(BUILD)/tests/programs/twocall_nofp \
 	 $(BUILD)/tests/programs/tree_dframe $(BUILD)/tests/programs/libspinlib_dframe.so \
 	 $(BUILD)/tests/programs/swev $(BUILD)/tests/programs/phases \
 	 $(BUILD)/tests/programs/probed $(BUILD)/tests/programs/probed_nopie \
@@ -217,6 +218,9 @@ $(BUILD)/tests/programs/tree_nofp: tests/programs/tree.c tests/programs/work.h
 $(BUILD)/tests/programs/threads_nofp: tests/programs/threads.c tests/programs/work.h
 	@mkdir -p $(dir $@)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lpthread
+$(BUILD)/tests/programs/twocall_nofp: tests/programs/twocall.c tests/programs/work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(NOFP_CFLAGS) -o $@ $<
 # and without unwind tables: only .debug_frame describes their own functions
 # (crt files and libc still bring .eh_frame for theirs)
 DFRAME_CFLAGS := $(NOFP_CFLAGS) -fno-asynchronous-unwind-tables -fno-unwind-tables

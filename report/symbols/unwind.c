@@ -90,6 +90,38 @@ struct space {
 
 #define MAX_SPACES 64
 
+/*
+ * The memo of unwindings. An unwinding's outcome is a function of what the
+ * accessors gave libunwind: the sample's registers and stack words it read,
+ * the binaries' bytes and tables (the same while the process's maps are,
+ * as for libunwind's own cache), and where the stack copy lies (its stack
+ * pointer and sizes). So a sample of the same process (maps unchanged),
+ * first address, stack pointer and sizes, whose registers and stack words
+ * at each place the kept unwinding read hold what they held then, has the
+ * kept outcome: its frames are copied, libunwind is not asked. A sampled
+ * loop reads the same few return addresses and saved registers sample
+ * after sample. Direct-mapped; an unwinding that read too much, or gave
+ * too many frames, is not kept.
+ */
+#define MEMO_SLOTS 1024
+#define MEMO_READS 32
+#define MEMO_IPS 64
+#define READ_REG (1ull << 63)   /* a register (its perf number), else a stack offset */
+
+struct uread {
+	uint64_t at, v;
+};
+
+struct umemo {
+	const struct proc *proc;
+	uint64_t gen, ip, sp, dyn, size, mask;
+	size_t max;
+	uint16_t nreads, nips;
+	bool used, stopped;
+	struct uread reads[MEMO_READS];
+	uint64_t ips[MEMO_IPS];
+};
+
 struct unwinder {
 	struct machine *m;
 	char *symfs;
@@ -102,6 +134,7 @@ struct unwinder {
 	struct embed_list embeds;
 	unwind_trace_fn trace;
 	void *trace_ctx;
+	struct umemo *memo;             /* MEMO_SLOTS, or NULL */
 };
 
 /* The sample being unwound: what the accessors read. */
@@ -112,7 +145,16 @@ struct uctx {
 	size_t last;                    /* the binary of the last table lookup, in u->bins
 					 * (an index: bin_of may move the array), or NONE */
 	uint64_t last_bias;
+	struct uread *reads;            /* what was read of the sample, for the memo */
+	size_t nreads;                  /* ... MEMO_READS + 1: too much */
 };
+
+static void note_read(struct uctx *c, uint64_t at, uint64_t v)
+{
+	if (c->nreads < MEMO_READS)
+		c->reads[c->nreads] = (struct uread){ at, v };
+	c->nreads += c->nreads <= MEMO_READS;
+}
 
 #define NONE SIZE_MAX
 
@@ -394,6 +436,7 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t regnum, unw_word_t *valp
 	(void)as;
 	if (write || !sample_reg(c->s, perf_reg(regnum), &v))
 		return -UNW_EBADREG;
+	note_read(c, READ_REG | (uint64_t)perf_reg(regnum), v);
 	*valp = v;
 	return 0;
 }
@@ -415,6 +458,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 	    addr + sizeof(*valp) <= sp + c->s->stack_dyn_size &&
 	    addr - sp + sizeof(*valp) <= c->s->stack_size) {
 		memcpy(valp, c->s->stack_data + (addr - sp), sizeof(*valp));
+		note_read(c, addr - sp, *valp);
 		return 0;
 	}
 	/* the unwind tables: bytes of the binary found last, or of the map */
@@ -537,14 +581,59 @@ void unwinder_free(struct unwinder *u)
 	for (size_t i = 0; i < u->nr_spaces; i++)
 		unw_destroy_addr_space(u->spaces[i].as);
 	free(u->spaces);
+	free(u->memo);
 	free(u->symfs);
 	free(u);
+}
+
+/* The memo's slot for the sample, its key filled in: NULL when it has none. */
+static struct umemo *memo_slot(struct unwinder *u, const struct thread *t, const struct sample *s,
+			       size_t max, struct umemo *key)
+{
+	uint64_t h;
+
+	if (!u->memo && !(u->memo = calloc(MEMO_SLOTS, sizeof(*u->memo))))
+		return NULL;
+	if (!sample_reg(s, PERF_REG_X86_IP, &key->ip) || !sample_reg(s, PERF_REG_X86_SP, &key->sp))
+		return NULL;
+	key->proc = t->proc;
+	key->gen = t->proc ? t->proc->gen : 0;
+	key->dyn = s->stack_dyn_size;
+	key->size = s->stack_size;
+	key->mask = s->regs_user.mask;
+	key->max = max;
+	h = (key->ip ^ (key->sp << 17) ^ (uint64_t)(uintptr_t)key->proc) * 0x9E3779B97F4A7C15ull;
+	return &u->memo[h >> 54];       /* MEMO_SLOTS = 2^10 */
+}
+
+/* The kept unwinding of e applies to s (whose key is k). */
+static bool memo_hit(const struct umemo *e, const struct umemo *k, const struct sample *s)
+{
+	if (!e->used || e->proc != k->proc || e->gen != k->gen || e->ip != k->ip ||
+	    e->sp != k->sp || e->dyn != k->dyn || e->size != k->size || e->mask != k->mask ||
+	    e->max != k->max)
+		return false;
+	for (uint16_t i = 0; i < e->nreads; i++) {
+		uint64_t v;
+
+		if (e->reads[i].at & READ_REG) {
+			if (!sample_reg(s, (int)(e->reads[i].at & ~READ_REG), &v))
+				return false;
+		} else {
+			memcpy(&v, s->stack_data + e->reads[i].at, sizeof(v));
+		}
+		if (v != e->reads[i].v)
+			return false;
+	}
+	return true;
 }
 
 size_t unwind_user(struct unwinder *u, const struct thread *t, const struct sample *s,
 		   uint64_t *ips, size_t max)
 {
-	struct uctx c = { u, t, s, NONE, 0 };
+	struct uread reads[MEMO_READS];
+	struct uctx c = { u, t, s, NONE, 0, reads, 0 };
+	struct umemo key, *e;
 	unw_addr_space_t as;
 	unw_cursor_t cur;
 	size_t n = 0;
@@ -557,6 +646,13 @@ size_t unwind_user(struct unwinder *u, const struct thread *t, const struct samp
 	as = space_of(u, t);
 	if (!as)
 		return 0;
+	e = memo_slot(u, t, s, max, &key);
+	if (e && memo_hit(e, &key, s)) {
+		memcpy(ips, e->ips, e->nips * sizeof(*ips));
+		u->st.stopped += e->stopped;
+		u->st.frames += e->nips;
+		return e->nips;
+	}
 	unwinding = true;
 	if (unw_init_remote(&cur, as, &c)) {
 		unwinding = false;
@@ -576,6 +672,15 @@ size_t unwind_user(struct unwinder *u, const struct thread *t, const struct samp
 	if (step < 0)
 		u->st.stopped++;
 	u->st.frames += n;
+	if (e && c.nreads <= MEMO_READS && n <= MEMO_IPS) {
+		*e = key;
+		e->used = true;
+		e->stopped = step < 0;
+		e->nreads = (uint16_t)c.nreads;
+		e->nips = (uint16_t)n;
+		memcpy(e->reads, reads, c.nreads * sizeof(*reads));
+		memcpy(e->ips, ips, n * sizeof(*ips));
+	}
 	return n;
 }
 
@@ -586,6 +691,8 @@ void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
 
 int unwinder_add_embedded(struct unwinder *u, struct embed_dso *const *v, size_t n)
 {
+	if (u->memo)            /* what the binaries give may change */
+		memset(u->memo, 0, MEMO_SLOTS * sizeof(*u->memo));
 	return embed_list_add(&u->embeds, v, n);
 }
 

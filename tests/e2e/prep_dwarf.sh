@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --call-graph dwarf: programs built without frame pointers (tree_nofp,
+# --call-graph dwarf: programs built without frame pointers (tree_nofp, twocall_nofp,
 # threads_nofp) and a dlopened library called from main (forker) are
 # recorded with their user stacks and unwound by prep: at least 99% of the
 # samples reach main (or the thread start routine), the children ratios
@@ -55,6 +55,17 @@ for name in main a b b1 c rec a1 a2 b2; do
 	y=$(value "$d/tree_fp.data.txt" "$name")
 	within "${x:-0}" "${y:-0}" 3 || fail "$name: dwarf ${x:-none}%, frame pointers ${y:-none}%"
 done
+# one leaf under two callers alike, one after the other: its samples have
+# the same addresses and stack pointer under both, and each is unwound to
+# its own caller (what the unwinder's memo keeps is checked against what it
+# read: a memo that did not would give left them all)
+$PREC -q -F 999 --call-graph dwarf -o "$d/twocall.data" -- $P/twocall_nofp 500 >/dev/null 2>&1 ||
+	fail "prec --call-graph dwarf twocall_nofp failed"
+children "$d/twocall.data"
+while read -r name want; do
+	got=$(value "$d/twocall.data.txt" "$name")
+	within "${got:-0}" "$want" 4 || fail "twocall_nofp dwarf: children of $name ${got:-none}%, designed $want%"
+done < <(rows twocall children)
 # the recursion unwinds level by level: five rec frames under c
 $PREP -i "$d/tree.data" --no-children -g folded --sort sym 2>/dev/null |
 	grep -q 'rec;rec;rec;rec;c;main' || fail "tree_nofp: the recursion is not unwound"

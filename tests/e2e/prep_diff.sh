@@ -154,8 +154,10 @@ if [ -f v1.data ] && [ -f v2.data ]; then
 	done
 	grow=$(awk '$NF == "grow" { sub(/%/, "", $2); print $2 }' mixed.out)
 	# perf's side has ~600 samples at 999 Hz: a VM stall moves its shares a
-	# point or two (a run here saw +1.49 with prec at 999 Hz)
-	awk -v g="$grow" 'BEGIN { exit !(g > 2 && g < 8) }' ||
+	# point or three (runs here saw +1.49 with prec at 999 Hz, +1.95 at 4999
+	# Hz while the suite ran beside it): the pairing by name is what this
+	# checks, and the sign and size of the move roughly
+	awk -v g="$grow" 'BEGIN { exit !(g > 1 && g < 9) }' ||
 		fail "prec.data against perf.data: grow moved by '$grow' points, designed +5"
 	# --folded: difffolded.pl's two columns, the same lines as prep export
 	# difffolded (plain and normalized; runs summed), and only for two sides

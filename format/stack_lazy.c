@@ -9,6 +9,8 @@
 #include "common/buf.h"
 
 #define WIN_SLACK ((size_t)16 << 10)   /* room around a copy for the stack pointer to move */
+#define MAX_CHAINS 1024                 /* live at once; past it one goes (its copies then
+					 * come from their blocks decoded again) */
 
 int lazy_desc_read(const uint8_t *p, uint64_t size, struct lazy_desc *d)
 {
@@ -147,6 +149,10 @@ static struct chain *chain_of(struct stack_chains *c, uint64_t id, int make, int
 			return &c->v[i];
 	if (!make)
 		return NULL;
+	if (c->nr == MAX_CHAINS) {      /* (none is doomed: chain_for buried it) */
+		stack_win_free(&c->v[0].w);
+		c->v[0] = c->v[--c->nr];
+	}
 	if (array_grow((void **)&c->v, &c->cap, c->nr + 1, sizeof(*c->v))) {
 		*nomem = 1;
 		return NULL;

@@ -431,6 +431,48 @@ static void test_lazy_stacks(void **state)
 	record_layouts_free(ls);
 }
 
+/* A descriptor by hand: chain, seq and flags, no units, in a copy of 64. */
+static void desc_of(uint8_t *p, uint64_t chain, uint32_t seq, uint16_t flags)
+{
+	uint64_t sp = 0x7ffff000;
+
+	memset(p, 0, 64);
+	memcpy(p, &chain, 8);
+	memcpy(p + 16, &sp, 8);
+	memcpy(p + 28, &seq, 4);
+	memcpy(p + 36, &flags, 2);
+}
+
+/* However many chains a reading starts without ending them (a damaged
+ * file's), a bounded number stays: the others' copies are asked again. */
+static void test_lazy_chains_bounded(void **state)
+{
+	struct stack_chains *c = stack_chains_new();
+	const uint8_t *data;
+	uint8_t d[64];
+	int missing = 0;
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t i = 1; i <= 5000; i++) {
+		desc_of(d, i, 0, LAZY_FULL);
+		assert_int_equal(stack_chains_take(c, d, sizeof(d), &data), 0);
+	}
+	for (uint64_t i = 1; i <= 5000; i++) {
+		desc_of(d, i, 1, 0);
+		missing += stack_chains_take(c, d, sizeof(d), &data) == 1;
+	}
+	assert_true(missing >= 5000 - 1024 && missing < 5000);
+	/* a descriptor that does not fit its copy, and runs past it */
+	assert_int_equal(stack_chains_take(c, d, 16, &data), -1);
+	desc_of(d, 9999, 0, LAZY_FULL);
+	d[32] = 1;                                      /* one run ... */
+	d[40] = 7;                                      /* ... from unit 7 of 8 */
+	d[42] = 2;                                      /* ... of two units */
+	assert_int_equal(stack_chains_take(c, d, sizeof(d), &data), -1);
+	stack_chains_free(c);
+}
+
 struct want_stacks {
 	const struct record_layouts *ls;
 	const struct buf *plain;
@@ -534,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_writer_reader),
 		cmocka_unit_test(test_lazy_stacks),
 		cmocka_unit_test(test_lazy_session),
+		cmocka_unit_test(test_lazy_chains_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

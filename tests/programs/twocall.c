@@ -16,26 +16,20 @@
 
 #include "work.h"
 
-NOINL unsigned long leaf(unsigned long x, long steps);
+NOINL unsigned long leaf(unsigned long x, long pct);
 NOINL unsigned long left(unsigned long x);
 NOINL unsigned long right(unsigned long x);
 
-unsigned long leaf(unsigned long x, long steps)
+unsigned long leaf(unsigned long x, long pct)
 {
 	FRAME();
-	for (long i = 0; i < steps; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		KEEP(x);
-	}
-	return x;
+	return burn(x, pct);
 }
 
 unsigned long left(unsigned long x)
 {
 	FRAME();
-	x = leaf(x, 25 * unit);
+	x = leaf(x, 25);
 	KEEP(x);
 	return x;
 }
@@ -43,7 +37,7 @@ unsigned long left(unsigned long x)
 unsigned long right(unsigned long x)
 {
 	FRAME();
-	x = leaf(x, 75 * unit);
+	x = leaf(x, 75);
 	KEEP(x);
 	return x;
 }

@@ -393,74 +393,31 @@ static uint64_t next_chain;     /* chain ids, unique in the process */
 /* The state's chain ends with its last lazy copy. */
 static void end_chain(struct dec *d, struct dstate *st)
 {
-	uint16_t flags;
-
-	if (!st->live)
-		return;
-	memcpy(&flags, d->out->data + st->last_desc + 36, 2);
-	flags |= LAZY_LAST;
-	memcpy(d->out->data + st->last_desc + 36, &flags, 2);
+	if (st->live)
+		lazy_desc_set_last(d->out->data + st->last_desc);
 	st->live = false;
 }
 
-/* The n units (ascending, their values in unit_x) as runs after the
- * descriptor's head in a copy of size bytes: the number of runs, or -1
- * when they do not fit. */
-static long put_runs(const struct dec *d, uint8_t *data, uint64_t size, size_t n)
-{
-	size_t at = LAZY_HEAD_SIZE, head = 0;
-	long runs = 0;
-
-	if (size < LAZY_HEAD_SIZE)
-		return -1;
-	for (size_t k = 0; k < n; k++) {
-		uint16_t first, count;
-
-		if (!k || d->units[k] != d->units[k - 1] + 1) {
-			if (size - at < LAZY_RUN_HEAD)
-				return -1;
-			head = at;
-			first = d->units[k];
-			count = 0;
-			memcpy(data + head, &first, 2);
-			at += LAZY_RUN_HEAD;
-			runs++;
-		}
-		if (size - at < 8)
-			return -1;
-		memcpy(&count, data + head + 2, 2);
-		count = (uint16_t)(k && d->units[k] == d->units[k - 1] + 1 ? count + 1 : 1);
-		memcpy(data + head + 2, &count, 2);
-		memcpy(data + at, d->unit_x + 8 * k, 8);
-		at += 8;
-	}
-	return runs;
-}
-
+/* The copy at data left lazy: its descriptor's head (its nr runs are
+ * there), the chain going on or starting, the record marked. */
 static int put_lazy(struct dec *d, struct rec *r, struct dstate *st, uint8_t *data, uint64_t sp,
 		    uint32_t nr)
 {
-	uint64_t block = d->lz->block;
-	uint32_t rec = (uint32_t)(r->p - d->out->data), seq;
-	uint16_t flags = st->live ? 0 : LAZY_FULL, zero = 0;
+	struct lazy_desc ld = { .block = d->lz->block, .sp = sp, .nr = nr,
+				.rec = (uint32_t)(r->p - d->out->data) };
 
 	if (!st->live) {
 		st->chain = __atomic_add_fetch(&next_chain, 1, __ATOMIC_RELAXED);
 		st->seq = 0;
+		ld.flags = LAZY_FULL;
 	}
-	seq = st->seq++;
-	memcpy(data, &st->chain, 8);
-	memcpy(data + 8, &block, 8);
-	memcpy(data + 16, &sp, 8);
-	memcpy(data + 24, &rec, 4);
-	memcpy(data + 28, &seq, 4);
-	memcpy(data + 32, &nr, 4);
-	memcpy(data + 36, &flags, 2);
-	memcpy(data + 38, &zero, 2);
+	ld.chain = st->chain;
+	ld.seq = st->seq++;
+	lazy_desc_write(data, &ld);
 	st->live = true;
 	st->live_cpu = d->span_cpu;
 	st->last_desc = (size_t)(data - d->out->data);
-	return buf_append(d->lz->marks, &rec, sizeof(rec)) ? -ENOMEM : 0;
+	return buf_append(d->lz->marks, &ld.rec, sizeof(ld.rec)) ? -ENOMEM : 0;
 }
 
 /* The copy rebuilt in the state's window from the previous one and the
@@ -495,7 +452,7 @@ static int dec_stack_lazy(struct dec *d, const struct field *f, struct rec *r, s
 				memcpy(d->unit_x + 8 * n++, &v, 8);
 			}
 		}
-	nr = put_runs(d, data, size, n);
+	nr = lazy_runs_put(data, size, d->units, d->unit_x, n);
 	if (nr >= 0)
 		return put_lazy(d, r, st, data, sp, (uint32_t)nr);
 	memcpy(data, w, (size_t)size);

@@ -8,6 +8,7 @@
 
 #include "common/buf.h"
 
+#define FLAGS_AT 36                     /* the flags' place in a descriptor's head */
 #define WIN_SLACK ((size_t)16 << 10)   /* room around a copy for the stack pointer to move */
 #define MAX_CHAINS 1024                 /* live at once; past it one goes (its copies then
 					 * come from their blocks decoded again) */
@@ -22,10 +23,55 @@ int lazy_desc_read(const uint8_t *p, uint64_t size, struct lazy_desc *d)
 	memcpy(&d->rec, p + 24, 4);
 	memcpy(&d->seq, p + 28, 4);
 	memcpy(&d->nr, p + 32, 4);
-	memcpy(&d->flags, p + 36, 2);
+	memcpy(&d->flags, p + FLAGS_AT, 2);
 	d->runs = p + LAZY_HEAD_SIZE;
 	d->end = p + size;
 	return 0;
+}
+
+void lazy_desc_write(uint8_t *p, const struct lazy_desc *d)
+{
+	uint16_t zero = 0;
+
+	memcpy(p, &d->chain, 8);
+	memcpy(p + 8, &d->block, 8);
+	memcpy(p + 16, &d->sp, 8);
+	memcpy(p + 24, &d->rec, 4);
+	memcpy(p + 28, &d->seq, 4);
+	memcpy(p + 32, &d->nr, 4);
+	memcpy(p + FLAGS_AT, &d->flags, 2);
+	memcpy(p + 38, &zero, 2);
+}
+
+void lazy_desc_set_last(uint8_t *p)
+{
+	uint16_t flags;
+
+	memcpy(&flags, p + FLAGS_AT, 2);
+	flags |= LAZY_LAST;
+	memcpy(p + FLAGS_AT, &flags, 2);
+}
+
+long lazy_runs_put(uint8_t *p, uint64_t size, const uint16_t *units, const uint8_t *x, size_t n)
+{
+	uint64_t at = LAZY_HEAD_SIZE;
+	long runs = 0;
+
+	for (size_t k = 0, end; k < n; k = end) {
+		uint16_t first = units[k], count;
+
+		for (end = k + 1; end < n && units[end] == units[end - 1] + 1; end++)
+			;
+		count = (uint16_t)(end - k);
+		if (size < at || size - at < LAZY_RUN_HEAD + 8 * (uint64_t)count)
+			return -1;
+		memcpy(p + at, &first, 2);
+		memcpy(p + at + 2, &count, 2);
+		memcpy(p + at + LAZY_RUN_HEAD, x + 8 * k, 8 * (size_t)count);
+		at += LAZY_RUN_HEAD + 8 * (uint64_t)count;
+		runs++;
+	}
+	return size < LAZY_HEAD_SIZE ? -1 : runs;
 }
 
 int lazy_desc_apply(const struct lazy_desc *d, uint8_t *copy, uint64_t size)

@@ -54,6 +54,14 @@ struct lazy_desc {
 /* The descriptor in a copy of size bytes: 0, or -1 when it does not fit. */
 int lazy_desc_read(const uint8_t *p, uint64_t size, struct lazy_desc *d);
 
+/* The decoder's side: d's head written at p (its runs, d->nr of them, put
+ * there by lazy_runs_put); the descriptor at p made its chain's last; the
+ * n units (ascending indexes, their 8-byte values at x) as runs after the
+ * head in a copy of size bytes: how many runs, or -1 when they do not fit. */
+void lazy_desc_write(uint8_t *p, const struct lazy_desc *d);
+void lazy_desc_set_last(uint8_t *p);
+long lazy_runs_put(uint8_t *p, uint64_t size, const uint16_t *units, const uint8_t *x, size_t n);
+
 /* XOR d's units into copy (size bytes): 0, or -1 for runs that do not fit. */
 int lazy_desc_apply(const struct lazy_desc *d, uint8_t *copy, uint64_t size);
 

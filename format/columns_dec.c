@@ -526,21 +526,27 @@ static int dec_eq(struct dec *d, const struct shape *s, struct rec *r)
  * MAX_FIELDS words past any span's end). */
 static int dec_fields(struct dec *d, const struct shape *s, size_t si, struct rec *r)
 {
+	struct col *cols = d->cols;
+	size_t pos = r->pos;    /* kept here between the calls that read r */
 	uint64_t u, v;
-	int ret = 0;
+	int ret;
 
-	for (uint8_t i = 0; i < s->nr_fields && !ret; i++) {
+	for (uint8_t i = 0, nf = s->nr_fields; i < nf; i++) {
 		const struct field *f = &s->f[i];
-		struct col *c = &d->cols[f->col];
-		uint64_t *prev = r->prev[f->ctx];
+		uint64_t *prev;
 
 		if (f->code >= C_ARRAY) {
+			r->pos = pos;
 			ret = f->code == C_ARRAY ? dec_array(d, f, i, r) : dec_stack(d, s, i, r);
+			if (ret)
+				return ret;
+			pos = r->pos;
 			continue;
 		}
-		if (!col_varint(c, &u))
-			return bad(d, "word column ends early", c->p);
-		r->at[i] = (uint16_t)r->pos;
+		if (!col_varint(&cols[f->col], &u))
+			return bad(d, "word column ends early", cols[f->col].p);
+		r->at[i] = (uint16_t)pos;
+		prev = r->prev[f->ctx];
 		switch (f->code) {
 		case C_EQ:              /* resolved once the record is whole */
 			v = u;
@@ -551,15 +557,17 @@ static int dec_fields(struct dec *d, const struct shape *s, size_t si, struct re
 			break;
 		case C_KEYFIELD:
 			v = prev[i] = prev[i] + (f->pred == PRED_ADD ? prev[f->ref] : 0) + zz_dec(u);
-			ret = key_state(d, si, v, r);
+			if ((ret = key_state(d, si, v, r)))
+				return ret;
 			break;
 		default:
 			v = prev[i] = prev[i] + zz_dec(u);
 		}
-		le64_put(r->p + r->pos, v);
-		r->pos += 8;
+		le64_put(r->p + pos, v);
+		pos += 8;
 	}
-	return ret;
+	r->pos = pos;
+	return 0;
 }
 
 static int dec_shaped(struct dec *d, size_t si, size_t room)

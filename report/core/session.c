@@ -449,9 +449,9 @@ void session_count_sample(struct session *s, bool has_time, uint64_t time)
 static int redecode(struct session *s, const struct sample *sm, const uint8_t **data)
 {
 	struct container_block b;
+	struct perf_event_header h;
 	struct lazy_desc d;
 	struct record rec;
-	uint16_t size;
 	int ret;
 
 	if (lazy_desc_read(sm->stack_data, sm->stack_size, &d))
@@ -459,10 +459,10 @@ static int redecode(struct session *s, const struct sample *sm, const uint8_t **
 	ret = container_reader_block_at(s->r, d.block, &b, NULL);
 	if (ret != 1)
 		return ret == -ENOMEM ? ret : -1;
-	if (b.type != BLOCK_DATA || d.rec > b.len || b.len - d.rec < sizeof(struct perf_event_header))
+	if (b.type != BLOCK_DATA || d.rec > b.len || b.len - d.rec < sizeof(h))
 		return -1;
-	memcpy(&size, b.data + d.rec + 6, sizeof(size));
-	if (size > b.len - d.rec || record_decode(s->layouts, b.data + d.rec, size, &rec, NULL) ||
+	memcpy(&h, b.data + d.rec, sizeof(h));
+	if (h.size > b.len - d.rec || record_decode(s->layouts, b.data + d.rec, h.size, &rec, NULL) ||
 	    rec.type != PERF_RECORD_SAMPLE || rec.u.sample.stack_size != sm->stack_size)
 		return -1;
 	s->stats.stacks_redecoded++;

@@ -90,36 +90,12 @@ struct space {
 
 #define MAX_SPACES 64
 
-/*
- * The memo of unwindings. An unwinding's outcome is a function of what the
- * accessors gave libunwind: the sample's registers and stack words it read,
- * the binaries' bytes and tables (the same while the process's maps are,
- * as for libunwind's own cache), and where the stack copy lies (its stack
- * pointer and sizes). So a sample of the same process (maps unchanged),
- * first address, stack pointer and sizes, whose registers and stack words
- * at each place the kept unwinding read hold what they held then, has the
- * kept outcome: its frames are copied, libunwind is not asked. A sampled
- * loop reads the same few return addresses and saved registers sample
- * after sample. Direct-mapped; an unwinding that read too much, or gave
- * too many frames, is not kept.
- */
-#define MEMO_SLOTS 1024
+/* What an unwinding read of the sample, for the memo of unwindings (below). */
 #define MEMO_READS 32
-#define MEMO_IPS 64
 #define READ_REG (1ull << 63)   /* a register (its perf number), else a stack offset */
 
 struct uread {
 	uint64_t at, v;
-};
-
-struct umemo {
-	const struct proc *proc;
-	uint64_t gen, ip, sp, dyn, size, mask;
-	size_t max;
-	uint16_t nreads, nips;
-	bool used, stopped;
-	struct uread reads[MEMO_READS];
-	uint64_t ips[MEMO_IPS];
 };
 
 struct unwinder {
@@ -134,7 +110,7 @@ struct unwinder {
 	struct embed_list embeds;
 	unwind_trace_fn trace;
 	void *trace_ctx;
-	struct umemo *memo;             /* MEMO_SLOTS, or NULL */
+	struct umemo *memo;             /* the memo of unwindings, or NULL */
 };
 
 /* The sample being unwound: what the accessors read. */
@@ -585,6 +561,32 @@ void unwinder_free(struct unwinder *u)
 	free(u->symfs);
 	free(u);
 }
+
+/*
+ * The memo of unwindings. An unwinding's outcome is a function of what the
+ * accessors gave libunwind: the sample's registers and stack words it read,
+ * the binaries' bytes and tables (the same while the process's maps are,
+ * as for libunwind's own cache), and where the stack copy lies (its stack
+ * pointer and sizes). So a sample of the same process (maps unchanged),
+ * first address, stack pointer and sizes, whose registers and stack words
+ * at each place the kept unwinding read hold what they held then, has the
+ * kept outcome: its frames are copied, libunwind is not asked. A sampled
+ * loop reads the same few return addresses and saved registers sample
+ * after sample. Direct-mapped; an unwinding that read too much, or gave
+ * too many frames, is not kept.
+ */
+#define MEMO_SLOTS 1024
+#define MEMO_IPS 64
+
+struct umemo {
+	const struct proc *proc;
+	uint64_t gen, ip, sp, dyn, size, mask;
+	size_t max;
+	uint16_t nreads, nips;
+	bool used, stopped;
+	struct uread reads[MEMO_READS];
+	uint64_t ips[MEMO_IPS];
+};
 
 /* The memo's slot for the sample, its key filled in: NULL when it has none. */
 static struct umemo *memo_slot(struct unwinder *u, const struct thread *t, const struct sample *s,

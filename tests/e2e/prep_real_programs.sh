@@ -90,12 +90,13 @@ mask_split() {
 # comes from the order perf's tree met them in (one run in about twenty put
 # 0x13 before 0x3732... in perf, after 0x90c3... in prep). A run of such
 # entries (entry line and its graph) with the same percentages is put in
-# one order on both sides (runs of the same dso and mark: perf orders
-# those by dso first).
+# one order on both sides (runs of the same dso: perf orders those by dso
+# first; a kernel and a user address of [unknown] alike, as one run saw
+# [k] 0x702f... before [.] 0xc3c0... in perf and after in prep).
 order_addr_ties() {
 	$PY -c 'import re, sys
 lines = sys.stdin.read().split("\n")
-ent = re.compile(r"^ +((?:[0-9.]+% +)+.*\[[.k]\] )0x[0-9a-f]+ *$")
+ent = re.compile(r"^ +((?:[0-9.]+% +)+.*?)\[[.k]\] 0x[0-9a-f]+ *$")
 blocks, cur = [], []
 for l in lines:
     if re.match(r"^ +[0-9.]+%|^#", l) and cur:

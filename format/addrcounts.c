@@ -9,39 +9,6 @@
 
 #include "common/hash.h"
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 /* ---- the rules beyond the lengths -------------------------------------- */
 
 struct seen {
@@ -158,35 +125,35 @@ int addrcounts_encode(const struct addrcounts *c, struct buf *out)
 
 	if (why)
 		return *why ? -EINVAL : -ENOMEM;
-	put64(h, c->covered_end);
-	put32(h + 8, c->covered_crc);
-	put32(h + 12, c->nr_dsos);
-	put32(h + 16, c->nr_events);
-	put32(h + 20, c->nr_entries);
-	put32(h + 24, c->strings_len);
+	le_put64(h, c->covered_end);
+	le_put32(h + 8, c->covered_crc);
+	le_put32(h + 12, c->nr_dsos);
+	le_put32(h + 16, c->nr_events);
+	le_put32(h + 20, c->nr_entries);
+	le_put32(h + 24, c->strings_len);
 	ret = buf_append(out, h, sizeof(h));
 	for (uint32_t i = 0; !ret && i < c->nr_dsos; i++) {
 		const struct addrcounts_dso *d = &c->dsos[i];
 
 		memset(e, 0, sizeof(e));
-		put32(e, d->path);
+		le_put32(e, d->path);
 		e[4] = d->build_id_size;
 		memcpy(e + 8, d->build_id, d->build_id_size);
 		ret = buf_append(out, e, ADDRCOUNTS_DSO_SIZE);
 	}
 	for (uint32_t i = 0; !ret && i < c->nr_events; i++) {
-		put64(e, c->events[i].samples);
-		put64(e + 8, c->events[i].period);
+		le_put64(e, c->events[i].samples);
+		le_put64(e + 8, c->events[i].period);
 		ret = buf_append(out, e, ADDRCOUNTS_EVENT_SIZE);
 	}
 	for (uint32_t i = 0; !ret && i < c->nr_entries; i++) {
 		const struct addrcounts_entry *x = &c->entries[i];
 
-		put64(e, x->addr);
-		put64(e + 8, x->samples);
-		put64(e + 16, x->period);
-		put32(e + 24, x->dso);
-		put16(e + 28, x->event);
+		le_put64(e, x->addr);
+		le_put64(e + 8, x->samples);
+		le_put64(e + 16, x->period);
+		le_put32(e + 24, x->dso);
+		le_put16(e + 28, x->event);
 		e[30] = x->flags;
 		e[31] = 0;
 		ret = buf_append(out, e, ADDRCOUNTS_ENTRY_SIZE);
@@ -210,7 +177,7 @@ static const char *read_dsos(struct addrcounts *c, const uint8_t *p)
 	for (uint32_t i = 0; i < c->nr_dsos; i++, p += ADDRCOUNTS_DSO_SIZE) {
 		struct addrcounts_dso *d = &c->dsos[i];
 
-		d->path = get32(p);
+		d->path = le_get32(p);
 		d->build_id_size = p[4];
 		if (!zeros(p + 5, 3))
 			return "reserved bytes of a binary not 0";
@@ -233,24 +200,24 @@ int addrcounts_decode(const uint8_t *p, size_t len, struct addrcounts **out, str
 	*out = NULL;
 	if (len < ADDRCOUNTS_HEADER_SIZE)
 		return err_set(err, -PREC_ECORRUPT, "ADDR_COUNTS block: shorter than its header");
-	nd = get32(p + 12);
-	ne = get32(p + 16);
-	nx = get32(p + 20);
-	ns = get32(p + 24);
+	nd = le_get32(p + 12);
+	ne = le_get32(p + 16);
+	nx = le_get32(p + 20);
+	ns = le_get32(p + 24);
 	need = ADDRCOUNTS_HEADER_SIZE + nd * ADDRCOUNTS_DSO_SIZE + ne * ADDRCOUNTS_EVENT_SIZE +
 	       nx * ADDRCOUNTS_ENTRY_SIZE + ns;
 	if (need != len)
 		return err_set(err, -PREC_ECORRUPT, "ADDR_COUNTS block: %zu bytes, its counts say %llu",
 			       len, (unsigned long long)need);
-	if (get32(p + 28))
+	if (le_get32(p + 28))
 		return err_set(err, -PREC_ECORRUPT, "ADDR_COUNTS block: reserved bytes not 0");
 	mem = malloc(sizeof(*c) + nd * sizeof(*c->dsos) + ne * sizeof(*c->events) +
 		     nx * sizeof(*c->entries) + ns);
 	if (!mem)
 		return err_set(err, -ENOMEM, "out of memory");
 	c = (struct addrcounts *)mem;
-	c->covered_end = get64(p);
-	c->covered_crc = get32(p + 8);
+	c->covered_end = le_get64(p);
+	c->covered_crc = le_get32(p + 8);
 	c->nr_dsos = (uint32_t)nd;
 	c->nr_events = (uint32_t)ne;
 	c->nr_entries = (uint32_t)nx;
@@ -262,10 +229,10 @@ int addrcounts_decode(const uint8_t *p, size_t len, struct addrcounts **out, str
 	why = read_dsos(c, p);
 	p += nd * ADDRCOUNTS_DSO_SIZE;
 	for (uint64_t i = 0; i < ne; i++, p += ADDRCOUNTS_EVENT_SIZE)
-		c->events[i] = (struct addrcounts_event){ get64(p), get64(p + 8) };
+		c->events[i] = (struct addrcounts_event){ le_get64(p), le_get64(p + 8) };
 	for (uint64_t i = 0; !why && i < nx; i++, p += ADDRCOUNTS_ENTRY_SIZE) {
-		c->entries[i] = (struct addrcounts_entry){ get64(p), get64(p + 8), get64(p + 16),
-							   get32(p + 24), get16(p + 28), p[30] };
+		c->entries[i] = (struct addrcounts_entry){ le_get64(p), le_get64(p + 8), le_get64(p + 16),
+							   le_get32(p + 24), le_get16(p + 28), p[30] };
 		if (p[31])
 			why = "reserved byte of an entry not 0";
 	}

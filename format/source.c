@@ -10,17 +10,6 @@
 #define FILE_SIZE 12
 #define LINE_SIZE 8
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* The rules of FORMAT.md 5.10 beyond the lengths; NULL when b keeps them. */
 static const char *check(const struct source_block *b)
 {
@@ -52,19 +41,19 @@ int source_encode(const struct source_block *b, struct buf *out)
 
 	if (check(b))
 		return -EINVAL;
-	put32(h, b->nr_files);
-	put32(h + 4, b->nr_lines);
-	put32(h + 8, b->strings_len);
+	le_put32(h, b->nr_files);
+	le_put32(h + 4, b->nr_lines);
+	le_put32(h + 8, b->strings_len);
 	ret = buf_append(out, h, sizeof(h));
 	for (uint32_t i = 0; !ret && i < b->nr_files; i++) {
-		put32(e, b->files[i].path);
-		put32(e + 4, b->files[i].first);
-		put32(e + 8, b->files[i].nr);
+		le_put32(e, b->files[i].path);
+		le_put32(e + 4, b->files[i].first);
+		le_put32(e + 8, b->files[i].nr);
 		ret = buf_append(out, e, FILE_SIZE);
 	}
 	for (uint32_t i = 0; !ret && i < b->nr_lines; i++) {
-		put32(e, b->lines[i].line);
-		put32(e + 4, b->lines[i].text);
+		le_put32(e, b->lines[i].line);
+		le_put32(e + 4, b->lines[i].text);
 		ret = buf_append(out, e, LINE_SIZE);
 	}
 	return ret ? ret : buf_append(out, b->strings, b->strings_len);
@@ -80,14 +69,14 @@ int source_decode(const uint8_t *p, size_t len, struct source_block **out, struc
 	*out = NULL;
 	if (len < SOURCE_HEADER_SIZE)
 		return err_set(err, -PREC_ECORRUPT, "SOURCE block: shorter than its header");
-	nf = get32(p);
-	nl = get32(p + 4);
-	ns = get32(p + 8);
+	nf = le_get32(p);
+	nl = le_get32(p + 4);
+	ns = le_get32(p + 8);
 	need = SOURCE_HEADER_SIZE + nf * FILE_SIZE + nl * LINE_SIZE + ns;
 	if (need != len)
 		return err_set(err, -PREC_ECORRUPT, "SOURCE block: %zu bytes, its counts say %llu",
 			       len, (unsigned long long)need);
-	if (get32(p + 12))
+	if (le_get32(p + 12))
 		return err_set(err, -PREC_ECORRUPT, "SOURCE block: reserved bytes not 0");
 	mem = malloc(sizeof(*b) + nf * sizeof(*b->files) + nl * sizeof(*b->lines) + ns);
 	if (!mem)
@@ -100,9 +89,9 @@ int source_decode(const uint8_t *p, size_t len, struct source_block **out, struc
 	b->lines = (struct source_line *)(b->files + nf);
 	p += SOURCE_HEADER_SIZE;
 	for (uint64_t i = 0; i < nf; i++, p += FILE_SIZE)
-		b->files[i] = (struct source_file){ get32(p), get32(p + 4), get32(p + 8) };
+		b->files[i] = (struct source_file){ le_get32(p), le_get32(p + 4), le_get32(p + 8) };
 	for (uint64_t i = 0; i < nl; i++, p += LINE_SIZE)
-		b->lines[i] = (struct source_line){ get32(p), get32(p + 4) };
+		b->lines[i] = (struct source_line){ le_get32(p), le_get32(p + 4) };
 	memcpy(b->lines + nl, p, ns);
 	b->strings = (const char *)(b->lines + nl);
 	why = check(b);

@@ -2,6 +2,7 @@
 /* EVENT, DATA, BUILD_IDS, COUNTS and INDEX payloads (FORMAT.md section 5). */
 #include "blocks.h"
 #include "addrcounts.h"
+#include "samplesums.h"
 #include "container.h"
 #include "embed.h"
 #include "record.h"
@@ -567,6 +568,15 @@ static int validate_addr_counts(const uint8_t *p, size_t len, struct err *err)
 	return ret;
 }
 
+static int validate_sample_sums(const uint8_t *p, size_t len, struct err *err)
+{
+	struct samplesums ss;
+	int ret = samplesums_decode(p, len, &ss, err);
+
+	samplesums_free(&ss);
+	return ret;
+}
+
 static int validate_source(const uint8_t *p, size_t len, struct err *err)
 {
 	struct source_block *b;
@@ -595,6 +605,7 @@ static int (*const validators[BLOCK_TYPE_MAX])(const uint8_t *, size_t, struct e
 	[BLOCK_END] = validate_end,
 	[BLOCK_SOURCE] = validate_source,
 	[BLOCK_ADDR_COUNTS] = validate_addr_counts,
+	[BLOCK_SAMPLE_SUMS] = validate_sample_sums,
 };
 
 int block_payload_validate(unsigned type, const uint8_t *p, size_t len, struct err *err)

@@ -29,7 +29,7 @@ struct record_layouts;
 #define CONTAINER_MAGIC "\x89PREC\r\n\x1a"
 #define CONTAINER_BLOCK_MAGIC "\xb1" "BLK"
 #define CONTAINER_VERSION_MAJOR 1
-#define CONTAINER_VERSION_MINOR 8
+#define CONTAINER_VERSION_MINOR 9
 #define CONTAINER_HEADER_SIZE 64
 #define CONTAINER_BLOCK_HEADER_SIZE 32
 #define CONTAINER_MAX_RAW (64u << 20)
@@ -60,6 +60,7 @@ enum block_type {
 	BLOCK_END = 9,          /* a stream's last block: it ended cleanly (1.3) */
 	BLOCK_SOURCE = 10,      /* source lines around the hit lines (1.6) */
 	BLOCK_ADDR_COUNTS = 11, /* samples per sampled address (1.7) */
+	BLOCK_SAMPLE_SUMS = 12, /* the samples summed by class (1.9) */
 	BLOCK_TYPE_MAX,
 };
 
@@ -173,11 +174,12 @@ int container_writer_crc(struct container_writer *w, uint64_t *end, uint32_t *cr
 /* Reopen a cleanly finished file to add blocks after its last one (its
  * index is rewritten on close). Blocks of type `replace` (0: none) that end
  * the file are dropped first, then one block of type `replace_before` (0:
- * none) if it is the last one left; elsewhere blocks of type `replace` make
- * this fail. The file's minor version is raised to this writer's. */
+ * none) if it is the last one left, then one of type `replace_before2`
+ * likewise; elsewhere blocks of type `replace` make this fail. The file's
+ * minor version is raised to this writer's. */
 int container_writer_append(struct container_writer **out, const char *path,
 			    const struct container_writer_opts *opts, unsigned replace,
-			    unsigned replace_before, struct err *err);
+			    unsigned replace_before, unsigned replace_before2, struct err *err);
 /* Reopen path to add blocks after its first `cut` bytes, which hold the
  * blocks e[0..n) (its index so far, in file order; taken over and freed by
  * the writer, even on failure), under the file header h. The file is cut

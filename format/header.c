@@ -156,6 +156,7 @@ const char *block_type_name(unsigned type)
 		[BLOCK_END] = "END",
 		[BLOCK_SOURCE] = "SOURCE",
 		[BLOCK_ADDR_COUNTS] = "ADDR_COUNTS",
+		[BLOCK_SAMPLE_SUMS] = "SAMPLE_SUMS",
 	};
 
 	return type < BLOCK_TYPE_MAX ? names[type] : NULL;

@@ -612,7 +612,7 @@ int container_writer_resume(struct container_writer **out, const char *path,
 
 int container_writer_append(struct container_writer **out, const char *path,
 			    const struct container_writer_opts *opts, unsigned replace,
-			    unsigned replace_before, struct err *err)
+			    unsigned replace_before, unsigned replace_before2, struct err *err)
 {
 	struct container_reader *r;
 	struct index_entry *e = NULL;
@@ -636,6 +636,8 @@ int container_writer_append(struct container_writer **out, const char *path,
 	while (replace && n && e[n - 1].type == replace)
 		cut = e[--n].offset;
 	if (replace_before && n && e[n - 1].type == replace_before)
+		cut = e[--n].offset;
+	if (replace_before2 && n && e[n - 1].type == replace_before2)
 		cut = e[--n].offset;
 	for (size_t i = 0; i < n; i++)
 		if (replace && e[i].type == replace) {

@@ -193,6 +193,9 @@ uint64_t record_embed(const struct record_opts *o)
 	if (o->verbose && as.counted_addresses)
 		fprintf(stderr, "prec: counted the samples of %llu sampled addresses "
 			"(for prep annotate)\n", (unsigned long long)as.counted_addresses);
+	if (o->verbose && as.summed_records)
+		fprintf(stderr, "prec: summed the samples into %llu records (for prep report)\n",
+			(unsigned long long)as.summed_records);
 	if (o->verbose)
 		fprintf(stderr, "prec: embedded the code of %llu functions (%llu bytes); "
 			"%llu left out (larger than the bound, or no file)\n",

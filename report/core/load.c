@@ -14,6 +14,7 @@
 #include "offcpu.h"
 #include "report/aggregate/daddr.h"
 #include "parallel.h"
+#include "sums_build.h"
 
 static void warn(void *ctx, const char *msg)
 {
@@ -145,6 +146,7 @@ void load_free(struct load *l)
 	free(l->merged);
 	free(l->embeds);
 	filter_free(&l->filter);
+	sums_build_free(l->sb);
 	read_deltas_free(&l->deltas);
 	load_live_free(l);
 	parallel_free(l->par);
@@ -486,6 +488,46 @@ static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct
 	return session_read_sum(s, rc->sum_cpu ? &ops_cpu : &ops, rc, &cache, summed, err);
 }
 
+/* What a SAMPLE_SUMS block may stand for (load_run_hist's reading): no
+ * read values, no user stack copies, no off-CPU samples. */
+static bool kept_fit(const struct event_desc *ev)
+{
+	return !(ev->attr.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_STACK_USER)) &&
+	       !offcpu_event_attr(ev->name, &ev->attr);
+}
+
+/* The file's SAMPLE_SUMS block instead of its samples, where it may stand
+ * for them: 0 with *summed, or a failure; else (*summed false) nothing
+ * read. */
+static int read_kept(struct run_ctx *rc, struct session *s, bool *summed, struct err *err)
+{
+	static const struct session_sum_ops ops = { load_on_record_first, on_sum, NULL, NULL,
+						    SUM_KEY_CALL };
+	struct session_sums ss;
+	int ret = session_sample_sums(s, kept_fit, &ss, err);
+
+	*summed = ret > 0;
+	if (ret <= 0)
+		return ret;
+	ret = map_file(rc, s);
+	if (!ret)
+		ret = session_sums_replay(s, &ss, &ops, rc);
+	session_sums_free(&ss);
+	return ret;
+}
+
+/* The session's raw hook: the memo, then the sums being built (a sample
+ * the memo took, it counted into its class). */
+static int raw_hook(void *ctx, struct session *s, const uint8_t *p, uint32_t len)
+{
+	struct run_ctx *rc = ctx;
+	int ret = rc->memo ? load_memo_raw(ctx, s, p, len) : 0;
+
+	if (!ret && rc->l->sb)
+		load_memo_class(rc->memo, sums_build_record(rc->l->sb, s, p, len));
+	return ret;
+}
+
 int load_open_input(const struct load *l, size_t i, struct session *s, bool quiet,
 		      struct err *err)
 {
@@ -620,12 +662,15 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 	/* perf.data gives its build ids before its records: the script
 	 * resolves as it reads */
 	load_apply_build_ids(l, s);
-	if (rc->memo) {
+	if (rc->memo)
 		load_memo_file(rc->memo);
-		s->raw = load_memo_raw;
+	if (rc->memo || l->sb) {
+		s->raw = raw_hook;
 		s->raw_ctx = rc;
 	}
-	if (rc->sum)
+	if (rc->kept)
+		ret = read_kept(rc, s, &summed, err);
+	if (!ret && !summed && rc->sum)
 		ret = read_sums(rc, s, &summed, err);
 	if (!ret && !summed)
 		ret = session_read(s, load_on_record_first, rc, err);
@@ -639,8 +684,11 @@ static int read_input(struct load *l, struct run_ctx *rc, const bool *kallsyms_d
 	return ret ? ret : after_read(l, i, kallsyms_done, err);
 }
 
+/* kept: fn takes a sample's count (load_sample.count), and its outcome of
+ * a sample depends on nothing but the sample's bytes other than its time
+ * and period and on the records before it (load_run_memo's rule). */
 static int run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
-	       struct load_memo *memo, bool sum, bool sum_cpu, struct err *err)
+	       struct load_memo *memo, bool kept, bool sum, bool sum_cpu, struct err *err)
 {
 	struct run_ctx rc = { .l = l, .fn = fn, .on_record = rec_fn, .ctx = ctx, .memo = memo,
 			      .sum = sum, .sum_cpu = sum_cpu };
@@ -653,6 +701,8 @@ static int run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *c
 		ret = err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
+	rc.kept = kept && !l->opts.no_kept_sums && !l->sb && !l->par && !l->filter.by_sample &&
+		  !l->filter.comms.on && !l->filter.cgroups.on;
 	ret = open_all(l, kallsyms_done, err);
 	for (size_t i = 0; !ret && i < l->opts.nr_inputs; i++) {
 		rc.file = i;
@@ -671,29 +721,35 @@ out:
 int load_run(struct load *l, load_sample_fn fn, load_record_fn rec_fn, void *ctx,
 	     struct err *err)
 {
-	return run(l, fn, rec_fn, ctx, NULL, false, false, err);
+	return run(l, fn, rec_fn, ctx, NULL, false, false, false, err);
 }
 
 int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, bool by_cpu, struct err *err)
 {
 	bool sum = l->opts.ip_only && !l->par && !l->filter.by_sample && !l->filter.cgroups.on;
 
-	return run(l, fn, NULL, ctx, NULL, sum, by_cpu, err);
+	return run(l, fn, NULL, ctx, NULL, false, sum, by_cpu, err);
 }
 
-int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
-		  const struct load_memo_ops *ops, void *ctx, struct err *err)
+static int run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
+		    const struct load_memo_ops *ops, void *ctx, bool kept, struct err *err)
 {
 	struct load_memo *m = load_memo_new(l, ops, ctx);
 	int ret;
 
 	if (!m)
-		return run(l, fn, rec_fn, ctx, NULL, false, false, err);
+		return run(l, fn, rec_fn, ctx, NULL, kept, false, false, err);
 	l->memo = m;
-	ret = run(l, fn, rec_fn, ctx, m, false, false, err);
+	ret = run(l, fn, rec_fn, ctx, m, kept, false, false, err);
 	l->memo = NULL;
 	load_memo_free(m);
 	return ret;
+}
+
+int load_run_memo(struct load *l, load_sample_fn fn, load_record_fn rec_fn,
+		  const struct load_memo_ops *ops, void *ctx, struct err *err)
+{
+	return run_memo(l, fn, rec_fn, ops, ctx, false, err);
 }
 
 static int hist_fn(void *ctx, struct load *l, const struct load_sample *s)
@@ -718,5 +774,20 @@ int load_run_hist(struct load *l, struct hist *h, struct err *err)
 
 	if (hist_wants_data(h) || h->opts.latency || h->by_par)
 		return load_run(l, load_add_to_hist, NULL, h, err);
-	return load_run_memo(l, hist_fn, NULL, &ops, h, err);
+	/* a sum of samples is what hist_fn adds (load_add_to_hist) */
+	return run_memo(l, hist_fn, NULL, &ops, h, true, err);
+}
+
+int load_build_sums(struct load *l)
+{
+	if (!l->sb)
+		l->sb = sums_build_new();
+	return l->sb ? 0 : -ENOMEM;
+}
+
+int load_sums_payload(struct load *l, struct buf **payload)
+{
+	if (!l->sb || l->nr_sessions != 1)
+		return 0;
+	return sums_build_payload(l->sb, &l->sessions[0], payload);
 }

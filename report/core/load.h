@@ -39,8 +39,10 @@ struct load_opts {
 	const char *symfs;
 	const char *kallsyms_path;      /* instead of the recording's copy or /proc/kallsyms */
 	bool no_cache;                  /* keep nothing between runs */
-	bool no_kept_sums;              /* load_run_sum walks the file even where it was
-					   summed before (sum_cache.h) */
+	bool no_kept_sums;              /* the samples are read even where the file was
+					   summed before: load_run_sum's kept files
+					   (sum_cache.h), load_run_hist's SAMPLE_SUMS
+					   blocks */
 	bool no_embedded;               /* ignore the files' SYMBOLS blocks */
 	bool no_kallsyms;               /* do not read /proc/kallsyms ahead */
 	bool quiet;                     /* no warnings */
@@ -187,6 +189,15 @@ int load_run_sum(struct load *l, load_sample_fn fn, void *ctx, bool by_cpu, stru
  * sample's stack); h must key neither data addresses nor parallelism nor
  * latency (else it is load_run). */
 int load_run_hist(struct load *l, struct hist *h, struct err *err);
+/* For a file's SAMPLE_SUMS block (FORMAT.md 5.12): the next reading (of one
+ * input) sums its samples by class as it goes (sums_build.h), and reads
+ * the samples, not a SAMPLE_SUMS block already there. 0 or -ENOMEM. */
+int load_build_sums(struct load *l);
+/* After that reading, before load_close_inputs: the block's payload when
+ * the sums stand for the reading and are worth keeping: 1 and *payload
+ * (the load's, until load_free), else 0. */
+struct buf;
+int load_sums_payload(struct load *l, struct buf **payload);
 /* A live reading (prec top, load_live.c): instead of files, one input
  * called name (in messages) whose blocks, as a prec.data file holds them
  * (FORMAT.md 5: the EVENT blocks first, then DATA blocks, one per drain

@@ -50,6 +50,7 @@ struct run_ctx {
 		uint32_t pid, tid;
 	} recent[8];
 	struct load_memo *memo;         /* load_run_memo's, else NULL */
+	bool kept;                      /* the files' SAMPLE_SUMS blocks may stand in */
 	bool sum;                       /* load_run_sum */
 	bool sum_cpu;                   /* ... whose samples of two CPUs differ */
 	/* the members of a leader sample that grew, and by how much */
@@ -65,8 +66,12 @@ struct load_memo *load_memo_new(struct load *l, const struct load_memo_ops *ops,
 void load_memo_free(struct load_memo *m);
 void load_memo_file(struct load_memo *m);
 void load_memo_forget(struct load_memo *m);
-/* The session's raw hook (ctx the run_ctx). */
+/* The session's raw hook (ctx the run_ctx). A sample it takes is also
+ * counted into its class of the sums being built (load_build_sums). */
 int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len);
+/* The class (sums_build.h; -1: none) of the sample the memo looked up
+ * last and did not take: kept with its outcome. m may be NULL. */
+void load_memo_class(struct load_memo *m, int cls);
 
 /* Where prep keeps what it reuses between runs (the kernel symbol index,
  * the sums of perf.data files) into buf: $PREP_CACHE_DIR, else
@@ -154,6 +159,7 @@ struct load {
 	size_t nr_merged;
 	struct run_ctx *live;           /* a live reading (load_live_start), else NULL */
 	struct load_memo *memo;         /* during load_run_memo */
+	struct sums_build *sb;          /* load_build_sums */
 	struct parallel *par;           /* opts.parallelism, else NULL */
 };
 

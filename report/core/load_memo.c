@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "offcpu.h"
+#include "sums_build.h"
 
 #define MEMO_SLOTS LOAD_MEMO_SLOTS
 #define MEMO_WORDS 64           /* samples of up to 512 bytes */
@@ -33,6 +34,7 @@ struct memo_slot {
 	uint32_t words, gen;    /* gen 0: empty */
 	int event;              /* the load's event index */
 	uint32_t outcome;
+	int32_t cls;            /* its class of the sums being built, or -1 */
 	uint64_t period;        /* without PERIOD in the sample: its weight */
 };
 
@@ -48,6 +50,7 @@ struct load_memo {
 	const uint8_t *pending_p;
 	uint64_t pending_hash;
 	uint32_t pending_words;
+	int32_t pending_cls;
 	struct memo_slot *slots;        /* a table of MEMO_SLOTS, small enough for the cache */
 	uint64_t (*words)[MEMO_WORDS];  /* each slot's sample */
 };
@@ -175,6 +178,7 @@ int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len)
 	int ev, ret;
 
 	m->pending = NULL;
+	m->pending_cls = -1;
 	if (len % 8 || n > MEMO_WORDS || !l->mapped[rc->file] ||
 	    (ev = record_sample_event(s->layouts, p, len)) < 0 || ev >= LOAD_MAX_EVENTS ||
 	    (size_t)ev >= s->nr_events || !event_ok(m, s, ev))
@@ -196,8 +200,16 @@ int load_memo_raw(void *ctx, struct session *s, const uint8_t *p, uint32_t len)
 	session_count_sample(s, tw != 0, time);
 	l->samples_by_event[sl->event]++;
 	l->period_by_event[sl->event] += period;
+	if (l->sb && sl->cls >= 0)
+		sums_build_again(l->sb, (uint32_t)sl->cls, pw ? period : 0);
 	ret = m->ops->again(m->ctx, sl->outcome, time, period);
 	return ret < 0 ? ret : 1;
+}
+
+void load_memo_class(struct load_memo *m, int cls)
+{
+	if (m)
+		m->pending_cls = cls;
 }
 
 int load_memo_slot(const struct load *l, const struct load_sample *ls)
@@ -220,6 +232,7 @@ void load_memo_keep(struct load *l, const struct load_sample *ls, uint32_t outco
 	sl->gen = m->gen;
 	sl->event = ls->event;
 	sl->outcome = outcome;
+	sl->cls = m->pending_cls;
 	sl->period = ls->period;
 	memcpy(m->words[sl - m->slots], m->pending_p, 8 * (size_t)sl->words);
 }

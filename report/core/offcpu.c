@@ -224,12 +224,15 @@ void offcpu_free(struct offcpu *o)
 	free(o);
 }
 
+bool offcpu_event_attr(const char *name, const struct perf_event_attr *a)
+{
+	return name && !strcmp(name, OFFCPU_EVENT) && a->type == PERF_TYPE_SOFTWARE &&
+	       a->config == PERF_COUNT_SW_CONTEXT_SWITCHES;
+}
+
 static bool is_offcpu_event(const struct session *s, size_t i, const char *name)
 {
-	const struct perf_event_attr *a = &s->events[i].attr;
-
-	return !strcmp(name, OFFCPU_EVENT) && a->type == PERF_TYPE_SOFTWARE &&
-	       a->config == PERF_COUNT_SW_CONTEXT_SWITCHES;
+	return offcpu_event_attr(name, &s->events[i].attr);
 }
 
 static bool is_clock_event(const struct session *s, size_t i)

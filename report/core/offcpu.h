@@ -115,6 +115,10 @@ const char *offcpu_event_name(const struct offcpu *o, const struct session *s, s
 /* Event i of file s is an offcpu-time event that can have no stacks (the
  * kernel took it only as context-switches:u): no call chains for it. */
 bool offcpu_event_stackless(const struct session *s, size_t i);
+/* An event of this name and attr is the off-CPU one of a recording (what
+ * prec --off-cpu records): its samples are switch-outs held for their
+ * switch-in. */
+bool offcpu_event_attr(const char *name, const struct perf_event_attr *a);
 /* The file's events are mapped (event_map: its events' global indexes):
  * whether and where it holds off-CPU data. file: its index. */
 void offcpu_file_begin(struct offcpu *o, const struct session *s, size_t file,

@@ -31,6 +31,7 @@
 #include "format/source.h"
 #include "format/perfdata.h"
 #include "format/record.h"
+#include "format/samplesums.h"
 #include "machine.h"
 
 struct stack_chains;
@@ -223,6 +224,31 @@ int session_read_heads(struct session *s, struct err *err);
  * Call right after session_open, instead of session_read. */
 struct addrcounts;
 int session_addr_counts(struct session *s, struct addrcounts **out, struct err *err);
+
+/*
+ * The file's SAMPLE_SUMS block (FORMAT.md 5.12) where it may stand for
+ * reading its DATA blocks: a finished file that read clean so far, whose
+ * last SAMPLE_SUMS block covers the file up to itself (CRC-32), its
+ * records decode with the file's events, and each event is taken by fit()
+ * (what the caller's view can read from sums). Then 1 and *out, the
+ * file's events and metadata read into s (session_read_heads): hand its
+ * records on with session_sums_replay instead of session_read, and free
+ * it with session_sums_free. Else 0 and nothing read (session_read as
+ * usual), or -ENOMEM with err. Call right after session_open.
+ */
+struct session_sums {
+	struct samplesums ss;
+	uint8_t *data;          /* the payload the items point into */
+};
+int session_sample_sums(struct session *s, bool (*fit)(const struct event_desc *ev),
+			struct session_sums *out, struct err *err);
+/* Its records handed on as session_read would hand on the file's, each
+ * class's first sample to ops->sum with the class's count and period (as
+ * session_read_sum does), the session's counts as session_read leaves
+ * them. 0, or what ops returned. */
+int session_sums_replay(struct session *s, const struct session_sums *ss,
+			const struct session_sum_ops *ops, void *ctx);
+void session_sums_free(struct session_sums *ss);
 
 /* The file's size in bytes. */
 uint64_t session_size(const struct session *s);

@@ -25,5 +25,11 @@ void session_count_record(struct session *s, const struct record *rec);
 /* Count n samples (read by sums) whose times run from tmin to tmax. */
 void session_count_samples(struct session *s, uint64_t n, uint64_t tmin, uint64_t tmax);
 void session_progress(struct session *s, uint64_t done);
+/* The records v[0..n) handed on in order: to ops->record (counted), or a
+ * class's first sample to ops->sum with its count and period
+ * (session_sum.c). 0, or what ops returned. */
+struct sum_out;
+int session_sum_replay(struct session *s, const struct session_sum_ops *ops, void *ctx,
+		       const struct sum_out *v, size_t n);
 
 #endif

@@ -280,8 +280,8 @@ static void add_out(struct out_item *v, size_t *n, const struct sum_item *it, co
 
 /* The records to hand on, in order: to ops->record, or a class's first
  * sample to ops->sum. */
-static int replay(struct session *s, const struct session_sum_ops *ops, void *ctx,
-		  const struct sum_out *v, size_t n)
+int session_sum_replay(struct session *s, const struct session_sum_ops *ops, void *ctx,
+		       const struct sum_out *v, size_t n)
 {
 	int ret = 0;
 
@@ -338,7 +338,7 @@ static int hand_on(struct sum *m, const struct sum_cache_key *key, const char *d
 		w[i] = (struct sum_out){ v[i].p, v[i].len, c != NULL, c ? c->count : 0,
 					 c ? c->period : 0 };
 	}
-	ret = replay(m->s, m->ops, m->ctx, w, n);
+	ret = session_sum_replay(m->s, m->ops, m->ctx, w, n);
 	if (!ret && key && m->s->stats.bad_records == bad && m->s->warnings == warnings)
 		sum_cache_store(dir, key, o.samples, o.tmin, o.tmax, w, n);
 	free(v);
@@ -409,7 +409,7 @@ int session_read_sum(struct session *s, const struct session_sum_ops *ops, void 
 	keep = *summed && cache_key(s, cache, &key);
 	if (keep && !sum_cache_load(cache->dir, &key, &kept)) {
 		session_count_samples(s, kept.samples, kept.tmin, kept.tmax);
-		ret = replay(s, ops, ctx, kept.v, kept.n);
+		ret = session_sum_replay(s, ops, ctx, kept.v, kept.n);
 		sum_cached_free(&kept);
 	} else {
 		if (*summed && (ret = walk_from_start(&m, false, err)) == SUM_AGAIN)

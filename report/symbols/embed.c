@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "common/hash.h"
 #include "format/blocks.h"
+#include "format/samplesums.h"
 #include "format/container.h"
 #include "format/embed.h"
 #include "report/aggregate/addr_hits.h"
@@ -60,6 +61,7 @@ struct arch {
 	size_t nr_bins;
 	struct addr_hits hits;          /* the samples per sampled address */
 	bool count_hits;                /* ... from a reading that met no problem */
+	struct buf *sums;               /* the SAMPLE_SUMS payload (the load's), or NULL */
 };
 
 struct word_key {
@@ -593,6 +595,24 @@ static int write_counts(struct arch *a, struct container_writer *w, struct embed
 	return ret;
 }
 
+/* The samples summed by class (FORMAT.md 5.12), covering the file as it
+ * is up to here. */
+static int write_sums(struct arch *a, struct container_writer *w, struct embed_stats *st,
+		      struct err *err)
+{
+	uint64_t end;
+	uint32_t crc;
+	int ret = container_writer_crc(w, &end, &crc, err);
+
+	if (ret)
+		return ret;
+	samplesums_cover(a->sums, end, crc);
+	ret = container_write_block(w, BLOCK_SAMPLE_SUMS, a->sums->data, a->sums->len, err);
+	if (!ret)
+		st->summed_records = samplesums_nr_items(a->sums);
+	return ret;
+}
+
 static int write_blocks(struct arch *a, const char *path, const struct embed_opts *o,
 			struct embed_stats *st, struct err *err)
 {
@@ -604,7 +624,8 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 
 	if (stat(path, &before))
 		before.st_size = 0;
-	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, BLOCK_ADDR_COUNTS, err);
+	ret = container_writer_append(&w, path, &wo, BLOCK_SYMBOLS, BLOCK_ADDR_COUNTS,
+				      BLOCK_SAMPLE_SUMS, err);
 	if (ret)
 		return ret;
 	if (a->kallsyms.len)
@@ -613,6 +634,8 @@ static int write_blocks(struct arch *a, const char *path, const struct embed_opt
 		ret = write_learned_ids(a, w, err);
 	if (!ret && o && o->embed_source)
 		ret = write_source(a, w, st, err);
+	if (!ret && a->sums)
+		ret = write_sums(a, w, st, err);
 	if (!ret && a->count_hits)
 		ret = write_counts(a, w, st, err);
 	for (size_t i = 0; !ret && i < load_machine(a->l)->nr_dsos; i++) {
@@ -715,9 +738,12 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 	if (ret)
 		goto out;
 	unwinder_set_trace(load_unwinder(a.l), on_word, &a);
+	if (load_build_sums(a.l))
+		ret = err_set(err, -ENOMEM, "out of memory");
 	/* the samples into the histogram (the frames to embed), then counted
 	 * at their sampled addresses (the ADDR_COUNTS block) */
-	ret = load_run_hist(a.l, &a.h, err);
+	if (!ret)
+		ret = load_run_hist(a.l, &a.h, err);
 	if (!ret)
 		ret = check_readable(load_session(a.l, 0), path, err);
 	if (!ret && (addr_hits_from_hist(&a.hits, &a.h) || addr_hits_freeze(&a.hits, a.l)))
@@ -726,6 +752,9 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 		goto out;
 	s0 = load_session(a.l, 0);
 	a.count_hits = s0 && !s0->warnings && !s0->early_damaged;
+	/* the samples summed, from the same clean reading */
+	if (!a.count_hits || load_sums_payload(a.l, &a.sums) != 1)
+		a.sums = NULL;
 	ret = gather(&a, lo.symfs, st);
 	if (ret) {
 		err_set(err, ret, "out of memory");
@@ -737,7 +766,7 @@ int embed_binaries_hit(const char *path, const struct embed_opts *o, struct embe
 		err_set(err, ret, "out of memory");
 		goto out;
 	}
-	want = a.kallsyms.len > 0 || (a.count_hits && a.hits.nr);
+	want = a.kallsyms.len > 0 || (a.count_hits && a.hits.nr) || a.sums;
 	for (size_t i = 0; !want && i < a.nr_bins; i++)
 		want = a.bins[i].e.nr_addrs > 0;
 	/* the reading is done: the file may now be changed under the mapping */

@@ -48,6 +48,7 @@ struct embed_stats {
 	uint64_t source_unreadable; /* files hit that could not be read */
 	uint64_t source_left_out;   /* files past the bound */
 	uint64_t counted_addresses; /* sampled addresses of the ADDR_COUNTS block (0: none) */
+	uint64_t summed_records; /* records of the SAMPLE_SUMS block (0: none) */
 	uint64_t bytes;         /* SYMBOLS payload bytes, before compression */
 	uint64_t file_growth;   /* bytes the file grew by */
 };

@@ -194,6 +194,9 @@ static void print_embedded(const char *out, const char *input, const struct embe
 	if (e->counted_addresses)
 		printf("%s: counted the samples of %llu sampled addresses (for prep annotate)\n",
 		       out, (unsigned long long)e->counted_addresses);
+	if (e->summed_records)
+		printf("%s: summed the samples into %llu records (for prep report)\n", out,
+		       (unsigned long long)e->summed_records);
 	if (e->code_left_out)
 		printf("%s: the code of %llu functions hit was not embedded (larger than %u KiB, "
 		       "past %u MiB per binary, or not readable)\n", input,

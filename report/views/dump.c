@@ -7,6 +7,7 @@
  */
 #include "report/core/input.h"
 #include "format/addrcounts.h"
+#include "format/samplesums.h"
 #include "format/embed.h"
 #include "format/source.h"
 #include "dump.h"
@@ -496,6 +497,31 @@ static void dump_addr_counts(struct dump *d, const struct container_block *b)
 	addrcounts_free(c);
 }
 
+static void dump_sample_sums(struct dump *d, const struct container_block *b)
+{
+	struct samplesums ss;
+
+	if (samplesums_decode(b->data, b->len, &ss, NULL))
+		return;
+	fprintf(d->out, "  summed from bytes 64..%" PRIu64 " (crc32 %08x): %u events, %" PRIu64
+		" samples (time %" PRIu64 "..%" PRIu64 "), %zu records\n", ss.covered_end,
+		ss.covered_crc, ss.nr_events, ss.samples, ss.tmin, ss.tmax, ss.nr_items);
+	for (size_t i = 0; i < ss.nr_items; i++) {
+		const struct samplesums_item *it = &ss.items[i];
+		const char *name;
+		uint32_t type;
+
+		memcpy(&type, it->rec, 4);      /* the records' byte order is the host's */
+		name = record_type_name(type);
+		if (it->sum)
+			fprintf(d->out, "    sum: %" PRIu64 " samples, period %" PRIu64 " (%u bytes)\n",
+				it->count, it->period, it->len);
+		else
+			fprintf(d->out, "    kept: %s (%u bytes)\n", name ? name : "?", it->len);
+	}
+	samplesums_free(&ss);
+}
+
 int dump_file(const char *path, FILE *out, struct err *err)
 {
 	static void (*const dumpers[BLOCK_TYPE_MAX])(struct dump *, const struct container_block *) = {
@@ -510,6 +536,7 @@ int dump_file(const char *path, FILE *out, struct err *err)
 		[BLOCK_END] = dump_end,
 		[BLOCK_SOURCE] = dump_source,
 		[BLOCK_ADDR_COUNTS] = dump_addr_counts,
+		[BLOCK_SAMPLE_SUMS] = dump_sample_sums,
 	};
 	struct dump d = { .out = out, .path = path };
 	struct container_reader_opts o = { .warn = on_problem, .ctx = &d };

@@ -510,6 +510,7 @@ int cmd_report(int argc, char **argv)
 		OPTION_FLAG(0, "header", &ro.header, "show the file's header information too"),
 		OPTION_FLAG(0, "header-only", &ro.header_only, "show only the file's header information"),
 		OPTION_FLAG(0, "stats", &ro.stats, "show record counts, lost samples and unresolved addresses"),
+		OPTION_FLAG(0, "no-index", &ro.lo.no_kept_sums, "read the samples even where the file summed them (the same output)"),
 		OPTION_COUNT('q', "quiet", &ro.quiet, "no header lines or warnings"),
 		OPTION_FLAG('D', "dump-raw", &ro.dump_raw, "print every block and record of the file (prep dump)"),
 		OPTION_FLAG('h', "help", &ro.help, "show this help"),

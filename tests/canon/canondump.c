@@ -16,6 +16,7 @@
 #include "format/record.h"
 #include "format/source.h"
 #include "format/addrcounts.h"
+#include "format/samplesums.h"
 
 struct counts {
 	unsigned long blocks, corrupt, skipped;
@@ -334,6 +335,26 @@ static void dump_addr_counts(const struct container_block *b)
 	addrcounts_free(c);
 }
 
+static void dump_sample_sums(const struct container_block *b)
+{
+	struct samplesums ss;
+
+	if (samplesums_decode(b->data, b->len, &ss, NULL))
+		return;
+	printf("  sample_sums covered_end=%llu covered_crc=%08x events=%u samples=%llu tmin=%llu "
+	       "tmax=%llu items=%zu\n", (unsigned long long)ss.covered_end, ss.covered_crc,
+	       ss.nr_events, (unsigned long long)ss.samples, (unsigned long long)ss.tmin,
+	       (unsigned long long)ss.tmax, ss.nr_items);
+	for (size_t i = 0; i < ss.nr_items; i++) {
+		const struct samplesums_item *it = &ss.items[i];
+
+		printf("    item sum=%d count=%llu period=%llu len=%u crc=%08lx\n", it->sum,
+		       (unsigned long long)it->count, (unsigned long long)it->period, it->len,
+		       crc32(0, it->rec, it->len));
+	}
+	samplesums_free(&ss);
+}
+
 static void dump_end(const struct container_block *b)
 {
 	(void)b;
@@ -353,6 +374,7 @@ int main(int argc, char **argv)
 		[BLOCK_END] = dump_end,
 		[BLOCK_SOURCE] = dump_source,
 		[BLOCK_ADDR_COUNTS] = dump_addr_counts,
+		[BLOCK_SAMPLE_SUMS] = dump_sample_sums,
 	};
 	struct counts n = { 0, 0, 0 };
 	struct container_reader_opts opts = { .warn = on_problem, .ctx = &n };

@@ -32,6 +32,7 @@
 #include "format/blocks.h"
 #include "format/container.h"
 #include "format/addrcounts.h"
+#include "format/samplesums.h"
 #include "format/embed.h"
 #include "format/record.h"
 #include "tools/synth.h"
@@ -465,10 +466,37 @@ static void put_addr_counts(struct container_writer *w)
 	buf_free(&b);
 }
 
+/* A SAMPLE_SUMS block (FORMAT.md 5.12) over what was written so far: a
+ * class of three samples, a record, a class of one (the records' bytes
+ * are not the block's to check). */
+static void put_sample_sums(struct container_writer *w)
+{
+	static const uint8_t smp[24] = { 9, 0, 0, 0, 2, 0, 24, 0, 0x10, 0x12 };
+	static const uint8_t comm[20] = { 3, 0, 0, 0, 0, 0, 20, 0, 1, 0, 0, 0, 1, 0, 0, 0, 'x' };
+	struct samplesums h = { .nr_events = 1, .samples = 4, .tmin = 1000, .tmax = 4000 };
+	struct buf b = BUF_INIT;
+	struct err err = { 0 };
+	size_t at1, at2, at3;
+
+	if (samplesums_begin(&b) || samplesums_add(&b, smp, sizeof(smp), true, 3000, &at1) ||
+	    samplesums_add(&b, comm, sizeof(comm), false, 0, &at2) ||
+	    samplesums_add(&b, smp, sizeof(smp), true, 1000, &at3))
+		die("sample_sums", &err);
+	samplesums_set(&b, at1, 3, 3000);
+	samplesums_finish(&b, &h, 3);
+	if (container_writer_crc(w, &h.covered_end, &h.covered_crc, &err))
+		die("sample_sums", &err);
+	samplesums_cover(&b, h.covered_end, h.covered_crc);
+	if (container_write_block(w, BLOCK_SAMPLE_SUMS, b.data, b.len, &err))
+		die("sample_sums", &err);
+	buf_free(&b);
+}
+
 static void put_symbols(struct container_writer *w)
 {
 	struct buf b = BUF_INIT;
 
+	put_sample_sums(w);
 	put_addr_counts(w);
 	make_dsos();
 	encode_dso(&rich, &b);

@@ -11,6 +11,7 @@
 # filters. A file whose samples were changed and its block's CRC made to
 # match shows that the block is what answers (the outputs then differ).
 . tests/e2e/lib/common.sh
+. tests/e2e/lib/blocks.sh
 trap e2e_cleanup EXIT
 need_perf_events 1
 export PERF_BUILDID_DIR=$d/buildid-cache
@@ -116,15 +117,6 @@ same "stream archived" stream.data
 same merged plain.data g.data
 head -c $(($(stat -c %s plain.data) * 2 / 3)) plain.data >cut.data
 same "cut short" cut.data
-# blocks by offset: "OFFSET TYPE" lines
-blocks() {
-	$PREP -D -i "$1" 2>/dev/null | sed -nE 's/^block [0-9]+ @([0-9]+): ([A-Z_]+),.*/\1 \2/p'
-}
-flip() {        # flip FILE OFFSET: one byte changed
-	python3 -c 'import sys
-p, o = sys.argv[1], int(sys.argv[2])
-b = bytearray(open(p, "rb").read()); b[o] ^= 0x5a; open(p, "wb").write(b)' "$1" "$2"
-}
 cp plain.data badidx.data
 flip badidx.data $(($(blocks plain.data | awk '$2 == "ADDR_COUNTS" { print $1 }') + 40))
 same "damaged block" badidx.data
@@ -150,20 +142,13 @@ off=$($PREP -D -i z0.data 2>/dev/null | awk '
 		if (n[$8] > best) { best = n[$8]; ip = $8 } }
 	END { if (ip) print at[ip] }')
 python3 - z0.data "${off:-0}" <<'EOF' || fail "could not edit z0.data"
-import struct, sys, zlib
+import os, struct, sys, zlib
+sys.path.insert(0, os.environ["E2E_LIB"])
+from prec_blocks import blocks, fix
 path, rec = sys.argv[1], int(sys.argv[2])
 b = bytearray(open(path, "rb").read())
-def blocks():
-    off = 64
-    while off + 32 <= len(b):
-        t, codec, flags, stored, raw = struct.unpack_from("<HBBII", b, off + 4)
-        yield off, t, codec, flags, stored
-        off += 32 + stored
-def fix(off, stored):
-    struct.pack_into("<I", b, off + 16, zlib.crc32(b[off + 32:off + 32 + stored]))
-    struct.pack_into("<I", b, off + 28, zlib.crc32(b[off:off + 28]))
 hit = ac = None
-for off, t, codec, flags, stored in blocks():
+for off, t, codec, flags, stored in blocks(b):
     if t == 3 and off < rec < off + 32 + stored:
         assert codec == 0 and flags == 0, "DATA block not stored as is"
         hit = (off, stored)
@@ -172,9 +157,9 @@ for off, t, codec, flags, stored in blocks():
         ac = (off, stored)
 assert rec and hit and ac, "no user sample or no block found"
 struct.pack_into("<Q", b, rec + 16, 0x10)      # ip: where nothing is mapped
-fix(*hit)
+fix(b, *hit)
 struct.pack_into("<I", b, ac[0] + 32 + 8, zlib.crc32(b[64:ac[0]]))
-fix(*ac)
+fix(b, *ac)
 open(path, "wb").write(b)
 EOF
 $PREP annotate -i z0.data --stdio >a.out 2>a.err || fail "annotate of the edited file: $(cat a.err)"

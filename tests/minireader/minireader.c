@@ -1,6 +1,6 @@
 /*
  * minireader: an independent, minimal reader of the prec.data container
- * (format/FORMAT.md, version 1.8), written from the specification alone
+ * (format/FORMAT.md, version 1.9), written from the specification alone
  * (columns.c: section 6.4).
  *
  * Usage: minireader FILE
@@ -15,7 +15,7 @@
  *  - file header: magic, then major version, then CRC/size/kind/order/
  *    reserved, then "byte order is not ours".
  *  - reserved fields (file header, block header, structures) are checked
- *    for zero unless the file's minor version is newer than 8.  The file
+ *    for zero unless the file's minor version is newer than 9.  The file
  *    header's flags (offset 16) were reserved before 1.3: in a file of
  *    minor 0..2 all of it must be zero, from 1.3 on all but bit 0 (STREAM).
  *  - a stream (section 7) prints "stream" after the file line; it is
@@ -63,7 +63,7 @@
 #include <zlib.h>
 
 #define READER_MAJOR 1
-#define READER_MINOR 8
+#define READER_MINOR 9
 #define FILE_HDR_SIZE 64
 #define BLOCK_HDR_SIZE 32
 #define RAW_MAX (64u * 1024u * 1024u)
@@ -797,6 +797,57 @@ static int parse_addr_counts(FILE *o, const uint8_t *p, size_t n)
 	return ac_entries(o, entries, nx, nd, events, ne);
 }
 
+/* 5.12: a 48-byte header, then items: a 24-byte head (len, flags, count,
+ * period), the record, zeros to a multiple of 8.  Flags only SUM; a SUM
+ * item counts at least one sample, another none and no period; the counts
+ * add up to the header's samples; tmin <= tmax; nr_items items, filling
+ * the payload. */
+static int parse_sample_sums(FILE *o, const uint8_t *p, size_t n)
+{
+	uint64_t samples, total = 0;
+	uint32_t nr, k = 0;
+	size_t off = 48;
+
+	if (n < 48)
+		return -1;
+	samples = le64(p + 16);
+	nr = le32(p + 40);
+	if ((g_check_reserved && le32(p + 44) != 0) || le64(p + 24) > le64(p + 32))
+		return -1;
+	fprintf(o, "  sample_sums covered_end=%" PRIu64 " covered_crc=%08" PRIx32 " events=%" PRIu32
+		" samples=%" PRIu64 " tmin=%" PRIu64 " tmax=%" PRIu64 " items=%" PRIu32 "\n", le64(p),
+		le32(p + 8), le32(p + 12), samples, le64(p + 24), le64(p + 32), nr);
+	while (off < n) {
+		uint32_t len, flags;
+		uint64_t count, period;
+		size_t pad;
+
+		if (n - off < 24)
+			return -1;
+		len = le32(p + off);
+		flags = le32(p + off + 4);
+		count = le64(p + off + 8);
+		period = le64(p + off + 16);
+		off += 24;
+		pad = ((size_t)len + 7) / 8 * 8;
+		if (len < 8 || pad > n - off || (flags & ~1u))
+			return -1;
+		if ((flags & 1) ? count == 0 : (count != 0 || period != 0))
+			return -1;
+		for (size_t i = len; i < pad; i++)
+			if (p[off + i])
+				return -1;
+		if (total + count < total)
+			return -1;
+		total += count;
+		fprintf(o, "    item sum=%u count=%" PRIu64 " period=%" PRIu64 " len=%" PRIu32
+			" crc=%08" PRIx32 "\n", flags & 1, count, period, len, crc(p + off, len));
+		off += pad;
+		k++;
+	}
+	return k == nr && total == samples ? 0 : -1;
+}
+
 static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 {
 	switch (type) {
@@ -811,6 +862,7 @@ static int parse_payload(FILE *o, uint16_t type, const uint8_t *p, size_t n)
 	case 9: return n != 0; /* END: an empty payload */
 	case 10: return parse_source(o, p, n);
 	case 11: return parse_addr_counts(o, p, n);
+	case 12: return parse_sample_sums(o, p, n);
 	default: return -1; /* not reached: unknown types are skipped earlier */
 	}
 }
@@ -1371,7 +1423,7 @@ int main(int argc, char **argv)
 			skip = "columns";
 		else if ((h.flags & ~3u) || h.flags == 3)
 			skip = "unknown-flags";
-		else if (h.type < 1 || h.type > 11)
+		else if (h.type < 1 || h.type > 12)
 			skip = "unknown-type";
 		if (skip) {
 			printf("skip off=%zu reason=%s\n", off, skip);

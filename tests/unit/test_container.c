@@ -1154,14 +1154,14 @@ static void write_mixed(const char *path)
 
 	o.level = 0;
 	o.layouts = NULL;
-	assert_int_equal(container_writer_append(&w, path, &o, 0, 0, &err), 0);
+	assert_int_equal(container_writer_append(&w, path, &o, 0, 0, 0, &err), 0);
 	assert_int_equal(container_write_block(w, 300, "hello", 5, &err), 0);
 	feed_records(w, 0, records_len);
 	assert_int_equal(container_write_block(w, BLOCK_KALLSYMS, ksyms, strlen(ksyms), &err), 0);
 	assert_int_equal(container_writer_close(w, &err), 0);
 
 	o.level = 1;
-	assert_int_equal(container_writer_append(&w, path, &o, 0, 0, &err), 0);
+	assert_int_equal(container_writer_append(&w, path, &o, 0, 0, 0, &err), 0);
 	feed_records(w, 0, records_len);
 	buf_reset(&b);
 	assert_int_equal(counts_encode(&cr, 1, &b), 0);
@@ -1171,7 +1171,7 @@ static void write_mixed(const char *path)
 	/* and blocks of the older encoding (FORMAT.md 6.3), as 1.7 wrote them */
 	o.layouts = ls;
 	o.legacy_transform = true;
-	assert_int_equal(container_writer_append(&w, path, &o, 0, 0, &err), 0);
+	assert_int_equal(container_writer_append(&w, path, &o, 0, 0, 0, &err), 0);
 	feed_records(w, 0, records_len);
 	assert_int_equal(container_writer_close(w, &err), 0);
 	buf_free(&b);

@@ -1,0 +1,18 @@
+# Sourced by end-to-end tests that look at or edit a prec.data file's
+# blocks (after common.sh, from the top of the tree):
+#   blocks FILE          "OFFSET TYPE" lines, one per block (prep dump)
+#   flip FILE OFFSET     one byte of the file changed
+#   E2E_LIB              this folder, for python3 edits that import
+#                        prec_blocks (its blocks() and fix())
+E2E_LIB=$PWD/tests/e2e/lib
+export E2E_LIB
+
+blocks() {
+	$PREP -D -i "$1" 2>/dev/null | sed -nE 's/^block [0-9]+ @([0-9]+): ([A-Z_]+),.*/\1 \2/p'
+}
+
+flip() {
+	python3 -c 'import sys
+p, o = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, "rb").read()); b[o] ^= 0x5a; open(p, "wb").write(b)' "$1" "$2"
+}

@@ -11,9 +11,11 @@ once by `prec -g` (and, up to --perf-max samples, once by `perf record -g`),
 at -F 10000 up to a million samples and at -F 40000 above (so that ten
 million samples take minutes, not a quarter of an hour; the profile is the
 same program's). Then `prep --sort sym` (children and call graph, the
-default for a -g recording) and `perf report --stdio --sort sym` are timed
-on them, medians of N runs, output to /dev/null: wall and CPU seconds and
-peak resident memory from /usr/bin/time.
+default for a -g recording; it reads the file's SAMPLE_SUMS block), the
+same with --no-index (the samples read) and `perf report --stdio --sort
+sym` are timed on them, medians of N runs, output to /dev/null: wall
+seconds from the harness's clock, CPU seconds and peak resident memory
+from /usr/bin/time.
 
 Prints a table and, with --svg, writes a plot of time and memory against
 samples (log scales). --keep DIR keeps the recordings there and reuses them
@@ -26,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 SPIN = "build/tests/programs/spin"
 THREADS = 4
@@ -39,12 +42,17 @@ def count(s):
 
 
 def timed(cmd):
+    """(wall s, CPU s, max RSS MiB) of cmd. The wall time is the harness's
+    clock (time's %e has 10 ms steps: a report of 10M samples read from the
+    file's SAMPLE_SUMS block takes about that), with time's own start."""
+    t0 = time.monotonic()
     p = subprocess.run(["/usr/bin/time", "-f", "@@ %e %U %S %M"] + cmd,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
     m = re.search(r"@@ ([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9]+)", p.stderr)
     if p.returncode or not m:
         sys.exit("%s failed: %s" % (" ".join(cmd), p.stderr[-300:]))
-    return float(m.group(1)), float(m.group(2)) + float(m.group(3)), int(m.group(4)) / 1024.0
+    return wall, float(m.group(2)) + float(m.group(3)), int(m.group(4)) / 1024.0
 
 
 def record(tool, n, path):
@@ -81,8 +89,8 @@ def svg(rows, path):
     xs = [r["n"] for r in rows]
     import math
 
-    def panel(x0, title, key_prep, key_perf, unit):
-        vals = [r[k] for r in rows for k in (key_prep, key_perf) if r.get(k)]
+    def panel(x0, title, lines, unit):
+        vals = [r[k] for r in rows for k, _, _ in lines if r.get(k)]
         lo, hi = min(vals) / 1.5, max(vals) * 1.5
         xl, xh = min(xs) / 1.5, max(xs) * 1.5
 
@@ -109,7 +117,7 @@ def svg(rows, path):
             e += 1
         out.append('<text x="%d" y="%d" font-size="10">samples</text>' % (x0 + W - 60, H - 6))
         out.append('<text x="%d" y="%d" font-size="10">%s</text>' % (x0 + 4, T - 6, unit))
-        for key, colour, name in ((key_prep, "#c00", "prep"), (key_perf, "#06c", "perf")):
+        for key, colour, name in lines:
             pts = [(px(r["n"]), py(r[key])) for r in rows if r.get(key)]
             if not pts:
                 continue
@@ -120,8 +128,12 @@ def svg(rows, path):
             out.append('<text x="%.1f" y="%.1f" font-size="11" fill="%s">%s</text>' %
                        (pts[-1][0] - 30, pts[-1][1] - 8, colour, name))
         return out
-    body = panel(0, "report wall time", "prep_wall", "perf_wall", "s") + \
-        panel(W, "report peak memory", "prep_mem", "perf_mem", "MiB")
+    body = panel(0, "report wall time", (("prep_wall", "#c00", "prep"),
+                                         ("ni_wall", "#e90", "--no-index"),
+                                         ("perf_wall", "#06c", "perf")), "s") + \
+        panel(W, "report peak memory", (("prep_mem", "#c00", "prep"),
+                                        ("ni_mem", "#e90", "--no-index"),
+                                        ("perf_mem", "#06c", "perf")), "MiB")
     with open(path, "w") as f:
         f.write('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
                 'font-family="sans-serif">\n<rect width="100%%" height="100%%" fill="#fff"/>\n' % (2 * W, H))
@@ -155,15 +167,20 @@ def main():
         r["samples"] = exact_samples(r["prec_path"])
         r["prep_wall"], r["prep_cpu"], r["prep_mem"] = med(
             ["./prep", "-i", r["prec_path"], "--stdio", "--sort", "sym"], a.runs)
+        # the samples read (not the file's SAMPLE_SUMS block): how the
+        # reading itself grows
+        r["ni_wall"], r["ni_cpu"], r["ni_mem"] = med(
+            ["./prep", "-i", r["prec_path"], "--stdio", "--no-index", "--sort", "sym"], a.runs)
         if "perf_path" in r:
             r["perf_wall"], r["perf_cpu"], r["perf_mem"] = med(
                 ["perf", "report", "-i", r["perf_path"], "--stdio", "--sort", "sym"], a.runs)
         rows.append(r)
-    print("samples (prec)  prec file MB  prep wall s  CPU s  MiB  us/sample   perf wall s  CPU s  MiB   perf/prep wall")
+    print("samples (prec)  prec file MB  prep wall s  CPU s  MiB   --no-index wall s  CPU s  MiB  us/sample"
+          "   perf wall s  CPU s  MiB   perf/prep wall")
     for r in rows:
-        line = "%14d  %12.1f  %11.3f  %5.3f  %4.1f  %9.3f" % (
+        line = "%14d  %12.1f  %11.3f  %5.3f  %4.1f   %17.3f  %5.3f  %4.1f  %9.3f" % (
             r["samples"], r["prec_bytes"] / 1e6, r["prep_wall"], r["prep_cpu"], r["prep_mem"],
-            r["prep_cpu"] / r["samples"] * 1e6)
+            r["ni_wall"], r["ni_cpu"], r["ni_mem"], r["ni_cpu"] / r["samples"] * 1e6)
         if "perf_wall" in r:
             line += "   %11.3f  %5.3f  %4.0f   %6.1fx" % (r["perf_wall"], r["perf_cpu"], r["perf_mem"],
                                                        r["perf_wall"] / r["prep_wall"])

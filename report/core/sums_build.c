@@ -127,7 +127,14 @@ static int add_item(struct sums_build *b, const uint8_t *p, uint32_t len, bool s
 	if (samplesums_add(&b->payload, p, len, sum, period, at))
 		return -ENOMEM;
 	b->nr_items++;
-	return b->payload.len > SUMS_MAX_BYTES ? -E2BIG : 0;
+	/* past a few MiB, a payload of more than one item for every 4
+	 * samples so far would need three times as many samples again, all
+	 * of classes already seen, to come down to one in 16: given up
+	 * before it holds the recorder's memory */
+	if (b->payload.len > SUMS_MAX_BYTES ||
+	    (b->payload.len > SUMS_EARLY_BYTES && b->nr_items > b->samples / 4))
+		return -E2BIG;
+	return 0;
 }
 
 static int add_sample(struct sums_build *b, const struct session *s, const uint8_t *p,
@@ -204,7 +211,7 @@ int sums_build_payload(struct sums_build *b, const struct session *s, struct buf
 				   .tmax = s->last_time };
 
 	if (b->failed || !b->samples || b->samples != s->stats.samples ||
-	    b->nr_items > b->samples / 8 || head.tmin > head.tmax)
+	    b->nr_items > b->samples / SUMS_MIN_RATIO || head.tmin > head.tmax)
 		return 0;
 	for (size_t i = 0; i < b->nr_cls; i++)
 		samplesums_set(&b->payload, b->cls[i].at, b->cls[i].count, b->cls[i].period);

@@ -12,7 +12,11 @@
  *
  * A reading that it cannot stand for (read values, user stack copies,
  * off-CPU samples, records that are not whole words, more classes than
- * SUMS_MAX_CLASSES) makes it give up: it then gives nothing.
+ * SUMS_MAX_CLASSES) makes it give up: it then gives nothing. So does one
+ * whose payload grows past SUMS_MAX_BYTES, or past SUMS_EARLY_BYTES with
+ * more than one item for every 4 samples (a block is written only at one
+ * in SUMS_MIN_RATIO or fewer): the memory it holds stays small where
+ * samples do not repeat.
  */
 #ifndef PREC_REPORT_SUMS_BUILD_H
 #define PREC_REPORT_SUMS_BUILD_H
@@ -24,7 +28,15 @@
 #include "session.h"
 
 #define SUMS_MAX_CLASSES (1u << 20)
-#define SUMS_MAX_BYTES (64u << 20)
+#define SUMS_MAX_BYTES (32u << 20)
+/* Worth a block: at least this many samples for each item (a report reads
+ * that many times fewer records; the block, ~20 bytes an item deflated,
+ * adds a few per cent to a file of ~3 bytes a sample) */
+#define SUMS_MIN_RATIO 16
+/* ... nor more than the file's bytes it covers, unless under this (the
+ * writer's rule, report/symbols/embed.c) */
+#define SUMS_SMALL_BYTES (64u << 10)
+#define SUMS_EARLY_BYTES (4u << 20)
 
 struct sums_build;
 
@@ -40,10 +52,10 @@ int sums_build_record(struct sums_build *b, const struct session *s, const uint8
  * memo (load_memo.c) knows without looking the sample up again. */
 void sums_build_again(struct sums_build *b, uint32_t cls, uint64_t period);
 /* Once the reading is over: the block's payload for s (its covered_end
- * and covered_crc left 0, for the writer to fill: samplesums_finish) when
- * the sums stand for the reading and are worth keeping (at most one class
- * for every 8 samples): 1 and *payload (the builder's; valid until it is
- * freed), else 0. */
+ * and covered_crc left 0, for the writer to fill: samplesums_cover) when
+ * the sums stand for the reading and are worth keeping (at most one item
+ * for every SUMS_MIN_RATIO samples): 1 and *payload (the builder's; valid
+ * until it is freed), else 0. */
 int sums_build_payload(struct sums_build *b, const struct session *s, struct buf **payload);
 
 #endif

@@ -24,6 +24,7 @@
 #include "report/aggregate/addr_hits.h"
 #include "report/aggregate/hist.h"
 #include "report/core/load.h"
+#include "report/core/sums_build.h"
 #include "embed_code.h"
 #include "embed_kernel.h"
 #include "embed_source.h"
@@ -604,7 +605,10 @@ static int write_sums(struct arch *a, struct container_writer *w, struct embed_s
 	uint32_t crc;
 	int ret = container_writer_crc(w, &end, &crc, err);
 
-	if (ret)
+	/* nor when it would be more than the bytes it stands for (its
+	 * records deflate to an eighth or so: the file grows by some per
+	 * cent), unless it is small whatever the file */
+	if (ret || (a->sums->len > end && a->sums->len > SUMS_SMALL_BYTES))
 		return ret;
 	samplesums_cover(a->sums, end, crc);
 	ret = container_write_block(w, BLOCK_SAMPLE_SUMS, a->sums->data, a->sums->len, err);

@@ -7,9 +7,10 @@
 # plain, -g, two events, a workload that execs, one that forks and whose
 # children exit while others are sampled, --switch-output files, a
 # --no-embed file (no block) before and after prep archive, a saved stream,
-# two files merged, one cut short, one whose block is damaged, one whose
-# samples were damaged after the block was written, sample filters, and a
-# recording made by an unprivileged user at perf_event_paranoid 2. Files
+# a perf.data made a prec.data by prep archive, two files merged, one cut
+# short, one whose block is damaged, one whose samples were damaged after
+# the block was written, sample filters, and a recording made by an
+# unprivileged user at perf_event_paranoid 2. Files
 # the block cannot stand for (--call-graph dwarf, --off-cpu) have none. A
 # file whose block was edited (a class made larger, its CRC fixed) shows
 # that the block is what answers (the outputs then differ).
@@ -68,21 +69,21 @@ record() {
 }
 
 # ---- recordings that have the block ------------------------------------------
-record plain 1 -F 999 -- "$P/tree" 300
+record plain 1 -F 4999 -- "$P/tree" 600
 same plain plain.data
-record g 1 -F 999 -g -- "$P/tree" 300
+record g 1 -F 4999 -g -- "$P/tree" 600
 same -g g.data
-record two 1 -e cpu-clock,task-clock -F 999 -g -- "$P/tree" 300
+record two 1 -e cpu-clock,task-clock -F 4999 -g -- "$P/tree" 600
 same "two events" two.data
-record exec 1 -F 999 -g -- sh -c "exec $P/tree 300"
+record exec 1 -F 4999 -g -- sh -c "exec $P/tree 600"
 same exec exec.data
-record fork 1 -F 999 -g -- "$P/forker" "$P/libspinlib.so" 300
+record fork 1 -F 4999 -g -- "$P/forker" "$P/libspinlib.so" 300
 same "fork and exit" fork.data
 # the block is small beside the samples: a class is a stack, not a sample
 n=$($PREP -D -i g.data 2>/dev/null | sed -nE 's/.*summed from .* ([0-9]+) samples .*, ([0-9]+) records$/\1 \2/p')
 set -- $n
-[ "${1:-0}" -ge 200 ] && [ "${2:-0}" -ge 1 ] && [ "$2" -le $(($1 / 8)) ] ||
-	fail "-g: the block holds '$n' (samples, records): want at most one record in 8"
+[ "${1:-0}" -ge 200 ] && [ "${2:-0}" -ge 1 ] && [ "$2" -le $(($1 / 16)) ] ||
+	fail "-g: the block holds '$n' (samples, records): want at most one record in 16"
 
 # ---- files the block cannot stand for: none written ---------------------------
 record dwarf 0 -F 499 --call-graph dwarf -- "$P/tree_nofp" 200
@@ -91,7 +92,7 @@ record offcpu 0 --off-cpu -g -F 999 -- "$P/sleeper" 50 3 30
 same off-cpu offcpu.data
 
 mkdir sw && cd sw || exit 1
-$PREC -q -F 999 -g --switch-output=0.15s -- "$P/twophase" 600 0 >/dev/null 2>err ||
+$PREC -q -F 4999 -g --switch-output=0.15s -- "$P/twophase" 600 0 >/dev/null 2>err ||
 	fail "prec --switch-output: $(cat err)"
 n=0
 for f in prec.data.*; do
@@ -102,7 +103,7 @@ done
 cd .. || exit 1
 
 # ---- without the block; prep archive adds it, once --------------------------
-$PREC -q --no-embed -F 999 -g -o noembed.data -- "$P/tree" 300 >/dev/null 2>&1 || fail "prec --no-embed"
+$PREC -q --no-embed -F 4999 -g -o noembed.data -- "$P/tree" 600 >/dev/null 2>&1 || fail "prec --no-embed"
 [ "$(has_sums noembed.data)" = 0 ] || fail "--no-embed wrote a SAMPLE_SUMS block"
 same "--no-embed" noembed.data
 $PREP archive -q -i noembed.data || fail "prep archive of noembed.data"
@@ -112,8 +113,17 @@ $PREP archive -q -i noembed.data || fail "prep archive again"
 [ "$(has_sums noembed.data)" = 1 ] || fail "prep archive twice: $(has_sums noembed.data) blocks"
 same "archived twice" noembed.data
 
-$PREC -q -F 999 -g -o - -- "$P/tree" 300 >stream.data 2>/dev/null || fail "prec -o -"
+$PREC -q -F 4999 -g -o - -- "$P/tree" 600 >stream.data 2>/dev/null || fail "prec -o -"
 same stream stream.data
+
+# a perf.data made a prec.data by prep archive: its records as perf wrote them
+if command -v perf >/dev/null; then
+	perf_rec -q -F 999 -g -o perf.data -- "$P/spin" 1000 1 >/dev/null 2>&1 ||
+		fail "perf record failed"
+	$PREP archive -q -i perf.data -o conv.data || fail "prep archive of perf.data"
+	[ "$(has_sums conv.data)" = 1 ] || fail "the archive of perf.data has no SAMPLE_SUMS block"
+	same "perf.data archived" conv.data
+fi
 
 # ---- merged, cut short, damaged -------------------------------------------
 same merged plain.data g.data
@@ -138,7 +148,7 @@ same "--latency" g.data -- --latency
 # ---- an unprivileged user's recording --------------------------------------
 if [ -w /proc/sys/kernel/perf_event_paranoid ] && unpriv_init "$d/t"; then
 	paranoid_set 2
-	as_user $UPREC -q -F 999 -g -o user.data -- $UP/tree 300 >/dev/null 2>user.err ||
+	as_user $UPREC -q -F 4999 -g -o user.data -- $UP/tree 600 >/dev/null 2>user.err ||
 		fail "paranoid 2: prec -g: $(cat user.err)"
 	paranoid_restore
 	cp "$d/t/u/user.data" user.data 2>/dev/null || fail "paranoid 2: no file written"
@@ -149,7 +159,7 @@ else
 fi
 
 # ---- the block answers: a class made larger, the block's CRCs fixed ----------
-record z0 1 -z 0 -F 999 -g -- "$P/tree" 300
+record z0 1 -z 0 -F 4999 -g -- "$P/tree" 600
 python3 - z0.data <<'EOF' || fail "could not edit z0.data"
 import os, struct, sys
 sys.path.insert(0, os.environ["E2E_LIB"])

@@ -7,8 +7,8 @@
  * period make one class (its count, its periods summed), a record that
  * is not a sample between two like samples makes two, a sample that
  * differs anywhere else makes another; events the sums cannot stand for
- * (read values, user stack copies) and too few samples per class give no
- * block. The end-to-end comparison of reports read both ways is
+ * (read values, user stack copies), too few samples per class and a
+ * payload that grows large before its samples repeat give no block. The end-to-end comparison of reports read both ways is
  * tests/e2e/prep_sample_sums.sh.
  */
 #include <stdarg.h>
@@ -198,8 +198,8 @@ static void test_build_classes(void **state)
 	(void)state;
 	assert_non_null(b);
 	fake_session(&s, ST);
-	/* 40 like samples, one of another address, one of another thread */
-	for (int i = 0; i < 40; i++)
+	/* 100 like samples, one of another address, one of another thread */
+	for (int i = 0; i < 100; i++)
 		feed_sample(b, &s, 0x401234, 7, 1000 + (uint64_t)i, 10 + (uint64_t)i);
 	feed_sample(b, &s, 0x401238, 7, 2000, 5);
 	feed_sample(b, &s, 0x401234, 8, 2001, 5);
@@ -209,14 +209,14 @@ static void test_build_classes(void **state)
 		feed_sample(b, &s, 0x401234, 7, 3000 + (uint64_t)i, 1);
 	assert_int_equal(sums_build_payload(b, &s, &p), 1);
 	assert_int_equal(samplesums_decode(p->data, p->len, &ss, NULL), 0);
-	assert_int_equal(ss.samples, 62);
+	assert_int_equal(ss.samples, 122);
 	assert_int_equal(ss.tmin, 1000);
 	assert_int_equal(ss.tmax, 3019);
 	assert_int_equal(ss.nr_events, 1);
 	assert_int_equal(ss.nr_items, 5);
 	assert_true(ss.items[0].sum);
-	assert_int_equal(ss.items[0].count, 40);
-	assert_int_equal(ss.items[0].period, 40 * 10 + 39 * 40 / 2);
+	assert_int_equal(ss.items[0].count, 100);
+	assert_int_equal(ss.items[0].period, 100 * 10 + 99 * 100 / 2);
 	assert_int_equal(ss.items[1].count, 1);
 	assert_int_equal(ss.items[2].count, 1);
 	assert_false(ss.items[3].sum);
@@ -237,7 +237,7 @@ static void test_build_gives_up(void **state)
 	struct buf *p;
 
 	(void)state;
-	/* too few samples a class: one record in 8 at most */
+	/* too few samples a class: one record in SUMS_MIN_RATIO at most */
 	struct sums_build *b = sums_build_new();
 
 	fake_session(&s, ST);
@@ -268,6 +268,28 @@ static void test_build_gives_up(void **state)
 	}
 }
 
+/* Samples that do not repeat at first: past SUMS_EARLY_BYTES with more
+ * than one item in 4, the sums give up, though the samples that follow
+ * would have brought them down to one in 9. */
+static void test_build_gives_up_early(void **state)
+{
+	struct sums_build *b = sums_build_new();
+	uint32_t unique = SUMS_EARLY_BYTES / (24 + 64) + 1000;
+	struct session s;
+	struct buf *p;
+
+	(void)state;
+	assert_non_null(b);
+	fake_session(&s, ST);
+	for (uint32_t i = 0; i < unique; i++)
+		feed_sample(b, &s, 0x400000 + 8 * (uint64_t)i, 7, 1000 + i, 1);
+	for (uint32_t i = 0; i < 8 * unique; i++)
+		feed_sample(b, &s, 0x401000, 7, 1000 + unique + i, 1);
+	assert_int_equal(sums_build_payload(b, &s, &p), 0);
+	sums_build_free(b);
+	fake_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_build_classes),
 		cmocka_unit_test(test_build_gives_up),
+		cmocka_unit_test(test_build_gives_up_early),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

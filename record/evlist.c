@@ -22,10 +22,23 @@
 #include "common/buf.h"
 #include "record/cgroup.h"
 
-/* x86-64 user registers for DWARF unwinding: all but the segment ones. */
-#define DWARF_REGS_MASK (((1ULL << PERF_REG_X86_64_MAX) - 1) & \
-			 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | \
-			   (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
+/*
+ * x86-64 user registers for DWARF unwinding: those an unwinding can start
+ * from. The sampled frame's CFA is the stack pointer or the frame pointer
+ * plus an offset (or a deref of the frame pointer in a function that
+ * realigns its stack), except in the prologue of such a function, where
+ * GCC keeps the old stack pointer in R10 or R13 (its DRAP register); the
+ * return address is at the CFA, and the frames above are at call sites,
+ * whose CFA is from the stack or frame pointer again. perf records all 20;
+ * libunwind read only IP, SP and BP of recordings of the test programs,
+ * python3 and xz. The others hold what the program computes (a loop's
+ * state: random to any coder, 8 bytes a sample each; the test programs
+ * keep theirs in BX or in AX and DX), so they are left out; --user-regs
+ * adds any of them.
+ */
+#define DWARF_REGS_MASK ((1ULL << PERF_REG_X86_IP) | (1ULL << PERF_REG_X86_SP) | \
+			 (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_R10) | \
+			 (1ULL << PERF_REG_X86_R13))
 
 /* "1234,5678" for -p (every thread of each) or -t (those threads), in
  * perf record's words. */

@@ -62,7 +62,7 @@ $PREC -F 499 --call-graph dwarf -q -o "$d/dw.data" -- $P/spin 500 >/dev/null 2>"
 $PREP -D -i "$d/dw.data" >"$d/dw.txt" 2>/dev/null
 n=$(samples "$d/dw.txt")
 near "$n" 250 70 120 || fail "dwarf: $n samples for 0.5 s at 499 Hz"
-[ "$(grep -c 'regs_user abi 2 (20 regs) stack 8192 bytes' "$d/dw.txt")" -eq "$n" ] ||
+[ "$(grep -c 'regs_user abi 2 (5 regs) stack 8192 bytes' "$d/dw.txt")" -eq "$n" ] ||
 	fail "dwarf: samples without 8 KiB stacks and user registers"
 $PREC -F 499 --call-graph dwarf,4000 -q -o "$d/dw2.data" -- $P/spin 100 >/dev/null 2>&1
 $PREP -D -i "$d/dw2.data" 2>/dev/null | grep -q 'stack 4000 bytes' || fail "dwarf,4000"

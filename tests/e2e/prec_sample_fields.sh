@@ -47,7 +47,12 @@ $PREP script -i "$d/r.data" -F ip,uregs | grep -m1 -qE '^ +[0-9a-f]+ ABI:2    AX
 $PREP script -i "$d/r.data" -F iregs | grep -m1 -qE '^ ABI:2    SP:0x[0-9a-f]+    IP:0x[0-9a-f]+ $' ||
 	fail "-F iregs: $($PREP script -i "$d/r.data" -F iregs | head -1)"
 $PREC -q --call-graph dwarf --user-regs=ax -e page-faults -o "$d/rd.data" -- $P/dataw 1 >/dev/null 2>&1
-$PREP -D -i "$d/rd.data" 2>&1 | grep -q "sample_regs_user 0xff0fff" || fail "--user-regs with dwarf: masks not merged"
+# dwarf's own registers (IP, SP, BP, R10, R13: 0x2401c0) and AX
+$PREP -D -i "$d/rd.data" 2>&1 | grep -q "sample_regs_user 0x2401c1" || fail "--user-regs with dwarf: masks not merged"
+$PREC -q --call-graph dwarf -e page-faults -o "$d/rd0.data" -- $P/dataw 1 >/dev/null 2>&1
+$PREP -D -i "$d/rd0.data" 2>&1 | grep -q "sample_regs_user 0x2401c0" || fail "dwarf: not the unwinding's registers"
+$PREP script -i "$d/rd0.data" -F uregs | grep -m1 -qE '^ ABI:2 +BP:0x[0-9a-f]+ +SP:0x[0-9a-f]+ +IP:0x[0-9a-f]+ +R10:0x[0-9a-f]+ +R13:0x[0-9a-f]+ $' ||
+	fail "dwarf -F uregs: $($PREP script -i "$d/rd0.data" -F uregs | head -1)"
 $PREC --user-regs=? | grep -qx "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS R8 R9 R10 R11 R12 R13 R14 R15" ||
 	fail "--user-regs=?: $($PREC --user-regs=?)"
 

@@ -97,7 +97,7 @@ rc=$?
 [ -c /dev/full ] || fail "/dev/full is gone"
 
 # a full file system: a small tmpfs (root only)
-if [ "$(id -u)" -eq 0 ] && mkdir "$d/mnt" && mount -t tmpfs -o size=256k tmpfs "$d/mnt"; then
+if [ "$(id -u)" -eq 0 ] && mkdir "$d/mnt" && mount -t tmpfs -o size=128k tmpfs "$d/mnt"; then
 	mnt=$d/mnt
 	for opts in "-z 0 -F 4000 -g" "--call-graph dwarf -F 4000"; do
 		rm -f "$mnt"/*

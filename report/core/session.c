@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define SESSION_READAHEAD_BYTES (1u << 20)
+#define SESSION_READAHEAD_BLOCKS 8
 #define SESSION_PROGRESS_STEP (1u << 20)   /* bytes between progress calls */
 
 struct session_order {
@@ -170,6 +171,8 @@ static int early_blocks(struct session *s, struct err *err)
 	int ret = container_reader_index(s->r, &e, &n, err);
 
 	if (ret > 0) {
+		for (size_t i = 0; i < n; i++)
+			s->nr_data_blocks += e[i].type == BLOCK_DATA;
 		x.e = e;
 		x.n = n;
 		ret = session_take_symbols(s, e, n, early_others, &x, &damaged, err);
@@ -255,10 +258,14 @@ static int open_any(struct session *s, const char *path, const void *data, size_
 		session_close(s);
 		return ret;
 	}
-	/* a large file: inflate and untransform the next block on the other
-	 * core while this one is ordered, unwound and counted (if no thread
-	 * can start, one core does both) */
-	if (container_reader_size(s->r) >= SESSION_READAHEAD_BYTES)
+	/* a large file, or one of many blocks: inflate and decode the next
+	 * block on the other core while this one is ordered, unwound and
+	 * counted (if no thread can start, one core does both); its blocks
+	 * are then held for the records that wait for a later pass, which
+	 * the walk alone copies (8 KiB a --call-graph dwarf sample: 100
+	 * blocks in 264 KB spent half a report copying) */
+	if (container_reader_size(s->r) >= SESSION_READAHEAD_BYTES ||
+	    s->nr_data_blocks >= SESSION_READAHEAD_BLOCKS)
 		container_reader_readahead(s->r);
 	return 0;
 }

@@ -77,6 +77,7 @@ struct session {
 	bool early;                     /* BUILD_IDS, KALLSYMS and SYMBOLS read through the
 					   index at open */
 	bool early_damaged;             /* one of them was not good (the walk says so) */
+	size_t nr_data_blocks;          /* the DATA blocks a finished file's index lists */
 	/* session_open_counts: the CRC-32 of the bytes [64, counts_end) before
 	 * the last ADDR_COUNTS block, taken while the SYMBOLS blocks were
 	 * decoded (counts_end 0: not taken) */

@@ -115,13 +115,9 @@ same "stream archived" stream.data
 
 # ---- merged, cut short, damaged -------------------------------------------
 same merged plain.data g.data
-head -c $(($(stat -c %s plain.data) * 2 / 3)) plain.data >cut.data
+damaged plain.data ADDR_COUNTS
 same "cut short" cut.data
-cp plain.data badidx.data
-flip badidx.data $(($(blocks plain.data | awk '$2 == "ADDR_COUNTS" { print $1 }') + 40))
-same "damaged block" badidx.data
-cp plain.data baddata.data
-flip baddata.data $(($(blocks plain.data | awk '$2 == "DATA" { print $1; exit }') + 60))
+same "damaged block" badblock.data
 same "damaged samples" baddata.data
 
 # ---- filters: the samples are read ------------------------------------------

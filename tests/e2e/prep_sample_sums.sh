@@ -127,13 +127,9 @@ fi
 
 # ---- merged, cut short, damaged -------------------------------------------
 same merged plain.data g.data
-head -c $(($(stat -c %s g.data) * 2 / 3)) g.data >cut.data
+damaged g.data SAMPLE_SUMS
 same "cut short" cut.data
-cp g.data badsums.data
-flip badsums.data $(($(blocks g.data | awk '$2 == "SAMPLE_SUMS" { print $1 }') + 40))
-same "damaged block" badsums.data
-cp g.data baddata.data
-flip baddata.data $(($(blocks g.data | awk '$2 == "DATA" { print $1; exit }') + 60))
+same "damaged block" badblock.data
 same "damaged samples" baddata.data
 
 # ---- filters and keys the sums cannot serve: the samples are read ----------

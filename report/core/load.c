@@ -488,14 +488,6 @@ static int read_sums(struct run_ctx *rc, struct session *s, bool *summed, struct
 	return session_read_sum(s, rc->sum_cpu ? &ops_cpu : &ops, rc, &cache, summed, err);
 }
 
-/* What a SAMPLE_SUMS block may stand for (load_run_hist's reading): no
- * read values, no user stack copies, no off-CPU samples. */
-static bool kept_fit(const struct event_desc *ev)
-{
-	return !(ev->attr.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_STACK_USER)) &&
-	       !offcpu_event_attr(ev->name, &ev->attr);
-}
-
 /* The file's SAMPLE_SUMS block instead of its samples, where it may stand
  * for them: 0 with *summed, or a failure; else (*summed false) nothing
  * read. */
@@ -504,7 +496,7 @@ static int read_kept(struct run_ctx *rc, struct session *s, bool *summed, struct
 	static const struct session_sum_ops ops = { load_on_record_first, on_sum, NULL, NULL,
 						    SUM_KEY_CALL };
 	struct session_sums ss;
-	int ret = session_sample_sums(s, kept_fit, &ss, err);
+	int ret = session_sample_sums(s, sums_event_fit, &ss, err);
 
 	*summed = ret > 0;
 	if (ret <= 0)

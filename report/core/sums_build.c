@@ -38,6 +38,12 @@ struct sums_build {
 	int cur_ev;
 };
 
+bool sums_event_fit(const struct event_desc *e)
+{
+	return !(e->attr.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_STACK_USER)) &&
+	       !offcpu_event_attr(e->name, &e->attr);
+}
+
 struct sums_build *sums_build_new(void)
 {
 	struct sums_build *b = calloc(1, sizeof(*b));
@@ -73,9 +79,7 @@ static bool event_fit(struct sums_build *b, const struct session *s, int ev)
 		struct sample_offsets off;
 
 		record_sample_offsets(s->layouts, ev, &off);
-		b->ok[ev] = !(e->attr.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_STACK_USER)) &&
-			    !offcpu_event_attr(e->name, &e->attr) && off.time % 8 == 0 &&
-			    off.period % 8 == 0;
+		b->ok[ev] = sums_event_fit(e) && off.time % 8 == 0 && off.period % 8 == 0;
 		b->tw[ev] = off.time / 8;
 		b->pw[ev] = off.period / 8;
 	}
@@ -97,10 +101,8 @@ static uint64_t sample_hash(const uint8_t *p, uint32_t n, uint32_t tw, uint32_t 
 	uint64_t h = hash_u64((uint64_t)epoch << 32 | n);
 
 	for (uint32_t i = 0; i < n; i++)
-		if (i != tw || !tw) {
-			if (i != pw || !pw)
-				h = (h ^ word(p, i)) * 0x9e3779b97f4a7c15ull + i;
-		}
+		if (!i || (i != tw && i != pw))         /* word 0: the header */
+			h = (h ^ word(p, i)) * 0x9e3779b97f4a7c15ull + i;
 	return hash_u64(h);
 }
 
@@ -114,7 +116,7 @@ static bool same(void *ctx, uint32_t idx)
 	if (c->epoch != b->epoch || c->len != b->cur_len || c->ev != b->cur_ev)
 		return false;
 	for (uint32_t i = 0; i < b->cur_len / 8; i++)
-		if ((i != tw || !tw) && (i != pw || !pw) && word(q, i) != word(b->cur, i))
+		if ((!i || (i != tw && i != pw)) && word(q, i) != word(b->cur, i))
 			return false;
 	return true;
 }
@@ -137,8 +139,7 @@ static int add_item(struct sums_build *b, const uint8_t *p, uint32_t len, bool s
 	return 0;
 }
 
-static int add_sample(struct sums_build *b, const struct session *s, const uint8_t *p,
-		      uint32_t len, int ev)
+static int add_sample(struct sums_build *b, const uint8_t *p, uint32_t len, int ev)
 {
 	uint32_t tw = b->tw[ev], pw = b->pw[ev];
 	uint64_t period = pw ? word(p, pw) : 0;
@@ -147,7 +148,6 @@ static int add_sample(struct sums_build *b, const struct session *s, const uint8
 	uint32_t i;
 	size_t at;
 
-	(void)s;
 	b->cur = p;
 	b->cur_len = len;
 	b->cur_ev = ev;
@@ -186,7 +186,7 @@ int sums_build_record(struct sums_build *b, const struct session *s, const uint8
 		ev = record_sample_event(s->layouts, p, len);
 		b->samples++;
 		ret = ev < 0 || ev >= LOAD_MAX_EVENTS || (size_t)ev >= s->nr_events ||
-		      len % 8 || !event_fit(b, s, ev) ? -EINVAL : add_sample(b, s, p, len, ev);
+		      len % 8 || !event_fit(b, s, ev) ? -EINVAL : add_sample(b, p, len, ev);
 	}
 	if (ret) {
 		give_up(b);

@@ -40,6 +40,12 @@
 
 struct sums_build;
 
+/* May the samples of event e be summed (and a reading take them summed)?
+ * Not with read values (a leader's sample stands for its members'), a
+ * user stack copy (unwound, never alike) or as the off-CPU event of a
+ * prec --off-cpu recording (its samples are held for their switch-in). */
+bool sums_event_fit(const struct event_desc *e);
+
 struct sums_build *sums_build_new(void);
 void sums_build_free(struct sums_build *b);
 /* One record of s in the order the reading hands them on: a sample's

@@ -115,7 +115,9 @@ $PREC -q -F 4999 -g -e cpu-clock -o g.data -- "$P/diff1/diffprog" 100 >/dev/null
 check_error g.data --sort sym --error --no-children
 $PREP -i g.data --sort sym --error --children -g none >ch 2>&1
 grep -q '^# Children    Error      Self    Error  Symbol' ch || fail "--error --children: $(grep '^# Children' ch)"
-grep -qE '^ +9[0-9]\.[0-9]+%  ± [0-9. ]+% +0\.00%  ± 0\.00%  \[\.\] main$' ch ||
+# main's self share: none by design, now and then one sample in its own
+# loop (0.11%, a fresh-clone run): under 1% with its error
+grep -qE '^ +9[0-9]\.[0-9]+%  ± [0-9. ]+% +0\.[0-9]{2}%  ± 0\.[0-9]{2}%  \[\.\] main$' ch ||
 	fail "--error --children: main's row: $(grep 'main$' ch)"
 $PREC -q -F 999 -e cpu-clock,task-clock -o two.data -- "$P/diff1/diffprog" 100 >/dev/null 2>&1
 $PREP -i two.data --group --sort sym --error >grp 2>&1

@@ -35,6 +35,7 @@ struct record_layouts;
 #define CONTAINER_MAX_RAW (64u << 20)
 #define CONTAINER_MAX_STORED (CONTAINER_MAX_RAW + (64u << 10))
 #define CONTAINER_DEFAULT_BLOCK (1u << 20)
+#define CONTAINER_DEFAULT_QUEUE (64u << 20)
 #define CONTAINER_DEFAULT_LEVEL 1
 #define CONTAINER_MAX_LEVEL 12
 
@@ -129,8 +130,11 @@ struct container_writer_opts {
 	bool legacy_transform;
 	/* Compress and write DATA blocks on a worker thread, so that the caller
 	 * (the recorder's drain) only copies bytes. record_time is then called
-	 * from that thread. */
+	 * from that thread. Up to queue_bytes of full blocks (0 = default,
+	 * 64 MiB; at least one block) wait for it; past half of that it writes
+	 * them stored until it has caught up (writer.c). */
 	bool background;
+	size_t queue_bytes;
 };
 
 struct container_writer;
@@ -148,7 +152,9 @@ int container_write_block(struct container_writer *w, unsigned type,
  * current DATA block: the bytes p1[0..n1) followed by p2[0..n2) (the two
  * pieces of a wrapped ring buffer) must hold whole records. With
  * opts.background, a failure to write an earlier block is reported by the
- * next call of any writer function.
+ * first call of any writer function after the worker met it (the writer's
+ * blocks wait in its queue meanwhile; a call that writes a block of its own
+ * waits for them all).
  *
  * A failure to write the file stops the writer: the file is cut back to the
  * end of its last complete block (what a reader reads as a recording cut
@@ -159,8 +165,8 @@ int container_write_records(struct container_writer *w, uint32_t cpu,
 /* Mark the end of one drain pass (a ROUND_END span). */
 int container_write_round(struct container_writer *w, struct err *err);
 /* Write out the pending DATA block, if any. With opts.background the block
- * is handed to the worker; the one handed over by the previous flush is in
- * the file when this returns. */
+ * is queued for the worker (waiting only while the queue is full); the
+ * worker writes the queue in order, at once unless it is kept from the CPU. */
 int container_writer_flush(struct container_writer *w, struct err *err);
 /* Flush, write the INDEX, patch the header, close and free. The writer is
  * freed even when this fails. */
@@ -207,6 +213,10 @@ struct container_writer_stats {
 	/* CPU time (thread clocks) spent on DATA blocks: the transform
 	 * (FORMAT.md 6.3), the codec, and the whole background thread */
 	uint64_t cpu_transform_ns, cpu_compress_ns, cpu_worker_ns;
+	/* opts.background: most blocks waiting for the worker at once, times
+	 * the caller waited for the queue to have room, blocks written stored
+	 * because more than half of the queue waited */
+	uint64_t queue_peak, queue_waits, blocks_hurried;
 	int error;              /* the failure that stopped the writer, 0 if none */
 };
 /* Waits for the background thread, if any, to finish its block. */

@@ -7,10 +7,16 @@
  * is written out, and only if the caller asked for time ranges.
  *
  * With opts.background, full DATA blocks are handed to a worker thread that
- * compresses and writes them while the caller fills the next one (two
- * payload buffers, swapped). The caller waits only when the worker is still
- * busy with the previous block, and before it writes anything else itself,
- * so blocks reach the file in call order. Everything that touches the file,
+ * compresses and writes them while the caller fills the next one. They wait
+ * for it in a queue of opts.queue_bytes (64 MiB by default), so that a
+ * worker kept from the CPU for a while (a loaded machine) does not hold the
+ * caller up, which would leave the kernel's ring buffers to overflow; the
+ * payload buffers are allocated only as the queue grows. When more than
+ * half of the queue waits, the worker writes blocks as they are (stored,
+ * FORMAT.md 6.1: a CRC and a write, no encoding or codec) until it has
+ * caught up: a larger file rather than lost samples. The caller waits only
+ * when the queue is full, and before it writes anything else itself, so
+ * blocks reach the file in call order. Everything that touches the file,
  * the compressor or the index runs either in the worker while it owns a
  * block, or in the caller after waiting for the worker to be idle.
  *
@@ -275,9 +281,10 @@ static uint8_t encode_data(struct container_writer *w, const struct buf *payload
 			       NULL) && w->xform.len <= CONTAINER_MAX_RAW ? BLOCK_FLAG_COLUMNS : 0;
 }
 
-/* Complete a DATA payload's header and write the block. */
+/* Complete a DATA payload's header and write the block; `hurry`: as it
+ * is, stored. */
 static int emit_data(struct container_writer *w, struct buf *payload, uint32_t nr_spans,
-		     uint32_t nr_records, uint32_t nr_samples, struct err *err)
+		     uint32_t nr_records, uint32_t nr_samples, bool hurry, struct err *err)
 {
 	struct data_header dh = { .nr_records = nr_records, .nr_spans = nr_spans };
 	uint64_t t0 = thread_cpu_ns();
@@ -289,7 +296,7 @@ static int emit_data(struct container_writer *w, struct buf *payload, uint32_t n
 		clear_stack_tails(w, payload);
 	data_time_range(w, payload, &dh.time_min, &dh.time_max);
 	data_header_encode(&dh, payload->data);
-	flag = encode_data(w, payload);
+	flag = hurry ? 0 : encode_data(w, payload);
 	/* the CRC of what the block holds: the encoded bytes for COLUMNS, the
 	 * records themselves otherwise (6.3 included) */
 	crc = flag == BLOCK_FLAG_COLUMNS ? crc32_of(w->xform.data, w->xform.len) :
@@ -299,12 +306,13 @@ static int emit_data(struct container_writer *w, struct buf *payload, uint32_t n
 		ret = emit_block(w, BLOCK_DATA, flag, w->xform.data, w->xform.len, crc,
 				 w->opts.level, dh.time_min, dh.time_max, err);
 	else
-		ret = emit_block(w, BLOCK_DATA, 0, payload->data, payload->len, crc, w->opts.level,
-				 dh.time_min, dh.time_max, err);
+		ret = emit_block(w, BLOCK_DATA, 0, payload->data, payload->len, crc,
+				 hurry ? 0 : w->opts.level, dh.time_min, dh.time_max, err);
 	if (ret)
 		return ret;
 	w->stats.records += nr_records;
 	w->stats.samples += nr_samples;
+	w->stats.blocks_hurried += hurry && w->opts.level;
 	if (dh.time_min && (!w->stats.time_min || dh.time_min < w->stats.time_min))
 		w->stats.time_min = dh.time_min;
 	if (dh.time_max > w->stats.time_max)
@@ -319,33 +327,46 @@ static void *bg_worker(void *arg)
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct err err = { 0 };
+		struct writer_slot *slot;
+		bool hurry;
 		int ret;
 
-		while (!w->busy && !w->stop)
+		while (!w->q_len && !w->stop)
 			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->busy)
+		if (!w->q_len)
 			break;
+		/* the caller fills only slots past the queue's end */
+		slot = &w->q[w->q_head];
+		hurry = w->q_max >= 4 && w->q_len > w->q_max / 2;
 		pthread_mutex_unlock(&w->lock);
-		ret = emit_data(w, &w->pending, w->pending_spans, w->pending_records,
-				w->pending_samples, &err);
-		/* a block that could not be written must not be followed by others */
+		/* a block that could not be written must not be followed by
+		 * others: the queue behind it is dropped */
+		ret = writer__failed(w, NULL) ? 0 :
+		      emit_data(w, &slot->payload, slot->spans, slot->records, slot->samples, hurry,
+				&err);
 		if (ret)
 			writer_stop(w, ret, &err);
 		pthread_mutex_lock(&w->lock);
-		w->busy = false;
+		if (w->nr_spare < sizeof(w->spare) / sizeof(w->spare[0]))
+			w->spare[w->nr_spare++] = slot->payload;
+		else
+			buf_free(&slot->payload);
+		slot->payload = (struct buf)BUF_INIT;
+		w->q_head = (w->q_head + 1) % w->q_max;
+		w->q_len--;
 		pthread_cond_broadcast(&w->cond);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
-/* Wait until the worker owns no block (its block is then in the file);
- * report the failure that stopped the writer, if any. */
+/* Wait until no block waits for the worker nor is owned by it (they are
+ * then in the file); report the failure that stopped the writer, if any. */
 static int bg_wait_idle(struct container_writer *w, struct err *err)
 {
 	if (w->bg) {
 		pthread_mutex_lock(&w->lock);
-		while (w->busy)
+		while (w->q_len)
 			pthread_cond_wait(&w->cond, &w->lock);
 		pthread_mutex_unlock(&w->lock);
 	}
@@ -366,31 +387,57 @@ static void bg_stop(struct container_writer *w)
 	w->bg = false;
 }
 
+/* A payload buffer for the caller to fill next, once the queue has room
+ * for the one it fills now: a spare one, a new one, or (short of memory)
+ * the next one the worker gives back. */
+static int bg_next_buffer(struct container_writer *w, struct buf *next, struct err *err)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->q_len == w->q_max)
+		w->stats.queue_waits++;
+	while (w->q_len == w->q_max)
+		pthread_cond_wait(&w->cond, &w->lock);
+	if (w->nr_spare)
+		*next = w->spare[--w->nr_spare];
+	pthread_mutex_unlock(&w->lock);
+	if (next->data || !buf_reserve(next, w->opts.block_size))
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	while (!w->nr_spare && w->q_len)
+		pthread_cond_wait(&w->cond, &w->lock);
+	if (w->nr_spare)
+		*next = w->spare[--w->nr_spare];
+	pthread_mutex_unlock(&w->lock);
+	return next->data ? 0 : err_set(err, -ENOMEM, "out of memory");
+}
+
 int container_writer_flush(struct container_writer *w, struct err *err)
 {
-	struct buf tmp;
+	struct buf next = BUF_INIT;
+	struct writer_slot *slot;
 	int ret;
 
-	/* The block handed over last time is in the file once this returns. */
-	ret = bg_wait_idle(w, err);
+	ret = writer__failed(w, err);
 	if (ret || !w->nr_spans)
 		return ret;
 	if (!w->bg) {
-		ret = emit_data(w, &w->data, w->nr_spans, w->nr_records, w->nr_samples, err);
+		ret = emit_data(w, &w->data, w->nr_spans, w->nr_records, w->nr_samples, false, err);
 		data_block_start(w);
 		return ret;
 	}
-	/* Hand the full payload over and keep filling the other buffer. */
-	tmp = w->pending;
-	w->pending = w->data;
-	w->data = tmp;
+	/* Queue the full payload and fill another buffer. */
+	ret = bg_next_buffer(w, &next, err);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&w->lock);
-	w->pending_spans = w->nr_spans;
-	w->pending_records = w->nr_records;
-	w->pending_samples = w->nr_samples;
-	w->busy = true;
+	slot = &w->q[(w->q_head + w->q_len) % w->q_max];
+	*slot = (struct writer_slot){ .payload = w->data, .spans = w->nr_spans,
+				      .records = w->nr_records, .samples = w->nr_samples };
+	if (++w->q_len > w->stats.queue_peak)
+		w->stats.queue_peak = w->q_len;
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
+	w->data = next;
 	data_block_start(w);
 	return 0;
 }
@@ -450,7 +497,11 @@ static void writer_free(struct container_writer *w)
 		close(w->fd);
 	libdeflate_free_compressor(w->zc);
 	buf_free(&w->data);
-	buf_free(&w->pending);
+	for (size_t i = 0; w->q && i < w->q_max; i++)
+		buf_free(&w->q[i].payload);
+	free(w->q);
+	for (size_t i = 0; i < w->nr_spare; i++)
+		buf_free(&w->spare[i]);
 	buf_free(&w->packed);
 	buf_free(&w->xform);
 	columns_enc_free(w->cols);
@@ -488,8 +539,15 @@ static int writer_new(struct container_writer **out, const struct container_writ
 		w->opts.block_size = (64u << 10) + DATA_HEADER_SIZE + SPAN_HEADER_SIZE;
 	if (w->opts.block_size > CONTAINER_MAX_RAW)
 		w->opts.block_size = CONTAINER_MAX_RAW;
+	if (w->opts.background) {
+		size_t bytes = w->opts.queue_bytes ? w->opts.queue_bytes : CONTAINER_DEFAULT_QUEUE;
+
+		w->q_max = bytes / w->opts.block_size ? bytes / w->opts.block_size : 1;
+		w->q = calloc(w->q_max, sizeof(*w->q));
+		w->nr_spare = 1;
+	}
 	if (buf_reserve(&w->data, w->opts.block_size) ||
-	    (w->opts.background && buf_reserve(&w->pending, w->opts.block_size))) {
+	    (w->opts.background && (!w->q || buf_reserve(&w->spare[0], w->opts.block_size)))) {
 		writer_free(w);
 		return err_set(err, -ENOMEM, "out of memory");
 	}

@@ -16,6 +16,12 @@
 
 struct columns_enc;
 
+/* A full DATA payload handed to the background worker. */
+struct writer_slot {
+	struct buf payload;
+	uint32_t spans, records, samples;
+};
+
 #define META_LEVEL 6
 
 struct container_writer {
@@ -41,14 +47,17 @@ struct container_writer {
 	size_t nr_index, cap_index;
 	struct container_writer_stats stats;
 
-	/* background compression (opts.background) */
+	/* background compression (opts.background): full DATA payloads wait
+	 * in q (a ring of q_max) for the worker, which owns q[q_head] while it
+	 * writes it; spare holds emptied payload buffers for the caller */
 	bool bg;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct buf pending;             /* the DATA payload the worker owns */
-	uint32_t pending_spans, pending_records, pending_samples;
-	bool busy;                      /* pending holds a block to write */
+	struct writer_slot *q;
+	size_t q_max, q_head, q_len;
+	struct buf spare[2];
+	size_t nr_spare;
 	bool stop;
 
 	/* The failure that stopped the writer, 0 while none: set once (with

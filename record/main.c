@@ -177,9 +177,10 @@ static int commit_output(struct run *run, struct err *err)
 }
 
 /* A DATA block is written when full, and at least this often, so that a
- * recording killed with SIGKILL loses at most the last 0.2 s: the block
- * handed to the writer's thread at one flush is in the file by the next
- * (container_writer_flush waits for it). */
+ * recording killed with SIGKILL loses at most the last 0.2 s: the writer's
+ * thread writes a block as soon as it is handed over, unless the machine
+ * keeps it from the CPU (then the blocks wait in its queue, and so much
+ * more may be lost, rather than the kernel's samples). */
 #define FLUSH_INTERVAL_S 0.2
 
 /* A poll timeout that ends no later than `when` (mono_s time). */
@@ -342,6 +343,10 @@ static void print_summary(const struct record_opts *o, const struct container_wr
 		fprintf(stderr, "prec: warning: the kernel lost %llu samples: the ring buffers "
 			"overflowed; try a larger -m or a lower -F\n",
 			(unsigned long long)st->lost_samples);
+	if (st->blocks_hurried)
+		fprintf(stderr, "prec: %llu data blocks were written "
+			"uncompressed: the writer thread fell behind (kept from the CPU), and a "
+			"larger file loses no samples\n", (unsigned long long)st->blocks_hurried);
 }
 
 /* The events follow the command (inherited, enabled on its exec) unless
@@ -357,6 +362,10 @@ static void print_cpu(const struct run *run, const struct container_writer_stats
 		(double)(run->cpu_finish - run->cpu_loop) / 1e6, (double)st->cpu_worker_ns / 1e6,
 		(double)st->cpu_transform_ns / 1e6, (double)st->cpu_compress_ns / 1e6,
 		(double)(now - run->cpu_finish) / 1e6, (double)(now - run->cpu_embed) / 1e6);
+	if (st->queue_peak > 1)
+		fprintf(stderr, "prec: the writer thread fell behind: up to %llu blocks waited for "
+			"it; the drain waited for room %llu times\n",
+			(unsigned long long)st->queue_peak, (unsigned long long)st->queue_waits);
 }
 
 static bool follows_workload(const struct run *run)

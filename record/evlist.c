@@ -109,12 +109,39 @@ static long pages_that_fit(const struct mlock_limits *l, size_t rings)
 	return fit;
 }
 
-/* -m, or the default: 256 pages (2048 for stack copies), made to fit a
- * user's locked-memory limits as perf's default does. */
+/* Default ring pages for a sampling frequency above 25 kHz: a quarter of
+ * a second of 160-byte samples of each event sampled at that frequency
+ * (at 100 kHz with -g, a ring of 1 MiB filled in 70 ms: a drain thread
+ * kept from the CPU that long by the program it follows lost samples),
+ * at most 8 MiB a CPU and 256 MiB in all. */
+static size_t pages_for_rate(const struct session *s, size_t pages)
+{
+	const struct record_opts *o = s->opts;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), rings = s->nr_cpus ? s->nr_cpus : 1;
+	unsigned long long want = 0;
+
+	if (o->period || o->freq <= 0)
+		return pages;
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct event_spec *ev = &s->events[i];
+
+		if (!ev->explicit_period && (o->freq_given || (ev->attr.type != PERF_TYPE_TRACEPOINT &&
+							       !event_is_probe(ev))))
+			want += (unsigned long long)o->freq * 160 / 4;
+	}
+	while (pages < 2048 && (unsigned long long)pages * page < want &&
+	       (unsigned long long)pages * 2 * page * rings <= (256ull << 20))
+		pages *= 2;
+	return pages;
+}
+
+/* -m, or the default: 256 pages (2048 for stack copies; more for high
+ * frequencies: pages_for_rate), made to fit a user's locked-memory limits
+ * as perf's default does. */
 static size_t choose_ring_pages(const struct session *s)
 {
 	const struct record_opts *o = s->opts;
-	size_t pages = o->callgraph == CALLGRAPH_DWARF ? 2048 : 256;
+	size_t pages = pages_for_rate(s, o->callgraph == CALLGRAPH_DWARF ? 2048 : 256);
 	struct mlock_limits l;
 	long fit;
 

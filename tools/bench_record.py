@@ -157,7 +157,7 @@ def bench_stat(tmp, runs, work):
 
 
 def bench_lost(tmp, runs):
-    print("lost samples, 4 spinning threads, system-wide for 3 s (median of %d)" % runs)
+    print("lost samples, 4 spinning threads, system-wide for 3 s (median and worst of %d)" % runs)
     for opts in (["-a", "-F", "10000", "--call-graph", "dwarf"], ["-a", "-F", "100000", "-g"]):
         res = {}
         for tool in ("perf", "prec"):
@@ -172,8 +172,9 @@ def bench_lost(tmp, runs):
                 n = samples_of(err)
                 lost = perf_lost(path) if tool == "perf" else prec_lost(err)
                 pcts.append(100.0 * lost / max(n + lost, 1))
-            res[tool] = med(pcts)
-        print("  %-40s perf %.1f%%   prec %.1f%%" % (" ".join(opts), res["perf"], res["prec"]))
+            res[tool] = (med(pcts), max(pcts))
+        print("  %-40s perf %.2f%% (worst %.2f%%)   prec %.2f%% (worst %.2f%%)" %
+              (" ".join(opts), *res["perf"], *res["prec"]))
 
 
 def data_bytes(path):

@@ -131,8 +131,9 @@ struct container_writer_opts {
 	/* Compress and write DATA blocks on a worker thread, so that the caller
 	 * (the recorder's drain) only copies bytes. record_time is then called
 	 * from that thread. Up to queue_bytes of full blocks (0 = default,
-	 * 64 MiB; at least one block) wait for it; past half of that it writes
-	 * them stored until it has caught up (writer.c). */
+	 * 64 MiB; at least one block) wait for it; while 4 wait it compresses
+	 * at level 1, past half of the queue it writes them stored, until it
+	 * has caught up (writer.c). */
 	bool background;
 	size_t queue_bytes;
 };
@@ -214,9 +215,10 @@ struct container_writer_stats {
 	 * (FORMAT.md 6.3), the codec, and the whole background thread */
 	uint64_t cpu_transform_ns, cpu_compress_ns, cpu_worker_ns;
 	/* opts.background: most blocks waiting for the worker at once, times
-	 * the caller waited for the queue to have room, blocks written stored
-	 * because more than half of the queue waited */
-	uint64_t queue_peak, queue_waits, blocks_hurried;
+	 * the caller waited for the queue to have room; DATA blocks written
+	 * stored because more than half of the queue waited, and at level 1
+	 * (below opts.level) because 4 or more did */
+	uint64_t queue_peak, queue_waits, blocks_stored_behind, blocks_eased;
 	int error;              /* the failure that stopped the writer, 0 if none */
 };
 /* Waits for the background thread, if any, to finish its block. */

@@ -11,12 +11,14 @@
  * for it in a queue of opts.queue_bytes (64 MiB by default), so that a
  * worker kept from the CPU for a while (a loaded machine) does not hold the
  * caller up, which would leave the kernel's ring buffers to overflow; the
- * payload buffers are allocated only as the queue grows. When more than
- * half of the queue waits, the worker writes blocks as they are (stored,
- * FORMAT.md 6.1: a CRC and a write, no encoding or codec) until it has
- * caught up: a larger file rather than lost samples. The caller waits only
- * when the queue is full, and before it writes anything else itself, so
- * blocks reach the file in call order. Everything that touches the file,
+ * payload buffers are allocated only as the queue grows, and kept until
+ * the writer closes (a burst faults their pages in once). While 4 blocks
+ * or more wait, the worker compresses at level 1 (its fastest) whatever
+ * the level asked; while more than half of the queue waits, it writes
+ * blocks as they are (stored, FORMAT.md 6.1: a CRC and a write, no
+ * encoding or codec) until it has caught up: a larger file rather than
+ * lost samples. The caller waits only when the queue is full, and before
+ * it writes anything else itself, so blocks reach the file in call order. Everything that touches the file,
  * the compressor or the index runs either in the worker while it owns a
  * block, or in the caller after waiting for the worker to be idle.
  *
@@ -268,9 +270,9 @@ static void clear_stack_tails(const struct container_writer *w, struct buf *payl
  * opts.legacy_transform) into w->xform: its block flag, or 0 when it stays
  * as it is (no layouts, or stored blocks: encoding pays off only before a
  * real codec). */
-static uint8_t encode_data(struct container_writer *w, const struct buf *payload)
+static uint8_t encode_data(struct container_writer *w, const struct buf *payload, int level)
 {
-	if (!w->opts.layouts || w->opts.level <= 0)
+	if (!w->opts.layouts || level <= 0)
 		return 0;
 	if (w->opts.legacy_transform)
 		return !data_transform(w->opts.layouts, payload->data, payload->len, &w->xform, NULL) &&
@@ -281,10 +283,10 @@ static uint8_t encode_data(struct container_writer *w, const struct buf *payload
 			       NULL) && w->xform.len <= CONTAINER_MAX_RAW ? BLOCK_FLAG_COLUMNS : 0;
 }
 
-/* Complete a DATA payload's header and write the block; `hurry`: as it
- * is, stored. */
+/* Complete a DATA payload's header and write the block at `level` (0:
+ * stored, as it is). */
 static int emit_data(struct container_writer *w, struct buf *payload, uint32_t nr_spans,
-		     uint32_t nr_records, uint32_t nr_samples, bool hurry, struct err *err)
+		     uint32_t nr_records, uint32_t nr_samples, int level, struct err *err)
 {
 	struct data_header dh = { .nr_records = nr_records, .nr_spans = nr_spans };
 	uint64_t t0 = thread_cpu_ns();
@@ -296,28 +298,41 @@ static int emit_data(struct container_writer *w, struct buf *payload, uint32_t n
 		clear_stack_tails(w, payload);
 	data_time_range(w, payload, &dh.time_min, &dh.time_max);
 	data_header_encode(&dh, payload->data);
-	flag = hurry ? 0 : encode_data(w, payload);
+	flag = encode_data(w, payload, level);
 	/* the CRC of what the block holds: the encoded bytes for COLUMNS, the
 	 * records themselves otherwise (6.3 included) */
 	crc = flag == BLOCK_FLAG_COLUMNS ? crc32_of(w->xform.data, w->xform.len) :
 	      crc32_of(payload->data, payload->len);
 	w->stats.cpu_transform_ns += thread_cpu_ns() - t0;
 	if (flag)
-		ret = emit_block(w, BLOCK_DATA, flag, w->xform.data, w->xform.len, crc,
-				 w->opts.level, dh.time_min, dh.time_max, err);
+		ret = emit_block(w, BLOCK_DATA, flag, w->xform.data, w->xform.len, crc, level,
+				 dh.time_min, dh.time_max, err);
 	else
 		ret = emit_block(w, BLOCK_DATA, 0, payload->data, payload->len, crc,
-				 hurry ? 0 : w->opts.level, dh.time_min, dh.time_max, err);
+				 level, dh.time_min, dh.time_max, err);
 	if (ret)
 		return ret;
 	w->stats.records += nr_records;
 	w->stats.samples += nr_samples;
-	w->stats.blocks_hurried += hurry && w->opts.level;
+	w->stats.blocks_stored_behind += !level && w->opts.level;
+	w->stats.blocks_eased += level && level < w->opts.level;
 	if (dh.time_min && (!w->stats.time_min || dh.time_min < w->stats.time_min))
 		w->stats.time_min = dh.time_min;
 	if (dh.time_max > w->stats.time_max)
 		w->stats.time_max = dh.time_max;
 	return 0;
+}
+
+/* The level of the block the worker takes from the queue (q_len counts
+ * it): the writer's; its fastest (1) while 4 or more wait; stored while
+ * more than half of the queue waits. */
+static int queue_level(const struct container_writer *w)
+{
+	if (w->q_max >= 4 && w->q_len > w->q_max / 2)
+		return 0;
+	if (w->opts.level > 1 && w->q_len >= 4)
+		return 1;
+	return w->opts.level;
 }
 
 static void *bg_worker(void *arg)
@@ -328,8 +343,7 @@ static void *bg_worker(void *arg)
 	for (;;) {
 		struct err err = { 0 };
 		struct writer_slot *slot;
-		bool hurry;
-		int ret;
+		int level, ret;
 
 		while (!w->q_len && !w->stop)
 			pthread_cond_wait(&w->cond, &w->lock);
@@ -337,20 +351,17 @@ static void *bg_worker(void *arg)
 			break;
 		/* the caller fills only slots past the queue's end */
 		slot = &w->q[w->q_head];
-		hurry = w->q_max >= 4 && w->q_len > w->q_max / 2;
+		level = queue_level(w);
 		pthread_mutex_unlock(&w->lock);
 		/* a block that could not be written must not be followed by
 		 * others: the queue behind it is dropped */
 		ret = writer__failed(w, NULL) ? 0 :
-		      emit_data(w, &slot->payload, slot->spans, slot->records, slot->samples, hurry,
+		      emit_data(w, &slot->payload, slot->spans, slot->records, slot->samples, level,
 				&err);
 		if (ret)
 			writer_stop(w, ret, &err);
 		pthread_mutex_lock(&w->lock);
-		if (w->nr_spare < sizeof(w->spare) / sizeof(w->spare[0]))
-			w->spare[w->nr_spare++] = slot->payload;
-		else
-			buf_free(&slot->payload);
+		w->spare[w->nr_spare++] = slot->payload;
 		slot->payload = (struct buf)BUF_INIT;
 		w->q_head = (w->q_head + 1) % w->q_max;
 		w->q_len--;
@@ -421,7 +432,8 @@ int container_writer_flush(struct container_writer *w, struct err *err)
 	if (ret || !w->nr_spans)
 		return ret;
 	if (!w->bg) {
-		ret = emit_data(w, &w->data, w->nr_spans, w->nr_records, w->nr_samples, false, err);
+		ret = emit_data(w, &w->data, w->nr_spans, w->nr_records, w->nr_samples, w->opts.level,
+				err);
 		data_block_start(w);
 		return ret;
 	}
@@ -502,6 +514,7 @@ static void writer_free(struct container_writer *w)
 	free(w->q);
 	for (size_t i = 0; i < w->nr_spare; i++)
 		buf_free(&w->spare[i]);
+	free(w->spare);
 	buf_free(&w->packed);
 	buf_free(&w->xform);
 	columns_enc_free(w->cols);
@@ -544,10 +557,12 @@ static int writer_new(struct container_writer **out, const struct container_writ
 
 		w->q_max = bytes / w->opts.block_size ? bytes / w->opts.block_size : 1;
 		w->q = calloc(w->q_max, sizeof(*w->q));
-		w->nr_spare = 1;
+		w->spare = calloc(w->q_max + 1, sizeof(*w->spare));
+		w->nr_spare = !!w->spare;
 	}
 	if (buf_reserve(&w->data, w->opts.block_size) ||
-	    (w->opts.background && (!w->q || buf_reserve(&w->spare[0], w->opts.block_size)))) {
+	    (w->opts.background &&
+	     (!w->q || !w->spare || buf_reserve(&w->spare[0], w->opts.block_size)))) {
 		writer_free(w);
 		return err_set(err, -ENOMEM, "out of memory");
 	}

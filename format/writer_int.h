@@ -49,14 +49,16 @@ struct container_writer {
 
 	/* background compression (opts.background): full DATA payloads wait
 	 * in q (a ring of q_max) for the worker, which owns q[q_head] while it
-	 * writes it; spare holds emptied payload buffers for the caller */
+	 * writes it; spare (room for q_max + 1) holds the emptied payload
+	 * buffers for the caller: kept, so that a burst faults its pages in
+	 * once, not at every block */
 	bool bg;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct writer_slot *q;
 	size_t q_max, q_head, q_len;
-	struct buf spare[2];
+	struct buf *spare;
 	size_t nr_spare;
 	bool stop;
 

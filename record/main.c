@@ -343,10 +343,11 @@ static void print_summary(const struct record_opts *o, const struct container_wr
 		fprintf(stderr, "prec: warning: the kernel lost %llu samples: the ring buffers "
 			"overflowed; try a larger -m or a lower -F\n",
 			(unsigned long long)st->lost_samples);
-	if (st->blocks_hurried)
-		fprintf(stderr, "prec: %llu data blocks were written "
-			"uncompressed: the writer thread fell behind (kept from the CPU), and a "
-			"larger file loses no samples\n", (unsigned long long)st->blocks_hurried);
+	if (st->blocks_stored_behind || st->blocks_eased)
+		fprintf(stderr, "prec: the writer thread fell behind (kept from the CPU): to keep "
+			"up, %llu data blocks were written uncompressed and %llu at -z 1 instead of "
+			"%ld\n", (unsigned long long)st->blocks_stored_behind,
+			(unsigned long long)st->blocks_eased, o->level);
 }
 
 /* The events follow the command (inherited, enabled on its exec) unless

@@ -2,8 +2,9 @@
 /*
  * Unit tests of the writer's queue (opts.background): full DATA blocks wait
  * for a worker kept from running without holding the caller up, until the
- * queue is full; past half of it the worker writes blocks stored; the file
- * holds every record, in order, either way.
+ * queue is full; while 4 wait the worker compresses at level 1, past half
+ * of the queue it writes blocks stored; the file holds every record, in
+ * order, either way.
  *
  * The worker is held by the record_time callback (it runs on the worker's
  * thread, for each record of a block being written) while `gate` is shut.
@@ -144,9 +145,9 @@ static void check_file(size_t len, int *stored, int *packed)
 	free(all);
 }
 
-static struct container_writer *open_writer(void)
+static struct container_writer *open_writer(int level)
 {
-	struct container_writer_opts o = { .level = 1, .block_size = BLOCK,
+	struct container_writer_opts o = { .level = level, .block_size = BLOCK,
 					   .queue_bytes = QUEUE * BLOCK,
 					   .record_time = held_time, .background = true };
 	struct container_writer *w;
@@ -158,18 +159,19 @@ static struct container_writer *open_writer(void)
 
 /* A worker held while QUEUE blocks are handed over: no flush waits; once
  * it runs again, the blocks taken while more than half the queue waited
- * (the 2nd to the 4th) are stored, the others compressed. */
-static void test_queue_holds_blocks(void **state)
+ * (the 2nd to the 4th: 7, 6, 5 of 8) are stored, the 5th (4 waiting) is
+ * compressed at level 1 if the level asked is higher, the others at that
+ * level. */
+static void check_queue_holds_blocks(int level, uint64_t eased)
 {
 	struct container_writer_stats st;
 	struct container_writer *w;
 	struct err err = { 0 };
 	int stored, packed;
 
-	(void)state;
 	make_records(QUEUE);
 	gate(true);
-	w = open_writer();
+	w = open_writer(level);
 	write_span(w, 0);
 	wait_held();    /* the worker holds the first block: 1 of the queue */
 	for (size_t i = 1; i < QUEUE; i++)
@@ -178,12 +180,20 @@ static void test_queue_holds_blocks(void **state)
 	container_writer_get_stats(w, &st);
 	assert_int_equal(st.queue_peak, QUEUE);
 	assert_int_equal(st.queue_waits, 0);
-	assert_int_equal(st.blocks_hurried, 3);
+	assert_int_equal(st.blocks_stored_behind, 3);
+	assert_int_equal(st.blocks_eased, eased);
 	assert_int_equal(st.blocks, QUEUE);
 	assert_int_equal(container_writer_close(w, &err), 0);
 	check_file(cuts[QUEUE], &stored, &packed);
 	assert_int_equal(stored, 3);
 	assert_int_equal(packed, QUEUE - 3);
+}
+
+static void test_queue_holds_blocks(void **state)
+{
+	(void)state;
+	check_queue_holds_blocks(1, 0);
+	check_queue_holds_blocks(6, 1);
 }
 
 /* A full queue: the next flush waits for the worker to give a slot back,
@@ -199,7 +209,7 @@ static void test_full_queue_waits(void **state)
 	(void)state;
 	make_records(QUEUE + 2);
 	gate(true);
-	w = open_writer();
+	w = open_writer(1);
 	write_span(w, 0);
 	wait_held();
 	for (size_t i = 1; i < QUEUE; i++)
@@ -211,14 +221,14 @@ static void test_full_queue_waits(void **state)
 	container_writer_get_stats(w, &st);
 	assert_int_equal(st.queue_peak, QUEUE);
 	assert_true(st.queue_waits >= 1);
-	assert_true(st.blocks_hurried >= 3);
+	assert_true(st.blocks_stored_behind >= 3);
 	assert_int_equal(container_writer_close(w, &err), 0);
 	check_file(cuts[QUEUE + 2], &stored, &packed);
-	assert_int_equal(stored, (int)st.blocks_hurried);
+	assert_int_equal(stored, (int)st.blocks_stored_behind);
 	assert_int_equal(stored + packed, QUEUE + 2);
 }
 
-/* Level 0 (stored anyway): nothing counts as hurried. A queue smaller than
+/* Level 0 (stored anyway): nothing counts as written behind. A queue smaller than
  * a block still takes one: each flush waits for the block before. */
 static void test_small_queue_and_stored(void **state)
 {
@@ -236,7 +246,8 @@ static void test_small_queue_and_stored(void **state)
 		write_span(w, i);
 	container_writer_get_stats(w, &st);
 	assert_int_equal(st.queue_peak, 1);
-	assert_int_equal(st.blocks_hurried, 0);
+	assert_int_equal(st.blocks_stored_behind, 0);
+	assert_int_equal(st.blocks_eased, 0);
 	assert_int_equal(container_writer_close(w, &err), 0);
 	check_file(cuts[4], &stored, &packed);
 	assert_int_equal(stored, 4);

@@ -18,9 +18,10 @@
  * blocks as they are (stored, FORMAT.md 6.1: a CRC and a write, no
  * encoding or codec) until it has caught up: a larger file rather than
  * lost samples. The caller waits only when the queue is full, and before
- * it writes anything else itself, so blocks reach the file in call order. Everything that touches the file,
- * the compressor or the index runs either in the worker while it owns a
- * block, or in the caller after waiting for the worker to be idle.
+ * it writes anything else itself, so blocks reach the file in call order.
+ * Everything that touches the file, the compressor or the index runs either
+ * in the worker while it owns a block, or in the caller after waiting for
+ * the worker to be idle.
  *
  * A failure to write the file (disk full, I/O error, file size limit) stops
  * the writer: the file is cut back to the end of its last complete block, and

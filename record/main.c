@@ -121,6 +121,7 @@ struct run {
 	/* this thread's CPU clock (ns) at the loop's start, the loop's end and
 	 * before the embedding step; -v prints where the time went */
 	uint64_t cpu_loop, cpu_finish, cpu_embed;
+	double drain_gap_max;           /* longest time between two drain passes, s */
 };
 
 /* The output is written under a temporary name beside it until recording
@@ -286,7 +287,7 @@ static int record_loop(struct run *run, struct err *err)
 {
 	const struct record_opts *o = run->s.opts;
 	double deadline = o->duration > 0 ? mono_s() + o->duration : 0;
-	double next_flush = mono_s() + FLUSH_INTERVAL_S;
+	double next_flush = mono_s() + FLUSH_INTERVAL_S, last_drain = mono_s(), now;
 
 	run->cpu_loop = thread_cpu_ns();
 	for (;;) {
@@ -307,7 +308,11 @@ static int record_loop(struct run *run, struct err *err)
 			return err_set(err, ret, "poll: %s", strerror(-ret));
 		if (session_drain(&run->s, err) < 0)
 			return -1;
-		flushed = mono_s() >= next_flush;
+		now = mono_s();
+		if (now - last_drain > run->drain_gap_max)
+			run->drain_gap_max = now - last_drain;
+		last_drain = now;
+		flushed = now >= next_flush;
 		if (flushed) {
 			if (container_writer_flush(run->s.writer, err))
 				return -1;
@@ -363,6 +368,8 @@ static void print_cpu(const struct run *run, const struct container_writer_stats
 		(double)(run->cpu_finish - run->cpu_loop) / 1e6, (double)st->cpu_worker_ns / 1e6,
 		(double)st->cpu_transform_ns / 1e6, (double)st->cpu_compress_ns / 1e6,
 		(double)(now - run->cpu_finish) / 1e6, (double)(now - run->cpu_embed) / 1e6);
+	fprintf(stderr, "prec: the longest time between two drains of the ring buffers: %.0f ms\n",
+		run->drain_gap_max * 1e3);
 	if (st->queue_peak > 1)
 		fprintf(stderr, "prec: the writer thread fell behind: up to %llu blocks waited for "
 			"it; the drain waited for room %llu times\n",

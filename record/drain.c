@@ -2,7 +2,10 @@
 /*
  * Draining the ring buffers: copy the bytes between our tail and the
  * kernel's head into the container writer (at most two spans when the data
- * wraps), then publish the new tail. Nothing is decoded here; with
+ * wraps), then publish the new tail. A pass takes the rings in turn, a
+ * DRAIN_CHUNK of whole records from each, so that a drain kept from the CPU
+ * in the middle of a pass (a loaded machine) has given every ring some room
+ * back already. Only record sizes are read here; with
  * --off-cpu-thresh a pass goes through offcpu.c, which looks at its switch
  * records and switch-out samples before writing it (offcpu.h).
  */
@@ -34,12 +37,43 @@ static inline void ring_write_tail(struct perf_event_mmap_page *pc, uint64_t tai
 	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+#define DRAIN_CHUNK (256u << 10)
+
+/* Where the next piece of ring r ends: whole records from its tail, up to
+ * DRAIN_CHUNK bytes (one record at least), before head. The kernel keeps
+ * records 8-byte aligned, so a header never wraps; one that does, or that
+ * makes no sense, ends the piece at head: the writer then says what is
+ * wrong. */
+static uint64_t chunk_end(const struct ring *r, const uint8_t *data, uint64_t head)
+{
+	uint64_t at = r->tail;
+
+	if (head - at <= DRAIN_CHUNK)
+		return head;
+	while (at < head) {
+		size_t off = (size_t)(at & (r->data_size - 1));
+		struct perf_event_header h;
+
+		if (r->data_size - off < sizeof(h))
+			return head;
+		memcpy(&h, data + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - at)
+			return head;
+		if (at > r->tail && at + h.size - r->tail > DRAIN_CHUNK)
+			break;
+		at += h.size;
+	}
+	return at;
+}
+
+/* Copy the next piece of ring i (up to its pass_head) and publish the new
+ * tail: the bytes copied, 0 when the ring is done for this pass. */
 static long ring_drain(struct session *s, size_t i, struct err *err)
 {
 	struct ring *r = &s->rings[i];
 	struct perf_event_mmap_page *pc = r->base;
 	const uint8_t *data = (const uint8_t *)r->base + (size_t)sysconf(_SC_PAGESIZE);
-	uint64_t head = ring_read_head(pc), size = head - r->tail;
+	uint64_t head = r->pass_head, size = head - r->tail;
 	size_t start, n1;
 	int ret;
 
@@ -48,6 +82,8 @@ static long ring_drain(struct session *s, size_t i, struct err *err)
 	if (size > r->data_size)
 		return err_set(err, -EIO, "ring buffer of CPU %d: head %llu is %llu bytes past our tail",
 			       r->cpu, (unsigned long long)head, (unsigned long long)size);
+	head = chunk_end(r, data, head);
+	size = head - r->tail;
 	start = (size_t)(r->tail & (r->data_size - 1));
 	n1 = r->data_size - start < size ? r->data_size - start : (size_t)size;
 	/* --off-cpu-thresh: the pass decides what of it is written (offcpu.h) */
@@ -68,15 +104,22 @@ static long ring_drain(struct session *s, size_t i, struct err *err)
 
 long session_drain(struct session *s, struct err *err)
 {
-	long total = 0;
+	long total = 0, round;
 
-	for (size_t i = 0; i < s->nr_rings; i++) {
-		long n = s->rings[i].backward ? 0 : ring_drain(s, i, err);
+	for (size_t i = 0; i < s->nr_rings; i++)
+		if (!s->rings[i].backward)
+			s->rings[i].pass_head = ring_read_head(s->rings[i].base);
+	do {
+		round = 0;
+		for (size_t i = 0; i < s->nr_rings; i++) {
+			long n = s->rings[i].backward ? 0 : ring_drain(s, i, err);
 
-		if (n < 0)
-			return n;
-		total += n;
-	}
+			if (n < 0)
+				return n;
+			round += n;
+		}
+		total += round;
+	} while (round);
 	if (total && offcpu_pass_active(s)) {
 		int ret = offcpu_pass_write(s, s->writer, err);
 

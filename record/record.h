@@ -92,6 +92,7 @@ struct ring {
 	void *base;                     /* the control page, then the data pages */
 	size_t data_size;
 	uint64_t tail;                  /* how far we have copied (backward: head at the last dump) */
+	uint64_t pass_head;             /* the kernel's head when the drain pass began */
 	int cpu;
 	int fd;
 	bool backward;                  /* write_backward, mapped read-only (--overwrite) */

@@ -5,6 +5,9 @@
 # while by a loaded machine does not let the kernel drop samples. -m still
 # decides; -c (no frequency) keeps the default; an unprivileged user's rings
 # still fit the locked-memory limits (paranoid 2, restored on every exit).
+# A drain pass takes the rings in turn, 256 KiB of whole records at a time
+# (record/drain.c): a --call-graph dwarf recording, whose passes hold MiBs,
+# is written in spans of at most that, and reads back whole and in order.
 . tests/e2e/lib/common.sh
 . tests/e2e/lib/unpriv.sh
 trap 'paranoid_restore; rm -rf "$d"' EXIT
@@ -43,6 +46,29 @@ if [ "$(id -u)" -eq 0 ]; then
 	$PREP -i "$d/hi.data" --stdio --sort sym 2>/dev/null | grep -q spin_work ||
 		fail "-F 100000 -g: spin_work not in the report"
 fi
+
+whole() { # FILE: every record decoded, in order, none lost or damaged
+	$PREP -i "$1" --stdio --stats 2>/dev/null >"$d/stats"
+	for what in "undecodable records" "lost samples" "out of order"; do
+		grep -Eq "^ *$what *: +0$" "$d/stats" || fail "$1: $(grep "$what" "$d/stats")"
+	done
+	grep -Eq "blocks *: +0 corrupt, 0 skipped, 0 bytes ignored" "$d/stats" ||
+		fail "$1: $(grep 'blocks ' "$d/stats")"
+}
+
+# ---- the drain's pieces ----------------------------------------------------------
+$PREC -F 4000 --call-graph dwarf -o "$d/dw.data" -- "$P/spin" 400 >/dev/null 2>"$d/err" ||
+	fail "dwarf: $(tail -1 "$d/err")"
+n=$(sed -n 's/.*(\([0-9]*\) samples, 0 lost).*/\1/p' "$d/err")
+whole "$d/dw.data"
+got=$(awk '/SAMPLE events:/ { print $3 }' "$d/stats")
+[ -n "$n" ] && [ "$got" = "$n" ] || fail "dwarf: prec wrote ${n:-?} samples, prep read ${got:-?}"
+$PREP dump -i "$d/dw.data" 2>/dev/null | awk '/^ *span cpu/ { b = $4 + 0; if (b > max) max = b; if (b > 200000) big++ }
+	END { print max + 0, big + 0 }' >"$d/spans"
+read -r max big <"$d/spans"
+[ "$max" -le 262144 ] || fail "dwarf: a span of $max bytes (a drain piece is 256 KiB at most)"
+[ "$big" -ge 2 ] || fail "dwarf: $big spans near 256 KiB: the passes were not cut in pieces"
+[ -f "$d/hi.data" ] && whole "$d/hi.data"
 
 # ---- an unprivileged user: the rings fit the locked-memory limits ---------------
 [ -w /proc/sys/kernel/perf_event_paranoid ] || { echo "cannot set perf_event_paranoid (not root)"; exit 77; }

@@ -40,9 +40,10 @@ drop_tip() {
 }
 
 # A sample in a PLT stub: perf 6.1 names it _init+OFF (the symbol before the
-# stubs), prep STUB@plt+OFF (README, "Where prep differs"); both names, with
-# their offsets, are masked on both sides, so such a sample still compares
-mask_plt() { sed -E 's/(_init|[A-Za-z0-9_.]+@plt)(\+0x[0-9a-f]+)?/<plt>/g'; }
+# stubs), prep STUB@plt+OFF, or .plt in the PLT header (README, "Where prep
+# differs"); these names, with their offsets, are masked on both sides, so
+# such a sample still compares
+mask_plt() { sed -E 's/(_init|[A-Za-z0-9_.]+@plt|\.plt)(\+0x[0-9a-f]+)?/<plt>/g'; }
 
 # same FILE ARGS...: perf report and prep print the same lines
 same() {

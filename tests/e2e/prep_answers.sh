@@ -38,13 +38,12 @@ drop_tip() {
 	     END { for (i = 1; i <= NR; i++) if (!tip || i < tip - 1 || i > tip + 1) print l[i] }'
 }
 
-# A sample in a PLT stub or the PLT's header: perf 6.1 names it _init (the
-# symbol before them) or an address, prep name@plt or .plt (README, "Where
-# prep knows better"); such an entry (a lazy binding's first call, now and
-# then one sample) is left out on both sides, as its name places it
-# elsewhere among entries of the same share.
+# A sample in the PLT is named differently by perf 6.1 and prep (lib/perf.sh's
+# PLT_NAME); such an entry (a lazy binding's first call, now and then one
+# sample) is left out on both sides, as its name places it elsewhere among
+# entries of the same share.
 drop_plt() {
-	grep -vE '\[\.\] (_init|\.plt|[A-Za-z0-9_.]*@plt)(\+0x[0-9a-f]+)? *$'
+	grep -vE "\[\.\] $PLT_NAME *\$"
 }
 
 # same FILE ARGS...: perf report and prep print the same lines

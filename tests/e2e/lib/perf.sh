@@ -7,6 +7,11 @@
 #                at times with exit status 0: a file whose header still
 #                says no data (perf writes the data size last) is a failure
 #                too
+#   PLT_NAME     an ERE for what names a sample in the PLT: perf 6.1 says
+#                _init (the symbol before the PLT) with or without +OFF,
+#                prep STUB@plt or .plt for the header (README, "Where prep
+#                knows better than perf 6.1")
+#   mask_plt     a filter: each such name becomes <plt>
 perf_rec() {
 	local try out="" prev=""
 	for a in "$@"; do
@@ -22,3 +27,6 @@ perf_rec() {
 	done
 	return 1
 }
+
+PLT_NAME='(_init|\.plt|[A-Za-z0-9_.]+@plt)(\+0x[0-9a-f]+)?'
+mask_plt() { sed -E "s/$PLT_NAME/<plt>/g"; }
